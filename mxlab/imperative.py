@@ -1,0 +1,123 @@
+"""The imperative dispatcher: every op call on arrays goes through :func:`invoke`.
+
+One decision point per call (see DESIGN.md "Data flow"): deferred compute on -> record a graph node instead of
+computing; otherwise push the kernel to the engine, then, when autograd is recording, add a tape node. The flags
+live in one thread-local :data:`STATE` shared by ``mx.autograd`` and ``mx._deferred_compute``.
+"""
+import threading
+
+import numpy
+
+from . import engine as _engine_mod
+from .base import (MXNetAxisError, MXNetError, MXNetIndexError, MXNetNotImplementedError, MXNetTypeError,
+                   MXNetValueError)
+from .device import current_device
+from .engine.var import Var
+
+__all__ = ["STATE", "invoke", "set_hooks", "INPLACE_AUTOGRAD_MSG"]
+
+INPLACE_AUTOGRAD_MSG = "Inplace operations (+=, -=, x[:]=, etc) are not supported when recording with autograd."
+
+
+class _ThreadState(threading.local):
+    """Per-thread mode flags (MXNet keeps these thread-local too)."""
+    recording = False
+    training = False
+    deferred = False
+
+
+STATE = _ThreadState()
+_hooks = {"record": None, "deferred": None}
+
+
+def set_hooks(record=None, deferred=None):
+    """Install the autograd tape recorder and the deferred-compute recorder (called by those modules)."""
+    if record is not None:
+        _hooks["record"] = record
+    if deferred is not None:
+        _hooks["deferred"] = deferred
+
+
+def _common_device(op, inputs):
+    device = inputs[0]._device
+    for i, x in enumerate(inputs):
+        if x._device != device:
+            raise MXNetValueError(f"{op.name}: all inputs must be on the same device, but input 0 is on {device} "
+                                  f"while input {i} is on {x._device}; use as_in_context() to copy")
+    return device
+
+
+def _translate(op, exc, inputs):
+    """Turn an array-library error into an MXNetError that names the op and the input shapes."""
+    detail = ", ".join(f"{tuple(x.shape)} {x.dtype}" for x in inputs if hasattr(x, "shape"))
+    message = f"{op.name}: {exc} (inputs: {detail or 'none'})"
+    if isinstance(exc, numpy.exceptions.AxisError):
+        return MXNetAxisError(message)
+    for py_type, mx_type in ((IndexError, MXNetIndexError), (TypeError, MXNetTypeError),
+                             (ValueError, MXNetValueError), (NotImplementedError, MXNetNotImplementedError)):
+        if isinstance(exc, py_type):
+            return mx_type(message)
+    return None
+
+
+def run_kernel(op, xp, datas, attrs, outs=None, reqs=None):
+    """``op.forward`` with errors translated (shared by the imperative path and graph executors)."""
+    try:
+        return op.forward(xp, datas, attrs, outs, reqs)
+    except MXNetError:
+        raise
+    except Exception as exc:
+        translated = _translate(op, exc, datas)
+        if translated is None:
+            raise
+        raise translated from exc
+
+
+def invoke(op, inputs, attrs, out=None, cls=None, device=None):
+    """Run ``op`` on NDArray ``inputs`` with parsed ``attrs``; returns the list of output arrays.
+
+    ``out``: arrays to write into (the op then mutates them); ``cls``/``device`` choose the output class and
+    device for ops without inputs (creation, random).
+    """
+    state = STATE
+    if state.deferred:
+        return _hooks["deferred"](op, inputs, attrs, out, cls, device)
+    if inputs:
+        device = _common_device(op, inputs) if len(inputs) > 1 else inputs[0]._device
+        cls = cls or type(inputs[0])
+        for x in inputs:
+            if x._dc is not None and x._data is None:
+                x._materialize()
+    else:
+        device = device or current_device()
+    xp = device.xp
+    recording = state.recording
+    if out is not None:
+        outputs = list(out)
+        if recording and any(o._ag is not None for o in outputs):
+            raise MXNetNotImplementedError(INPLACE_AUTOGRAD_MSG)
+    else:
+        outputs = [cls._empty_handle(device) for _ in range(op.get_num_outputs(attrs))]
+    engine = _engine_mod.get_engine()
+    write_vars = [o._var for o in outputs]
+    if op.mutate_inputs:
+        write_vars += [inputs[i]._var for i in op.mutate_inputs]
+    read_vars = [x._var for x in inputs if x._var not in write_vars]
+
+    def kernel():
+        datas = [x._data for x in inputs]
+        if out is None:
+            results = run_kernel(op, xp, datas, attrs)
+            for o, r in zip(outputs, results):
+                o._data = r
+        else:
+            run_kernel(op, xp, datas, attrs, [o._data for o in outputs])
+
+    engine.push(kernel, read_vars, write_vars, op.name)
+    if recording:
+        _hooks["record"](op, attrs, inputs, outputs)
+    return outputs
+
+
+def new_var():
+    return Var()

@@ -1,0 +1,23 @@
+"""``mx.nd``: the legacy NDArray namespace, generated from the op registry (MXNet 1.x names and semantics)."""
+from .. import ops as _ops  # noqa: F401  (registers every op family)
+from ..imperative import invoke as _invoke
+from ..ops.registry import populate_namespace as _populate, register_dispatch as _register_dispatch
+from . import ndarray as _ndarray_mod
+from .frontend import make_array_frontend as _make_array_frontend
+from .ndarray import NDArray
+
+__all__ = ["NDArray", "array"]
+
+
+def array(source_array, ctx=None, dtype=None):
+    """A new ``NDArray`` holding a copy of ``source_array`` (float32 unless ``dtype`` or a typed source says)."""
+    return _ndarray_mod.array(source_array, dtype=dtype, device=ctx, cls=NDArray)
+
+
+def _dispatch(op, inputs, attrs):
+    return _invoke(op, inputs, attrs)
+
+
+_register_dispatch(NDArray, _dispatch)
+_populate(globals(), "nd", _make_array_frontend(NDArray))
+_ndarray_mod._namespaces["nd"] = __import__(__name__, fromlist=["_"])

@@ -1,0 +1,72 @@
+"""Generated namespace functions: how ``mx.nd.FullyConnected(x, w, b, num_hidden=3)`` becomes an op call.
+
+Shared by every flavour (``mx.nd``, ``mx.np``, ``mx.npx``; ``mx.sym`` reuses :func:`bind_arguments`):
+leading positional arrays are inputs, further positionals fill attributes in declared order, keywords named
+after inputs are inputs, everything else is an attribute.
+"""
+from ..base import MXNetTypeError
+from ..imperative import invoke
+from .ndarray import NDArray
+
+__all__ = ["bind_arguments", "make_array_frontend"]
+
+
+def bind_arguments(op, args, kwargs, is_input):
+    """Split a call's arguments into ``(inputs, attribute kwargs)`` for ``op``.
+
+    ``is_input(value)`` says whether a value is an array-like input (NDArray for arrays, Symbol for symbols).
+    """
+    kwargs = dict(kwargs)
+    static_count = op.num_inputs if isinstance(op.num_inputs, int) else None
+    inputs, rest = [], list(args)
+    while rest and is_input(rest[0]) and (static_count is None or len(inputs) < static_count):
+        inputs.append(rest.pop(0))
+    if len(rest) == 1 and not inputs and isinstance(rest[0], (list, tuple)) and rest[0] \
+            and all(is_input(v) for v in rest[0]) and static_count is None:
+        inputs, rest = list(rest.pop(0)), []
+    attr_names = [a.name for a in op.attrs if a.name not in kwargs]
+    if len(rest) > len(attr_names):
+        raise MXNetTypeError(f"{op.name}: too many positional arguments ({len(args)})")
+    kwargs.update(zip(attr_names, rest))
+    named = {k: kwargs.pop(k) for k in list(kwargs) if is_input(kwargs[k]) or
+             (kwargs[k] is None and k in _input_name_pool(op))}
+    if named:
+        order = _input_name_pool(op)
+        for key in sorted(named, key=lambda k: order.index(k) if k in order else len(order)):
+            if named[key] is not None:
+                inputs.append(named[key])
+    if "num_args" in op._attr_specs and "num_args" not in kwargs:
+        kwargs["num_args"] = len(inputs)
+    return inputs, kwargs
+
+
+def _input_name_pool(op):
+    names = op.input_names
+    if callable(names):
+        try:
+            names = names(op._defaults)
+        except Exception:  # NOTE: names depending on required attributes; fall back to none known.
+            names = ()
+    return list(names)
+
+
+def _is_array(value):
+    return isinstance(value, NDArray)
+
+
+def make_array_frontend(cls):
+    """A ``make_frontend(op, public)`` for :func:`~mxlab.ops.registry.populate_namespace` producing ``cls``."""
+    def make(op, public):
+        def frontend(*args, out=None, name=None, ctx=None, device=None, **kwargs):
+            inputs, attr_kwargs = bind_arguments(op, args, kwargs, _is_array)
+            attrs = op.parse_attrs(attr_kwargs)
+            if out is not None and not isinstance(out, (list, tuple)):
+                out = [out]
+            outputs = invoke(op, inputs, attrs, out=out, cls=cls, device=device or ctx)
+            visible = op.get_num_visible_outputs(attrs)
+            return outputs[0] if visible == 1 else outputs[:visible]
+        frontend.__name__ = public
+        frontend.__qualname__ = public
+        frontend.__doc__ = op.doc or f"Apply the registered op ``{op.name}``."
+        return frontend
+    return make

@@ -1,0 +1,470 @@
+"""The array class behind ``mx.nd.NDArray`` and ``mx.np.ndarray``.
+
+One implementation: :class:`NDArray` (legacy ``mx.nd`` semantics) and its subclass :class:`ndarray` (NumPy
+semantics) differ only in a few flavour rules (0-d results, comparison dtypes, printing). An array holds its
+data (a numpy or cupy array, ``None`` while an engine op or deferred compute has not produced it), its engine
+:class:`~mxlab.engine.Var` (``version``), its device, and two graph slots: the autograd entry and the deferred
+compute entry (``detach()`` clears both).
+"""
+import numpy
+
+from .. import engine as _engine
+from ..base import MXNetTypeError, MXNetValueError
+from ..device import Device, current_device
+from ..engine.var import Var
+
+__all__ = ["NDArray", "ndarray", "array", "from_numpy_data", "DEFAULT_DTYPE"]
+
+DEFAULT_DTYPE = numpy.float32
+_namespaces = {}   # flavour -> namespace module (filled by mx.nd / mx.np at import)
+
+
+def _ns(arr):
+    return _namespaces[arr._flavour]
+
+
+class NDArray:
+    """An n-dimensional array on a device, tracked by the dependency engine (``mx.nd.NDArray``)."""
+
+    __slots__ = ("_data", "_var", "_device", "_ag", "_dc", "_grad", "_grad_req", "_fresh_grad", "_shape",
+                 "_dtype", "__weakref__")
+    _flavour = "nd"
+    __array_priority__ = 1000.0
+
+    def __init__(self, data=None, device=None, var=None):
+        self._data = data
+        self._var = var if var is not None else Var()
+        self._device = device or current_device()
+        self._ag = None
+        self._dc = None
+        self._grad = None
+        self._grad_req = "null"
+        self._fresh_grad = False
+        self._shape = None
+        self._dtype = None
+
+    @classmethod
+    def _empty_handle(cls, device, shape=None, dtype=None):
+        """An array whose data an engine op (or deferred compute) will produce later."""
+        arr = cls.__new__(cls)
+        arr._data = None
+        arr._var = Var()
+        arr._device = device
+        arr._ag = arr._dc = arr._grad = None
+        arr._grad_req = "null"
+        arr._fresh_grad = False
+        arr._shape = shape
+        arr._dtype = dtype
+        return arr
+
+    @classmethod
+    def _wrap(cls, data, device, var=None):
+        arr = cls._empty_handle(device)
+        arr._data = data
+        if var is not None:
+            arr._var = var
+        return arr
+
+    # -- readiness ----------------------------------------------------------------------------------------
+    def _materialize(self):
+        """Produce data for a deferred-compute array (lazy evaluation)."""
+        from .. import deferred_compute
+        deferred_compute.evaluate(self)
+
+    def _get_data(self):
+        """The underlying xp array, after waiting for pending writes (or evaluating a traced array)."""
+        if self._data is None and self._dc is not None:
+            self._materialize()
+        _engine.wait_for_var(self._var)
+        return self._data
+
+    def wait_to_read(self):
+        """Block until every pending write to this array has finished (re-raises async errors)."""
+        self._get_data()
+
+    def wait_to_write(self):
+        self._get_data()
+
+    @property
+    def version(self):
+        """Number of completed writes to this array's engine variable."""
+        return self._var.version
+
+    # -- basic properties ---------------------------------------------------------------------------------
+    @property
+    def shape(self):
+        data = self._data
+        if data is not None:
+            return data.shape
+        if self._shape is not None and None not in self._shape:
+            return self._shape
+        return self._get_data().shape
+
+    @property
+    def dtype(self):
+        data = self._data
+        if data is not None:
+            return data.dtype.type if self._flavour == "nd" else data.dtype
+        if self._dtype is not None:
+            dt = numpy.dtype(self._dtype)
+            return dt.type if self._flavour == "nd" else dt
+        data = self._get_data()
+        return data.dtype.type if self._flavour == "nd" else data.dtype
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return int(numpy.prod(self.shape, dtype=numpy.int64))
+
+    def __len__(self):
+        shape = self.shape
+        if not shape:
+            raise MXNetTypeError("len() of unsized object")
+        return shape[0]
+
+    @property
+    def device(self):
+        return self._device
+
+    ctx = context = device
+
+    @property
+    def stype(self):
+        return "default"
+
+    @property
+    def T(self):
+        return _ns(self).transpose(self)
+
+    @property
+    def handle(self):
+        return self._var
+
+    # -- conversion ---------------------------------------------------------------------------------------
+    def asnumpy(self):
+        """A NumPy copy of the data (waits for pending writes)."""
+        data = self._get_data()
+        if isinstance(data, numpy.ndarray):
+            return data.copy()
+        return data.get()
+
+    def asscalar(self):
+        if self.size != 1:
+            raise MXNetValueError(f"asscalar() needs an array of size 1, got shape {self.shape}")
+        return self.asnumpy().reshape(()).item()
+
+    def item(self, *args):
+        return self.asnumpy().item(*args)
+
+    def tolist(self):
+        return self.asnumpy().tolist()
+
+    def __array__(self, dtype=None, copy=None):
+        data = self.asnumpy()
+        return data if dtype is None else data.astype(dtype)
+
+    def __float__(self):
+        return float(self.asscalar())
+
+    def __int__(self):
+        return int(self.asscalar())
+
+    def __index__(self):
+        if not numpy.issubdtype(numpy.dtype(self.dtype), numpy.integer):
+            raise MXNetTypeError("only integer arrays can be used as an index")
+        return int(self.asscalar())
+
+    def __bool__(self):
+        size = self.size
+        if size == 0:
+            return False
+        if size > 1:
+            raise MXNetValueError("The truth value of an NDArray with multiple elements is ambiguous.")
+        return bool(self.asscalar())
+
+    def __hash__(self):
+        return id(self)
+
+    def as_np_ndarray(self):
+        """The same data and engine var viewed as an ``mx.np.ndarray``."""
+        return self._view_as(ndarray)
+
+    def as_nd_ndarray(self):
+        """The same data and engine var viewed as an ``mx.nd.NDArray``."""
+        return self._view_as(NDArray)
+
+    def _view_as(self, cls):
+        if type(self) is cls:
+            return self
+        arr = cls._empty_handle(self._device, self._shape, self._dtype)
+        arr._data, arr._var, arr._ag, arr._dc = self._data, self._var, self._ag, self._dc
+        arr._grad, arr._grad_req = self._grad, self._grad_req
+        return arr
+
+    # -- devices ------------------------------------------------------------------------------------------
+    def copyto(self, other):
+        """Copy into ``other`` (an array: same shape required) or onto a device (returns the new array)."""
+        if isinstance(other, Device):
+            return self._copy_to_device(other)
+        if not isinstance(other, NDArray):
+            raise MXNetTypeError(f"copyto: target must be an NDArray or a Device, got {type(other).__name__}")
+        if other is self:
+            return other
+        if tuple(other.shape) != tuple(self.shape):
+            raise MXNetValueError(f"copyto: shape mismatch, source {self.shape} vs target {other.shape}")
+        source = self._copy_to_device(other._device) if other._device != self._device else self
+        from ..imperative import invoke
+        from ..ops.registry import get_op
+        invoke(get_op("_copy"), [source], {}, out=[other])
+        return other
+
+    def _copy_to_device(self, device):
+        data = self._get_data()
+        xp = device.xp
+        if xp is numpy:
+            new = data.copy() if isinstance(data, numpy.ndarray) else data.get()
+        else:
+            with xp.cuda.Device(device.device_id):
+                new = xp.asarray(data if isinstance(data, numpy.ndarray) else data.get())
+        result = type(self)._wrap(new, device)
+        _engine.push(lambda: None, (self._var,), (result._var,), "_copyto")
+        return result
+
+    def as_in_context(self, device):
+        """This array on ``device`` (itself when already there, else a copy)."""
+        if self._device == device:
+            return self
+        return self._copy_to_device(device)
+
+    as_in_ctx = to_device = as_in_context
+
+    def copy(self):
+        return _ns(self).copy(self)
+
+    # -- autograd -----------------------------------------------------------------------------------------
+    def attach_grad(self, grad_req="write", stype=None):
+        """Allocate a zero gradient buffer and mark this array as an autograd variable."""
+        from .. import autograd
+        autograd.mark_variables([self], [_ns(self).zeros_like(self)], grad_reqs=grad_req)
+
+    @property
+    def grad(self):
+        return self._grad
+
+    def detach(self):
+        """A new array sharing data, with no autograd history and no deferred-compute history."""
+        if self._data is None and self._dc is not None:
+            self._materialize()
+        arr = type(self)._empty_handle(self._device, self._shape, self._dtype)
+        arr._data, arr._var = self._data, self._var
+        return arr
+
+    def backward(self, out_grad=None, retain_graph=False, train_mode=True):
+        from .. import autograd
+        autograd.backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
+
+    # -- printing -----------------------------------------------------------------------------------------
+    def __repr__(self):
+        body = str(self.asnumpy())
+        shape = "x".join(str(s) for s in self.shape)
+        return f"\n{body}\n<{type(self).__name__} {shape} @{self._device}>"
+
+    def __str__(self):
+        return self.__repr__()
+
+    # -- python operators: delegated to the flavour's namespace functions ----------------------------------
+    def __add__(self, other):
+        return _ns(self).add(self, other)
+
+    def __radd__(self, other):
+        return _ns(self).add(other, self)
+
+    def __sub__(self, other):
+        return _ns(self).subtract(self, other)
+
+    def __rsub__(self, other):
+        return _ns(self).subtract(other, self)
+
+    def __mul__(self, other):
+        return _ns(self).multiply(self, other)
+
+    def __rmul__(self, other):
+        return _ns(self).multiply(other, self)
+
+    def __truediv__(self, other):
+        return _ns(self).true_divide(self, other)
+
+    def __rtruediv__(self, other):
+        return _ns(self).true_divide(other, self)
+
+    def __floordiv__(self, other):
+        return _ns(self).floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return _ns(self).floor_divide(other, self)
+
+    def __mod__(self, other):
+        return _ns(self).mod(self, other)
+
+    def __rmod__(self, other):
+        return _ns(self).mod(other, self)
+
+    def __pow__(self, other):
+        return _ns(self).power(self, other)
+
+    def __rpow__(self, other):
+        return _ns(self).power(other, self)
+
+    def __matmul__(self, other):
+        return _ns(self).matmul(self, other)
+
+    def __neg__(self):
+        return _ns(self).negative(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _ns(self).abs(self)
+
+    def __invert__(self):
+        return _ns(self).invert(self)
+
+    def __eq__(self, other):
+        return _ns(self).equal(self, other)
+
+    def __ne__(self, other):
+        return _ns(self).not_equal(self, other)
+
+    def __lt__(self, other):
+        return _ns(self).less(self, other)
+
+    def __le__(self, other):
+        return _ns(self).less_equal(self, other)
+
+    def __gt__(self, other):
+        return _ns(self).greater(self, other)
+
+    def __ge__(self, other):
+        return _ns(self).greater_equal(self, other)
+
+    def __iadd__(self, other):
+        return _ns(self).add(self, other, out=self)
+
+    def __isub__(self, other):
+        return _ns(self).subtract(self, other, out=self)
+
+    def __imul__(self, other):
+        return _ns(self).multiply(self, other, out=self)
+
+    def __itruediv__(self, other):
+        return _ns(self).true_divide(self, other, out=self)
+
+    def __getitem__(self, key):
+        return _ns(self)._getitem(self, key)
+
+    def __setitem__(self, key, value):
+        _ns(self)._setitem(self, key, value)
+
+    # -- method forms of namespace functions --------------------------------------------------------------
+    def reshape(self, *shape, **kwargs):
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return _ns(self).reshape(self, shape, **kwargs)
+
+    def astype(self, dtype, copy=True):
+        if not copy and numpy.dtype(self.dtype) == numpy.dtype(dtype):
+            return self
+        return _ns(self).cast(self, dtype=dtype)
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        return _ns(self).transpose(self, axes or None)
+
+
+def _delegate(name):
+    def method(self, *args, **kwargs):
+        return getattr(_ns(self), name)(self, *args, **kwargs)
+    method.__name__ = name
+    method.__doc__ = f"Same as the namespace function ``{name}(self, ...)``."
+    return method
+
+
+# NOTE: each name below is a namespace function taking the array first; the method simply forwards to it.
+for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "clip", "flatten", "expand_dims",
+              "squeeze", "swapaxes", "tile", "repeat", "split", "take", "pick", "one_hot", "broadcast_to",
+              "broadcast_like", "reshape_like", "slice_axis", "slice", "exp", "log", "sqrt", "square", "abs",
+              "sign", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "zeros_like", "ones_like", "std", "var",
+              "dot", "round", "floor", "ceil", "norm", "sort", "argsort", "topk", "cumsum", "nonzero", "all",
+              "any", "flip", "diag", "moveaxis"):
+    setattr(NDArray, _name, _delegate(_name))
+
+
+class ndarray(NDArray):
+    """``mx.np.ndarray``: NumPy semantics (0-d results, boolean comparisons, numpy-style printing)."""
+
+    __slots__ = ()
+    _flavour = "np"
+
+    def __repr__(self):
+        text = repr(self.asnumpy())
+        if self._device.device_type != "cpu":
+            text = text[:-1] + f", device={self._device})"
+        return text
+
+    def __str__(self):
+        return str(self.asnumpy())
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def to_device(self, device):
+        return self.as_in_context(device)
+
+
+def _iter_nd(self):
+    for i in range(len(self)):
+        yield self[i]
+
+
+NDArray.__iter__ = _iter_nd
+
+
+def from_numpy_data(data, device=None, cls=ndarray):
+    """Wrap an existing xp array without copying (internal helper)."""
+    return cls._wrap(data, device or current_device())
+
+
+def array(source, dtype=None, device=None, cls=ndarray):
+    """A new array holding a copy of ``source`` (lists, scalars, numpy arrays, other arrays).
+
+    Without ``dtype``: arrays keep their dtype; Python data becomes float32 (MXNet's default) unless it is
+    boolean.
+    """
+    device = device or current_device()
+    if isinstance(source, NDArray):
+        host = source.asnumpy()
+        dtype = dtype or host.dtype
+    else:
+        host = numpy.asarray(source)
+        if dtype is None:
+            if isinstance(source, numpy.ndarray) or isinstance(source, numpy.generic):
+                dtype = host.dtype
+            elif host.dtype == numpy.bool_:
+                dtype = numpy.bool_
+            else:
+                dtype = DEFAULT_DTYPE
+    xp = device.xp
+    if xp is numpy:
+        data = numpy.array(host, dtype=dtype)
+    else:
+        with xp.cuda.Device(device.device_id):
+            data = xp.asarray(host, dtype=dtype)
+    result = cls._wrap(data, device)
+    _engine.push(lambda: None, (), (result._var,), "_array")
+    return result

@@ -1,0 +1,359 @@
+"""The op registry: one :class:`Op` definition serves every execution path.
+
+An op carries its compute function (written against an array module ``xp``: numpy or cupy), attribute specs,
+input/output counts and names, shape/dtype inference, a gradient rule written *with ops* (so autograd and the
+graph gradient pass share it, and gradients can be differentiated again), in-place options, mutable (aux)
+inputs, resources and what it saves for backward. The ``mx.np``/``mx.npx``/``mx.nd``/``mx.sym`` namespaces are
+filled from these entries by :func:`populate_namespace`.
+
+Example
+-------
+>>> from mxlab.ops import registry
+>>> registry.get_op("_plus").name
+'broadcast_add'
+"""
+import dataclasses
+import typing
+
+import numpy
+
+from ..base import MXNetKeyError, MXNetValueError
+from .attrs import REQUIRED, Attr
+
+__all__ = ["Op", "Attr", "REQUIRED", "register", "get_op", "has_op", "list_ops", "unregister", "OpReq",
+           "populate_namespace", "F", "apply_op", "register_dispatch", "register_frontend"]
+
+
+class OpReq:
+    """How an op writes an output buffer (MXNet's ``OpReqType``)."""
+    NULL = "null"        # kNullOp: do not write
+    WRITE = "write"      # kWriteTo: overwrite
+    INPLACE = "inplace"  # kWriteInplace: the buffer aliases an input
+    ADDTO = "add"        # kAddTo: accumulate into the buffer
+
+
+def _as_list(result):
+    return list(result) if isinstance(result, (tuple, list)) else [result]
+
+
+@dataclasses.dataclass(eq=False)
+class Op:
+    """Everything mxlab knows about one operator.
+
+    compute(xp, inputs, attrs) -> array or tuple of arrays
+        The kernel. ``inputs`` are xp arrays, ``attrs`` the parsed attribute dict.
+    compute_into(xp, inputs, attrs, outs) -> None, optional
+        Writes straight into preallocated ``outs`` (e.g. ufuncs with ``out=``); used by planned execution.
+    infer_shape(attrs, in_shapes) -> out_shapes | (in_shapes, out_shapes), optional
+        Shapes are tuples (``None`` for a wholly unknown shape, ``None`` entries for unknown dims). Returning a
+        pair also fills unknown input shapes (e.g. FullyConnected's weight). Without it, shapes come from
+        running ``compute`` on zero-strided dummy arrays (exact, cheap for ops that do not copy).
+    infer_type(attrs, in_dtypes) -> out_dtypes | (in_dtypes, out_dtypes), optional
+    gradient(node, out_grads) -> list with one entry per input (None where no gradient)
+        Written with ops from :data:`F`, so it runs on arrays (autograd, also recorded for higher order) and on
+        symbols (the graph gradient pass). ``node`` has ``inputs``, ``outputs``, ``attrs``, ``op``.
+    """
+    name: str
+    compute: typing.Callable
+    attrs: tuple = ()
+    aliases: tuple = ()
+    num_inputs: object = 1          # int, or callable(attrs) -> int
+    num_outputs: object = 1         # int, or callable(attrs) -> int
+    input_names: object = ("data",)  # tuple, or callable(attrs) -> tuple
+    output_names: object = ("output",)
+    num_visible_outputs: object = None  # int or callable; None = all outputs visible
+    infer_shape: typing.Callable = None
+    infer_type: typing.Callable = None
+    gradient: typing.Callable = None
+    compute_into: typing.Callable = None
+    inplace: tuple = ()             # (input_index, output_index) pairs that may share memory
+    mutate_inputs: tuple = ()       # input indices the op writes (aux states such as BatchNorm moving stats)
+    resources: tuple = ()           # "temp", "rng"
+    save_inputs: object = True      # which inputs backward needs: True (all), False (none) or a tuple of indices
+    save_outputs: object = True     # which outputs backward needs
+    ignore_inputs: tuple = ()       # inputs whose value the op never reads (memory planner does not count them)
+    elementwise: bool = False       # a pure elementwise map (fusion backends rely on this)
+    numexpr: object = None          # numexpr template for fusion, e.g. "({0} + {1})"
+    is_random: bool = False
+    dynamic_shape: bool = False     # output shape depends on input values (flatnonzero, boolean masks)
+    np_name: str = None             # public name in mx.np, if any
+    npx_name: str = None            # public name in mx.npx, if any
+    nd_names: tuple = None          # public names in mx.nd / mx.sym (default: name + aliases)
+    ignored_attrs: tuple = ()       # MXNet attributes accepted and ignored (workspace, cudnn_tune, ...)
+    doc: str = ""
+    hidden: bool = False            # internal op (names starting with _backward_ etc.), not in mx.np
+
+    def __post_init__(self):
+        self._attr_specs = {a.name: a for a in self.attrs}
+        self._defaults = {a.name: a.default for a in self.attrs if a.default is not REQUIRED}
+        self._required = tuple(a.name for a in self.attrs if a.default is REQUIRED)
+
+    def __repr__(self):
+        return f"<Op {self.name}>"
+
+    # -- attributes -------------------------------------------------------------------------------------
+    def parse_attrs(self, kwargs):
+        """Validate and type ``kwargs`` (Python values or JSON strings) into a full attribute dict.
+
+        Unknown names, missing required attributes and bad values raise errors naming the op and attribute.
+        """
+        attrs = dict(self._defaults)
+        specs = self._attr_specs
+        for key, value in kwargs.items():
+            spec = specs.get(key)
+            if spec is None:
+                if key in self.ignored_attrs:
+                    continue
+                raise MXNetValueError(f"{self.name}: unknown attribute '{key}'; "
+                                      f"known attributes: {sorted(specs) or 'none'}")
+            attrs[key] = spec.parse(value, self.name)
+        for key in self._required:
+            if key not in attrs:
+                raise MXNetValueError(f"{self.name}: required attribute '{key}' is missing")
+        return attrs
+
+    def attrs_to_strings(self, attrs):
+        """MXNet JSON form: every attribute as a string (defaults included only when set explicitly)."""
+        return {k: Attr.to_str(v) for k, v in attrs.items()}
+
+    # -- arity ------------------------------------------------------------------------------------------
+    def get_num_inputs(self, attrs):
+        n = self.num_inputs
+        return n(attrs) if callable(n) else n
+
+    def get_num_outputs(self, attrs):
+        n = self.num_outputs
+        return n(attrs) if callable(n) else n
+
+    def get_num_visible_outputs(self, attrs):
+        n = self.num_visible_outputs
+        if n is None:
+            return self.get_num_outputs(attrs)
+        return n(attrs) if callable(n) else n
+
+    def get_input_names(self, attrs):
+        names = self.input_names
+        names = names(attrs) if callable(names) else names
+        count = self.get_num_inputs(attrs)
+        if count is not None and len(names) != count:
+            names = tuple(f"arg{i}" for i in range(count)) if len(names) != 1 else \
+                tuple(f"{names[0]}{i}" for i in range(count))
+        return tuple(names)
+
+    def get_output_names(self, attrs):
+        names = self.output_names
+        names = names(attrs) if callable(names) else names
+        count = self.get_num_outputs(attrs)
+        if len(names) != count:
+            names = tuple(f"output{i}" for i in range(count)) if count > 1 else ("output",)
+        return tuple(names)
+
+    # -- execution --------------------------------------------------------------------------------------
+    def forward(self, xp, inputs, attrs, outs=None, reqs=None):
+        """Run the kernel. Without ``outs`` return fresh arrays; with ``outs`` honour each request.
+
+        Requests (:class:`OpReq`): write/inplace overwrite the buffer, add accumulates, null skips.
+        """
+        if outs is None:
+            return _as_list(self.compute(xp, inputs, attrs))
+        reqs = reqs or [OpReq.WRITE] * len(outs)
+        if self.compute_into is not None and all(r in (OpReq.WRITE, OpReq.INPLACE) for r in reqs):
+            self.compute_into(xp, inputs, attrs, outs)
+            return outs
+        results = _as_list(self.compute(xp, inputs, attrs))
+        for buf, res, req in zip(outs, results, reqs):
+            if req == OpReq.NULL or buf is res:
+                continue
+            if req == OpReq.ADDTO:
+                buf += res
+            else:
+                xp.copyto(buf, res, casting="unsafe")
+        return outs
+
+    def infer_shapes(self, attrs, in_shapes):
+        """Output shapes from input shapes (see class doc); returns ``(in_shapes, out_shapes)``."""
+        if self.infer_shape is not None:
+            result = self.infer_shape(attrs, list(in_shapes))
+            if isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], list):
+                return result
+            return list(in_shapes), list(result)
+        return list(in_shapes), _meta_shapes(self, attrs, in_shapes, None)[0]
+
+    def infer_types(self, attrs, in_dtypes, in_shapes=None):
+        """Output dtypes from input dtypes; returns ``(in_dtypes, out_dtypes)`` (names like 'float32')."""
+        if self.infer_type is not None:
+            result = self.infer_type(attrs, list(in_dtypes))
+            if isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], list):
+                return result
+            return list(in_dtypes), list(result)
+        if in_dtypes and all(d is not None for d in in_dtypes):
+            if in_shapes is not None and all(_known(s) for s in in_shapes):
+                return list(in_dtypes), _meta_shapes(self, attrs, in_shapes, in_dtypes)[1]
+            if self.elementwise or self.get_num_outputs(attrs) == 1:
+                return list(in_dtypes), [in_dtypes[0]] * self.get_num_outputs(attrs)
+        return list(in_dtypes), [None] * self.get_num_outputs(attrs)
+
+
+def _known(shape):
+    return shape is not None and all(d is not None and d >= 0 for d in shape)
+
+
+def _meta_shapes(op, attrs, in_shapes, in_dtypes):
+    """Shapes and dtypes by running ``compute`` on zero-strided dummies (no real memory for the inputs)."""
+    n_out = op.get_num_outputs(attrs)
+    if not all(_known(s) for s in in_shapes):
+        return [None] * n_out, [None] * n_out
+    dtypes = in_dtypes or ["float32"] * len(in_shapes)
+    dummies = [numpy.broadcast_to(numpy.zeros((), dtype=d or "float32"), s) for s, d in zip(in_shapes, dtypes)]
+    outs = _as_list(op.compute(numpy, dummies, attrs))
+    return [tuple(o.shape) for o in outs], [numpy.dtype(o.dtype).name for o in outs]
+
+
+# -- the registry ----------------------------------------------------------------------------------------
+_OPS = {}      # canonical name -> Op
+_NAMES = {}    # every name and alias -> Op
+
+
+def register(op):
+    """Add an op (and its aliases); a name already taken raises an error naming the clash."""
+    names = (op.name,) + tuple(op.aliases)
+    for name in names:
+        if name in _NAMES:
+            raise MXNetValueError(f"cannot register op '{op.name}': the name '{name}' is already taken by "
+                                  f"'{_NAMES[name].name}'")
+    _OPS[op.name] = op
+    for name in names:
+        _NAMES[name] = op
+    for hook in _REGISTER_HOOKS:
+        hook(op)
+    return op
+
+
+def unregister(name):
+    """Remove an op and its aliases (used when unloading extensions)."""
+    op = _OPS.pop(name)
+    for alias in (op.name,) + tuple(op.aliases):
+        _NAMES.pop(alias, None)
+    for hook in _UNREGISTER_HOOKS:
+        hook(op)
+    return op
+
+
+def get_op(name):
+    """The op registered under ``name`` (canonical name or alias)."""
+    op = _NAMES.get(name)
+    if op is None:
+        raise MXNetKeyError(f"operator '{name}' is not registered")
+    return op
+
+
+def has_op(name):
+    return name in _NAMES
+
+
+def list_ops():
+    """Canonical names of all registered ops, sorted."""
+    return sorted(_OPS)
+
+
+_REGISTER_HOOKS = []
+_UNREGISTER_HOOKS = []
+
+
+def on_register(hook, on_unregister=None):
+    """Call ``hook(op)`` for every op registered from now on (namespaces stay current with extensions)."""
+    _REGISTER_HOOKS.append(hook)
+    if on_unregister is not None:
+        _UNREGISTER_HOOKS.append(on_unregister)
+
+
+# -- type dispatch: one call works on arrays and on symbols ----------------------------------------------
+_DISPATCH = {}
+
+
+def register_dispatch(cls, fn):
+    """``apply_op`` sends ops whose first array-like input is a ``cls`` to ``fn(op, inputs, attrs)``."""
+    _DISPATCH[cls] = fn
+
+
+def apply_op(op, inputs, attrs):
+    """Apply ``op`` to ``inputs`` (arrays or symbols) with already-parsed ``attrs``; returns a list of outputs."""
+    for x in inputs:
+        fn = _DISPATCH.get(type(x))
+        if fn is None:
+            for cls, candidate in _DISPATCH.items():
+                if isinstance(x, cls):
+                    fn = candidate
+                    break
+        if fn is not None:
+            return fn(op, inputs, attrs)
+    raise MXNetValueError(f"{op.name}: cannot apply to inputs of types {[type(x).__name__ for x in inputs]}")
+
+
+class _OpCaller:
+    """``F.<op>(*inputs, **attrs)`` applies a registered op to arrays or symbols alike (used by gradients).
+
+    Returns a single output, or a list when the op has several visible outputs.
+    """
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        op = get_op(name)
+
+        def call(*inputs, **kwargs):
+            attrs = op.parse_attrs(kwargs)
+            outs = apply_op(op, list(inputs), attrs)
+            return outs[0] if len(outs) == 1 else outs
+        call.__name__ = name
+        return call
+
+
+F = _OpCaller()
+
+
+_FRONTENDS = {}   # flavour -> {public name: python function}
+
+
+def register_frontend(*flavours, name=None):
+    """Decorator: publish a hand-written Python function in namespaces (e.g. ``add`` handling scalars).
+
+    The function itself is written once in the op family's module; ``name`` defaults to its ``__name__``.
+    """
+    def decorate(fn):
+        for flavour in flavours:
+            _FRONTENDS.setdefault(flavour, {})[name or fn.__name__] = fn
+        return fn
+    return decorate
+
+
+def populate_namespace(namespace, flavour, make_frontend):
+    """Fill ``namespace`` (a module dict) with a function per op public in ``flavour`` (np, npx, nd, sym).
+
+    ``make_frontend(op, public_name)`` builds the generated function; hand-written functions registered with
+    :func:`register_frontend` take precedence. Registration hooks keep the namespace current for ops
+    registered later (extensions).
+    """
+    custom = _FRONTENDS.setdefault(flavour, {})
+
+    def add(op):
+        for public in _public_names(op, flavour):
+            if public not in custom:
+                namespace[public] = make_frontend(op, public)
+
+    def remove(op):
+        for public in _public_names(op, flavour):
+            namespace.pop(public, None)
+
+    for op in list(_OPS.values()):
+        add(op)
+    namespace.update(custom)
+    on_register(add, remove)
+
+
+def _public_names(op, flavour):
+    if flavour == "np":
+        return (op.np_name,) if op.np_name else ()
+    if flavour == "npx":
+        return (op.npx_name,) if op.npx_name else ()
+    return op.nd_names if op.nd_names is not None else (op.name,) + tuple(op.aliases)
