@@ -41,7 +41,7 @@ def set_hooks(record=None, deferred=None):
 def _common_device(op, inputs):
     device = inputs[0]._device
     for i, x in enumerate(inputs):
-        if x._device != device:
+        if x._device is not device and x._device != device:
             raise MXNetValueError(f"{op.name}: all inputs must be on the same device, but input 0 is on {device} "
                                   f"while input {i} is on {x._device}; use as_in_context() to copy")
     return device
@@ -106,12 +106,23 @@ def invoke(op, inputs, attrs, out=None, cls=None, device=None):
 
     def kernel():
         datas = [x._data for x in inputs]
-        if out is None:
-            results = run_kernel(op, xp, datas, attrs)
+        if out is not None:
+            run_kernel(op, xp, datas, attrs, [o._data for o in outputs])
+            return
+        try:
+            results = op.compute(xp, datas, attrs)
+        except MXNetError:
+            raise
+        except Exception as exc:
+            translated = _translate(op, exc, datas)
+            if translated is None:
+                raise
+            raise translated from exc
+        if type(results) is tuple or type(results) is list:
             for o, r in zip(outputs, results):
                 o._data = r
         else:
-            run_kernel(op, xp, datas, attrs, [o._data for o in outputs])
+            outputs[0]._data = results
 
     engine.push(kernel, read_vars, write_vars, op.name)
     if recording:

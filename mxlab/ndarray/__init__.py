@@ -5,8 +5,22 @@ from ..ops.registry import populate_namespace as _populate, register_dispatch as
 from . import ndarray as _ndarray_mod
 from .frontend import make_array_frontend as _make_array_frontend
 from .ndarray import NDArray
+from .serialization import load_frombuffer as _load_frombuffer, save
 
-__all__ = ["NDArray", "array"]
+__all__ = ["NDArray", "array", "save", "load", "load_frombuffer"]
+
+
+def load(fname, ctx=None):
+    """Load arrays saved by ``mx.nd.save`` or real MXNet (a list, or a dict when names were saved)."""
+    from .serialization import load as _load
+    return _load(fname, device=ctx)
+
+
+def load_frombuffer(buf):
+    """Like :func:`load` from the bytes of a file."""
+    arrays, names, _ = _load_frombuffer(buf)
+    values = [None if a is None else array(a, dtype=a.dtype) for a in arrays]
+    return dict(zip(names, values)) if names else values
 
 
 def array(source_array, ctx=None, dtype=None):

@@ -1,0 +1,157 @@
+"""MXNet's binary NDArray file format (``.params``, ``mx.nd.save``/``mx.nd.load``), read and written exactly.
+
+Layout (little endian; from MXNet's src/ndarray/ndarray.cc)::
+
+    uint64 0x112 (list magic) | uint64 reserved | uint64 n | n x NDArray | uint64 m | m x (uint64 len, bytes name)
+    NDArray: uint32 magic (V2 0xF993fac9, V3 0xF993faca = NumPy shape semantics, V1 0xF993fac8) |
+             int32 storage type (V2/V3) | int32 ndim, int64 dims[ndim] | int32 dev_type, int32 dev_id |
+             int32 dtype flag | raw data
+
+Only plain binary data is read: a parameter file can never execute code (no pickle anywhere).
+"""
+import io
+import os
+import struct
+
+import numpy
+
+from ..base import MXNetTypeError, MXNetValueError
+from ..device import Device, current_device
+
+__all__ = ["save", "load", "load_frombuffer", "DTYPE_FLAGS"]
+
+_LIST_MAGIC = 0x112
+_V1, _V2, _V3 = 0xF993FAC8, 0xF993FAC9, 0xF993FACA
+DTYPE_FLAGS = {0: "float32", 1: "float64", 2: "float16", 3: "uint8", 4: "int32", 5: "int8", 6: "int64",
+               7: "bool", 8: "int16", 9: "uint16", 10: "uint32", 11: "uint64"}
+_FLAG_OF = {name: flag for flag, name in DTYPE_FLAGS.items()}
+
+
+class _Reader:
+    def __init__(self, buffer, source):
+        self.view = memoryview(buffer)
+        self.pos = 0
+        self.source = source
+
+    def take(self, size):
+        if self.pos + size > len(self.view):
+            raise MXNetValueError(f"{self.source}: truncated NDArray file (needed {size} more bytes at offset "
+                                  f"{self.pos})")
+        chunk = self.view[self.pos:self.pos + size]
+        self.pos += size
+        return chunk
+
+    def unpack(self, fmt):
+        return struct.unpack("<" + fmt, self.take(struct.calcsize("<" + fmt)))
+
+
+def _read_array(reader):
+    (magic,) = reader.unpack("I")
+    if magic not in (_V1, _V2, _V3):
+        raise MXNetValueError(f"{reader.source}: not an MXNet NDArray (bad magic {magic:#x})")
+    if magic != _V1:
+        (stype,) = reader.unpack("i")
+        if stype != 0:
+            raise MXNetValueError(f"{reader.source}: sparse storage type {stype} is not supported by mxlab")
+    (ndim,) = reader.unpack("i")
+    if magic == _V3 and ndim == -1 or magic != _V3 and ndim == 0:
+        return None   # NOTE: MXNet's "none" array (no shape, no data)
+    shape = reader.unpack(f"{ndim}q") if ndim > 0 else ()
+    dev_type, dev_id = reader.unpack("ii")
+    (flag,) = reader.unpack("i")
+    if flag not in DTYPE_FLAGS:
+        raise MXNetValueError(f"{reader.source}: unsupported dtype flag {flag}")
+    dtype = numpy.dtype(DTYPE_FLAGS[flag])
+    count = int(numpy.prod(shape, dtype=numpy.int64))
+    data = numpy.frombuffer(reader.take(count * dtype.itemsize), dtype=dtype).reshape(shape).copy()
+    return data, magic
+
+
+def load_frombuffer(buffer, source="<buffer>"):
+    """Decode a saved list/dict of arrays from bytes; returns ``(arrays, names, np_semantics)``."""
+    reader = _Reader(buffer, source)
+    header, _reserved = reader.unpack("QQ")
+    if header != _LIST_MAGIC:
+        raise MXNetValueError(f"{source}: not an MXNet NDArray file (bad header {header:#x})")
+    (count,) = reader.unpack("Q")
+    arrays, np_semantics = [], False
+    for _ in range(count):
+        item = _read_array(reader)
+        arrays.append(None if item is None else item[0])
+        np_semantics = np_semantics or (item is not None and item[1] == _V3)
+    (n_names,) = reader.unpack("Q")
+    names = []
+    for _ in range(n_names):
+        (length,) = reader.unpack("Q")
+        names.append(bytes(reader.take(length)).decode("utf-8"))
+    if names and len(names) != len(arrays):
+        raise MXNetValueError(f"{source}: {len(names)} names for {len(arrays)} arrays")
+    return arrays, names, np_semantics
+
+
+def _write_array(out, host, np_semantics):
+    host = numpy.array(host, order="C", copy=None)  # NOTE: ascontiguousarray would turn 0-d into 1-d
+    name = host.dtype.name
+    if name not in _FLAG_OF:
+        raise MXNetTypeError(f"cannot save dtype {name} in MXNet's NDArray format")
+    if not np_semantics and host.ndim == 0:
+        host = host.reshape(1)  # NOTE: legacy (V2) files have no 0-d arrays: ndim 0 means "none".
+    out.write(struct.pack("<Iii", _V3 if np_semantics else _V2, 0, host.ndim))
+    out.write(struct.pack(f"<{host.ndim}q", *host.shape))
+    out.write(struct.pack("<iii", 1, 0, _FLAG_OF[name]))   # saved as cpu(0), like MXNet
+    out.write(host.tobytes())
+
+
+def _to_host(array):
+    from .ndarray import NDArray
+    if isinstance(array, NDArray):
+        return array.asnumpy()
+    if isinstance(array, numpy.ndarray):
+        return array
+    raise MXNetTypeError(f"save: expected NDArray values, got {type(array).__name__}")
+
+
+def save(fname, data, np_semantics=None):
+    """Save an array, a list of arrays or a ``{name: array}`` dict in MXNet's format (``mx.nd.save``).
+
+    ``np_semantics`` (default: True for ``mx.np`` arrays) writes V3 records that keep 0-d shapes.
+    """
+    from .ndarray import NDArray, ndarray
+    if isinstance(data, NDArray):
+        data = [data]
+    if isinstance(data, dict):
+        names, arrays = [str(k) for k in data], list(data.values())
+    elif isinstance(data, (list, tuple)):
+        names, arrays = [], list(data)
+    else:
+        raise MXNetTypeError(f"save: data must be an NDArray, a list or a dict, got {type(data).__name__}")
+    if np_semantics is None:
+        np_semantics = any(isinstance(a, ndarray) for a in arrays)
+    out = io.BytesIO()
+    out.write(struct.pack("<QQQ", _LIST_MAGIC, 0, len(arrays)))
+    for array in arrays:
+        _write_array(out, _to_host(array), np_semantics)
+    out.write(struct.pack("<Q", len(names)))
+    for name in names:
+        encoded = name.encode("utf-8")
+        out.write(struct.pack("<Q", len(encoded)))
+        out.write(encoded)
+    # NOTE: write to a temporary file then rename, so a failed save never leaves a half-written checkpoint.
+    tmp = f"{fname}.tmp"
+    with open(tmp, "wb") as handle:
+        handle.write(out.getvalue())
+    os.replace(tmp, fname)
+
+
+def load(fname, device=None, cls=None):
+    """Load arrays saved by ``save`` or by real MXNet: a list, or a dict when the file has names."""
+    from .ndarray import NDArray, ndarray
+    if not isinstance(fname, (str, os.PathLike)):
+        raise MXNetTypeError(f"load: fname must be a path, got {type(fname).__name__}")
+    with open(fname, "rb") as handle:
+        arrays, names, np_semantics = load_frombuffer(handle.read(), os.fspath(fname))
+    cls = cls or (ndarray if np_semantics else NDArray)
+    device = Device(device) if device is not None else current_device()
+    from .ndarray import array as make_array
+    values = [None if a is None else make_array(a, dtype=a.dtype, device=device, cls=cls) for a in arrays]
+    return dict(zip(names, values)) if names else values
