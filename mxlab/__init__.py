@@ -6,6 +6,7 @@
 __version__ = "0.1.0"
 
 from . import base, device, context, engine  # noqa: E402,F401
+from . import profiler  # noqa: E402,F401
 from .base import MXNetError  # noqa: E402,F401
 from .device import Context, Device, cpu, cpu_pinned, current_context, current_device, gpu, num_gpus  # noqa
 from . import ops  # noqa: E402,F401
@@ -13,3 +14,10 @@ from . import ndarray as nd  # noqa: E402
 from . import ndarray  # noqa: E402,F401
 from . import numpy as np  # noqa: E402
 from . import numpy_extension as npx  # noqa: E402
+from . import symbol, symbol as sym, deferred_compute, deferred_compute as dc, deferred_compute as _deferred_compute  # noqa
+from . import autograd  # noqa: E402,F401
+from . import random  # noqa: E402,F401
+from .util import (is_np_array, is_np_shape, np_array, np_shape, set_np_shape,  # noqa: E402,F401
+                   use_np, use_np_array, use_np_shape)
+from . import test_utils, util  # noqa: E402,F401
+from . import op_cache  # noqa: E402,F401
