@@ -27,6 +27,7 @@ class _ThreadState(threading.local):
 
 
 STATE = _ThreadState()
+_engine_mod.carry_thread_local(STATE)  # NOTE: engine worker threads see the pushing thread's mode flags.
 _hooks = {"record": None, "deferred": None}
 
 
@@ -102,6 +103,9 @@ def invoke(op, inputs, attrs, out=None, cls=None, device=None):
     write_vars = [o._var for o in outputs]
     if op.mutate_inputs:
         write_vars += [inputs[i]._var for i in op.mutate_inputs]
+    if op.resources:
+        # NOTE: ops sharing a resource (one RNG per device) are ordered by writing its var, so seeds repeat.
+        write_vars += [_engine_mod.resource_var(kind, device) for kind in op.resources]
     read_vars = [x._var for x in inputs if x._var not in write_vars]
 
     def kernel():

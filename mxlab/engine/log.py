@@ -1,22 +1,40 @@
 """The engine event log: what ran, when, on which thread, reading and writing which var versions.
 
-A bounded ring buffer (``collections.deque(maxlen=...)``) so a long session cannot grow memory without limit;
-the notebook layer draws it (Gantt chart per thread, version timelines). Switch it off with
-``mx.engine.event_log.enabled = False``.
-"""
+A bounded ring buffer (``collections.deque(maxlen=...)``) so a long session cannot grow memory
+without limit; the notebook layer draws it (Gantt chart per thread, version timelines). Switch the
+buffer off with ``mx.engine.event_log.enabled = False``. Listeners (the profiler, live notebook
+views) get every completed event even when the buffer is off.
+
+Examples
+--------
+>>> import mxlab as mx
+>>> seen, v = [], mx.engine.new_var()
+>>> mx.engine.event_log.add_listener(seen.append)
+>>> mx.engine.push(lambda: None, [], [v], "my_op")
+>>> mx.engine.wait_all()
+>>> mx.engine.event_log.remove_listener(seen.append)
+>>> [(e.name, e.writes == ((v.id, 1),)) for e in seen]
+[('my_op', True)]"""
 import collections
 import dataclasses
 import threading
 import time
+import warnings
 
 __all__ = ["EngineEvent", "EventLog"]
 
 
-@dataclasses.dataclass(frozen=True)
+# NOTE: not frozen: frozen dataclasses are several times slower to build, and one is built per op.
+@dataclasses.dataclass(slots=True)
 class EngineEvent:
-    """One completed (or failed) engine op.
+    """One completed (or failed, or skipped) engine op (treat as read-only: it is shared).
 
-    ``reads``/``writes`` are ``(var_id, version)`` pairs: the version read, and the version each write produced.
+    ``reads``/``writes`` are ``(var_id, version)`` pairs: the version read, and the version each
+    write produced (unchanged when the op failed). ``seq`` counts completions, ``push_seq`` pushes
+    (so push order and run order can be compared); ``pushed``/``start``/``end`` are
+    ``time.perf_counter()`` seconds. ``bulk`` is the ``push_seq`` of the first op of the bulk task
+    this op ran in (None when it ran alone). ``error`` is the error text when the op failed or was
+    skipped because an input carried an earlier error.
     """
     seq: int
     name: str
@@ -26,18 +44,32 @@ class EngineEvent:
     start: float
     end: float
     error: str = None
+    pushed: float = None
+    push_seq: int = None
+    bulk: int = None
 
     @property
     def duration(self):
         return self.end - self.start
 
+    @property
+    def queued(self):
+        """Seconds from push to start (waiting for dependencies or for a worker)."""
+        return None if self.pushed is None else self.start - self.pushed
+
 
 class EventLog:
-    """Ring buffer of :class:`EngineEvent` (thread-safe appends; ``clear()``, ``events()``, ``enabled``)."""
+    """Ring buffer of :class:`EngineEvent` with optional listeners (thread-safe).
+
+    ``enabled`` switches the buffer; listeners are called (on the thread that ran the op) for every
+    event while they are registered, whatever ``enabled`` says. Engines skip all bookkeeping when
+    :attr:`active` is False.
+    """
 
     def __init__(self, maxlen=10000):
         self.enabled = True
         self._events = collections.deque(maxlen=maxlen)
+        self._listeners = ()
         self._seq = 0
         self._lock = threading.Lock()
 
@@ -45,16 +77,40 @@ class EventLog:
     def maxlen(self):
         return self._events.maxlen
 
+    @property
+    def active(self):
+        """Whether engines should time and record ops (buffer on, or someone listening)."""
+        return self.enabled or bool(self._listeners)
+
     def resize(self, maxlen):
         """Keep the newest ``maxlen`` events from now on."""
         with self._lock:
             self._events = collections.deque(self._events, maxlen=maxlen)
 
-    def record(self, name, reads, writes, start, end, error=None):
+    def add_listener(self, callback):
+        """Call ``callback(event)`` for each completed event from now on (on engine threads)."""
+        with self._lock:
+            self._listeners = self._listeners + (callback,)
+
+    def remove_listener(self, callback):
+        """Stop calling ``callback``; a callback that is not registered is ignored."""
+        with self._lock:
+            self._listeners = tuple(c for c in self._listeners if c != callback)
+
+    def record(self, name, reads, writes, start, end, error=None, pushed=None, push_seq=None,
+               bulk=None):
+        """Append one event (when enabled) and hand it to the listeners; returns the event."""
+        thread = threading.current_thread().name
         with self._lock:
             self._seq += 1
-            self._events.append(EngineEvent(self._seq, name, reads, writes, threading.current_thread().name,
-                                            start, end, error))
+            event = EngineEvent(self._seq, name, reads, writes, thread, start, end, error, pushed,
+                                push_seq, bulk)
+            if self.enabled:
+                self._events.append(event)
+            listeners = self._listeners
+        for callback in listeners:
+            _notify(callback, event)
+        return event
 
     def events(self):
         """A list copy of the buffered events, oldest first."""
@@ -69,3 +125,13 @@ class EventLog:
         return len(self._events)
 
     now = staticmethod(time.perf_counter)
+
+
+def _notify(callback, event):
+    # NOTE: a broken listener must not stop the engine (it runs on worker threads); it is reported,
+    #   not hidden.
+    try:
+        callback(event)
+    except Exception as exc:  # noqa: BLE001
+        warnings.warn(f"engine event listener {callback!r} failed: {type(exc).__name__}: {exc}",
+                      RuntimeWarning, stacklevel=2)

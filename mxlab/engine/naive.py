@@ -1,5 +1,6 @@
 """The synchronous engine: every push runs at once on the calling thread (MXNet's NaiveEngine)."""
 from .log import EventLog
+from .op import EngineOp, op_error, run_op, split_vars
 
 __all__ = ["NaiveEngine"]
 
@@ -7,7 +8,17 @@ __all__ = ["NaiveEngine"]
 class NaiveEngine:
     """Runs each pushed function immediately, in push order, so every array is always ready.
 
-    Errors propagate straight to the caller (there is no later sync point to defer them to).
+    Errors are raised straight to the caller (as the MXNetError subclass naming the op that the
+    threaded engine would raise at the next sync point): there is no later sync point to defer them
+    to.
+
+    Examples
+    --------
+    >>> from mxlab.engine import NaiveEngine, Var
+    >>> engine, v = NaiveEngine(), Var()
+    >>> engine.push(lambda: None, (), (v,), "write")
+    >>> v.version
+    1
     """
 
     name = "NaiveEngine"
@@ -20,21 +31,13 @@ class NaiveEngine:
     def push(self, fn, read_vars=(), write_vars=(), name="op"):
         """Run ``fn()`` now; bump the version of every written var; log the event."""
         log = self.event_log
-        if not log.enabled:
-            fn()
-            for var in write_vars:
-                var.version += 1
+        reads, writes = split_vars(read_vars, write_vars)
+        if not log.active:
+            _run_unlogged(fn, writes, name)
             return
-        start = log.now()
-        reads = tuple((v.id, v.version) for v in read_vars)
-        try:
-            fn()
-        except BaseException as exc:
-            log.record(name, reads, (), start, log.now(), error=f"{type(exc).__name__}: {exc}")
-            raise
-        for var in write_vars:
-            var.version += 1
-        log.record(name, reads, tuple((v.id, v.version) for v in write_vars), start, log.now())
+        error = run_op(EngineOp(fn, name, reads, writes, log.now()), log)
+        if error is not None:
+            raise error.take()
 
     def wait_for_var(self, var):
         """Nothing is ever pending in the naive engine."""
@@ -43,6 +46,22 @@ class NaiveEngine:
         """Nothing is ever pending in the naive engine."""
 
     def set_bulk_size(self, size):
-        """Record the bulk size (the naive engine runs everything at once anyway); returns the previous one."""
+        """Record the bulk size (each op runs at once anyway); returns the old one."""
         previous, self.bulk_size = self.bulk_size, int(size)
         return previous
+
+    def shutdown(self):
+        """Nothing to stop (no threads)."""
+
+
+def _run_unlogged(fn, writes, name):
+    """The fast path with nothing listening: run, translate an error, count the writes."""
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001 - re-raised as the MXNetError naming the op
+        error = op_error(exc, name)
+        if error is exc:
+            raise
+        raise error from exc
+    for var in writes:
+        var.version += 1

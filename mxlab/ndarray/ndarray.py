@@ -9,7 +9,7 @@ compute entry (``detach()`` clears both).
 import numpy
 
 from .. import engine as _engine
-from ..base import MXNetTypeError, MXNetValueError
+from ..base import MXNetRuntimeError, MXNetTypeError, MXNetValueError
 from ..device import Device, current_device
 from ..engine.var import Var
 
@@ -76,6 +76,9 @@ class NDArray:
         if self._data is None and self._dc is not None:
             self._materialize()
         _engine.wait_for_var(self._var)
+        if self._data is None:
+            raise MXNetRuntimeError("array has no data: the engine op that was to produce it failed; its error "
+                                    "was raised earlier")
         return self._data
 
     def wait_to_read(self):
@@ -199,6 +202,8 @@ class NDArray:
     def _view_as(self, cls):
         if type(self) is cls:
             return self
+        if self._data is None and self._dc is None:
+            _engine.wait_for_var(self._var)
         arr = cls._empty_handle(self._device, self._shape, self._dtype)
         arr._data, arr._var, arr._ag, arr._dc = self._data, self._var, self._ag, self._dc
         arr._grad, arr._grad_req = self._grad, self._grad_req

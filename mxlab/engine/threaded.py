@@ -1,0 +1,350 @@
+"""The threaded engine: pushed functions run on worker threads in dependency order.
+
+This is MXNet's ThreadedEngine. Per var, ops are granted in push order: consecutive reads run
+together, a write waits for the reads before it and runs alone (MXNet's ``ThreadedVar`` read/write
+chain, kept here as a queue per var). An op waits for one grant per var plus one for the push
+itself, and goes to the worker pool when its count reaches zero.
+
+One pool serves every device (``ThreadedEnginePerDevice`` is the same engine under MXNet's other
+name): NumPy releases the GIL inside its kernels, CuPy only launches them, so per-device pools would
+add threads without adding overlap. Bookkeeping uses one engine lock; the functions themselves run
+outside it.
+
+Errors: an op that raises stores an :class:`~mxlab.engine.op.ErrorRef` on the vars it writes; ops
+reading or writing such a var skip and share it; :meth:`ThreadedEngine.wait_for_var`
+(``wait_to_read``, ``asnumpy``) and :meth:`ThreadedEngine.wait_all` raise it once, after which the
+engine carries on.
+
+Thread state: kernels may read thread-local flags (``autograd.is_training()`` in Dropout and
+BatchNorm, np-shape scopes). Each ``threading.local`` registered with :func:`carry_thread_local` is
+copied from the pushing thread when an op is pushed and installed around the op on the worker.
+
+Bulking: with ``set_bulk_size(n)`` (n > 1) consecutive pushes from one thread are gathered and run
+as one task of up to ``n`` ops (MXNet's ``BulkAppend``/``BulkFlush``); every op is still logged on
+its own, with ``bulk`` set. A gathered bulk is flushed when full, at any wait, and when the bulk
+size changes; gathering is per pushing thread, so a wait flushes only the waiting thread's bulk.
+"""
+import collections
+import contextlib
+import dataclasses
+import queue
+import threading
+
+from ..base import MXNetRuntimeError, env_int
+from .log import EventLog
+from .op import EngineOp, inherited_error, run_op, split_vars
+
+__all__ = ["ThreadedEngine", "ThreadedEnginePerDevice", "carry_thread_local"]
+
+_carried = []
+
+
+def carry_thread_local(local):
+    """Run every op pushed from now on with the pushing thread's attributes of ``local``.
+
+    ``local`` is a ``threading.local``; its per-thread attributes are snapshotted at push time and
+    installed on the worker thread while the op runs (then the worker's own are put back).
+
+    Examples
+    --------
+    >>> import threading
+    >>> from mxlab.engine import ThreadedEngine, Var, carry_thread_local
+    >>> flags = threading.local()
+    >>> carry_thread_local(flags)
+    >>> flags.training, seen, engine = True, [], ThreadedEngine()
+    >>> engine.push(lambda: seen.append(flags.training), (), (Var(),), "read_flag")
+    >>> engine.wait_all(); engine.shutdown()
+    >>> seen
+    [True]
+    """
+    if not any(local is known for known in _carried):
+        _carried.append(local)
+
+
+def _snapshot():
+    return tuple((local, dict(local.__dict__)) for local in _carried)
+
+
+@contextlib.contextmanager
+def _installed(snapshot):
+    """Give this thread the snapshotted thread-local attributes for the duration of the block."""
+    saved = [(local, dict(local.__dict__)) for local, _ in snapshot]
+    _replace(snapshot)
+    try:
+        yield
+    finally:
+        _replace(saved)
+
+
+def _replace(snapshot):
+    for local, values in snapshot:
+        local.__dict__.clear()
+        local.__dict__.update(values)
+
+
+@dataclasses.dataclass(eq=False)
+class _Task:
+    """What workers run: one op, a bulk of ops, or (no ops) a waiter run inline when granted."""
+    ops: list
+    reads: tuple
+    writes: tuple
+    wait: int = 0
+    waiter: object = None
+
+
+class _VarQueue:
+    """Dependency state of one var: grants not yet given (in push order) and grants running."""
+
+    __slots__ = ("queue", "readers", "writing")
+
+    def __init__(self):
+        self.queue = collections.deque()
+        self.readers = 0
+        self.writing = False
+
+    def ready_to_read(self):
+        return not self.writing and not self.queue
+
+
+class ThreadedEngine:
+    """Runs pushed functions on ``num_workers`` worker threads (``MXNET_CPU_WORKER_NTHREADS``, 2).
+
+    Examples
+    --------
+    >>> from mxlab.engine import ThreadedEngine, Var
+    >>> engine, v, out = ThreadedEngine(), Var(), []
+    >>> for i in range(3):
+    ...     engine.push(lambda i=i: out.append(i), (), (v,), "append")
+    >>> engine.wait_for_var(v)
+    >>> out, v.version
+    ([0, 1, 2], 3)
+    >>> engine.shutdown()
+    """
+
+    name = "ThreadedEngine"
+    is_async = True
+
+    def __init__(self, event_log=None, num_workers=None):
+        self.event_log = event_log if event_log is not None else EventLog()
+        self.num_workers = max(1, num_workers or env_int("MXNET_CPU_WORKER_NTHREADS", 2))
+        self.bulk_size = 0
+        self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._pending = 0
+        self._errors = {}  # ErrorRefs not yet raised by wait_all (a dict: ordered, no duplicates)
+        self._ready = queue.SimpleQueue()
+        self._workers = []
+        self._local = threading.local()
+
+    # -- pushing -----------------------------------------------------------------------------------
+    def push(self, fn, read_vars=(), write_vars=(), name="op"):
+        """Schedule ``fn()`` after the earlier ops it depends on by ``read_vars``/``write_vars``."""
+        log = self.event_log
+        reads, writes = split_vars(read_vars, write_vars)
+        op = EngineOp(fn, name, reads, writes, log.now() if log.active else None, _snapshot())
+        if self.bulk_size > 1 and not self._in_worker():
+            self._bulk_append(op)
+        else:
+            self._submit(_Task([op], reads, writes))
+
+    def _bulk_append(self, op):
+        gathered = self._gathered()
+        gathered.append(op)
+        if len(gathered) >= self.bulk_size:
+            self._flush()
+
+    def _gathered(self):
+        local = self._local
+        if not hasattr(local, "bulk"):
+            local.bulk = []
+        return local.bulk
+
+    def _flush(self):
+        """Submit the calling thread's gathered ops as one task."""
+        ops = self._gathered()
+        if not ops:
+            return
+        self._local.bulk = []
+        if len(ops) == 1:
+            self._submit(_Task(ops, ops[0].reads, ops[0].writes))
+            return
+        reads = [v for op in ops for v in op.reads]
+        reads, writes = split_vars(reads, [v for op in ops for v in op.writes])
+        self._submit(_Task(ops, reads, writes))
+
+    def _submit(self, task):
+        self._ensure_workers()
+        ready = []
+        with self._lock:
+            self._pending += 1
+            task.wait = len(task.reads) + len(task.writes) + 1
+            for var in task.reads:
+                self._append(var, task, False, ready)
+            for var in task.writes:
+                self._append(var, task, True, ready)
+            self._release(task, ready)
+        self._dispatch(ready)
+
+    # -- dependency bookkeeping (called with the lock held) ----------------------------------------
+    def _append(self, var, task, write, ready):
+        state = var.pending
+        if state is None:
+            state = var.pending = _VarQueue()
+        state.queue.append((task, write))
+        self._advance(state, ready)
+
+    def _advance(self, state, ready):
+        """Grant the queue head while it can run: reads, or one write once the reads are done."""
+        pending = state.queue
+        while pending and not state.writing:
+            task, write = pending[0]
+            if write:
+                if state.readers:
+                    return
+                state.writing = True
+            else:
+                state.readers += 1
+            pending.popleft()
+            self._release(task, ready)
+
+    @staticmethod
+    def _release(task, ready):
+        task.wait -= 1
+        if task.wait == 0:
+            ready.append(task)
+
+    def _complete(self, task, errors):
+        ready = []
+        with self._lock:
+            for var in task.reads:
+                var.pending.readers -= 1
+                self._advance(var.pending, ready)
+            for var in task.writes:
+                var.pending.writing = False
+                self._advance(var.pending, ready)
+            self._errors.update(dict.fromkeys(errors))
+            self._pending -= 1
+            if self._pending == 0:
+                self._idle.notify_all()
+        self._dispatch(ready)
+
+    # -- running -----------------------------------------------------------------------------------
+    def _dispatch(self, ready):
+        for task in ready:
+            if task.waiter is not None:
+                task.waiter()
+                self._complete(task, ())
+            else:
+                self._ready.put(task)
+
+    def _execute(self, task):
+        errors = []
+        try:
+            bulk = task.ops[0].push_seq if len(task.ops) > 1 else None
+            for op in task.ops:
+                with _installed(op.carried):
+                    error = run_op(op, self.event_log, inherited_error(op), bulk)
+                if error is not None:
+                    for var in op.writes:
+                        var.exception = error
+                    errors.append(error)
+        finally:
+            self._complete(task, errors)
+
+    def _ensure_workers(self):
+        if len(self._workers) == self.num_workers:
+            return
+        with self._lock:
+            while len(self._workers) < self.num_workers:
+                name = f"{self.name}-worker-{len(self._workers)}"
+                worker = threading.Thread(target=self._work, name=name, daemon=True)
+                self._workers.append(worker)
+                worker.start()
+
+    def _work(self):
+        self._local.worker = True
+        while True:
+            task = self._ready.get()
+            if task is None:
+                return
+            self._execute(task)
+
+    def _in_worker(self):
+        return getattr(self._local, "worker", False)
+
+    # -- waiting -----------------------------------------------------------------------------------
+    def wait_for_var(self, var):
+        """Block until the ops pushed so far that write ``var`` are done; raise its error."""
+        self._flush()
+        with self._lock:
+            state = var.pending
+            ready = state is None or state.ready_to_read()
+        if not ready:
+            done = threading.Event()
+            self._submit(_Task([], (var,), (), waiter=done.set))
+            self._block_until(done)
+        if var.exception:
+            error = var.exception.take()
+            var.exception = None
+            if error is not None:
+                raise error
+
+    def _block_until(self, done):
+        if not self._in_worker():
+            done.wait()
+            return
+        # NOTE: a worker that waits (an op calling asnumpy) runs other ready tasks meanwhile, so
+        #   nested waits cannot starve the pool.
+        while not done.is_set():
+            try:
+                task = self._ready.get(timeout=0.001)
+            except queue.Empty:
+                continue
+            if task is None:
+                self._ready.put(None)
+                done.wait()
+                return
+            self._execute(task)
+
+    def wait_all(self):
+        """Block until every pushed op is done; raise the first unraised error (clears all)."""
+        if self._in_worker():
+            raise MXNetRuntimeError("wait_all() called inside an engine op would wait for itself")
+        self._flush()
+        with self._lock:
+            while self._pending:
+                self._idle.wait()
+            errors, self._errors = list(self._errors), {}
+        taken = [e.take() for e in errors]
+        first = next((e for e in taken if e is not None), None)
+        if first is not None:
+            raise first
+
+    # -- settings and lifetime ---------------------------------------------------------------------
+    def set_bulk_size(self, size):
+        """Gather up to ``size`` pushes per task (0 or 1: no bulking); returns the old size."""
+        self._flush()
+        previous, self.bulk_size = self.bulk_size, int(size)
+        return previous
+
+    def shutdown(self):
+        """Finish pending work and stop the workers (a later push starts new ones)."""
+        self._flush()
+        with self._lock:
+            while self._pending:
+                self._idle.wait()
+            workers, self._workers = self._workers, []
+        for _ in workers:
+            self._ready.put(None)
+        for worker in workers:
+            worker.join()
+
+    def __repr__(self):
+        return (f"<{self.name} workers={self.num_workers} pending={self._pending} "
+                f"bulk_size={self.bulk_size}>")
+
+
+class ThreadedEnginePerDevice(ThreadedEngine):
+    """MXNet's default engine name; the one pool serves every device (see the module notes)."""
+
+    name = "ThreadedEnginePerDevice"
