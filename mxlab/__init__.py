@@ -14,7 +14,8 @@ from . import ndarray as nd  # noqa: E402
 from . import ndarray  # noqa: E402,F401
 from . import numpy as np  # noqa: E402
 from . import numpy_extension as npx  # noqa: E402
-from . import symbol, symbol as sym, deferred_compute, deferred_compute as dc, deferred_compute as _deferred_compute  # noqa
+from . import symbol, symbol as sym  # noqa: E402,F401
+from . import deferred_compute as _deferred_compute, deferred_compute as dc  # noqa: E402,F401
 from . import autograd  # noqa: E402,F401
 from . import random  # noqa: E402,F401
 from .util import (is_np_array, is_np_shape, np_array, np_shape, set_np_shape,  # noqa: E402,F401

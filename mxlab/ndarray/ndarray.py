@@ -12,6 +12,7 @@ from .. import engine as _engine
 from ..base import MXNetRuntimeError, MXNetTypeError, MXNetValueError
 from ..device import Device, current_device
 from ..engine.var import Var
+from ..imperative import STATE
 
 __all__ = ["NDArray", "ndarray", "array", "from_numpy_data", "DEFAULT_DTYPE"]
 
@@ -227,6 +228,9 @@ class NDArray:
         return other
 
     def _copy_to_device(self, device):
+        if STATE.deferred:
+            from .. import deferred_compute
+            return deferred_compute.record_copy(self, device)
         data = self._get_data()
         xp = device.xp
         if xp is numpy:

@@ -1,0 +1,368 @@
+"""Shape and dtype inference over a node graph: MXNet's ``InferShape`` / ``InferType`` passes.
+
+Both passes are plain functions over the nodes reachable from some head entries, so
+``Symbol.infer_shape``, the graph executors and deferred compute share them, and a notebook cell can
+call them on any graph.
+
+Conventions
+-----------
+* An *entry key* is ``(node, output_index)``; results are dicts ``{(node, index): value}`` covering
+  every output of every node reachable from the heads (invisible outputs included).
+* Shapes are tuples of ints; ``None`` is a wholly unknown shape and a ``None`` dim an unknown dim
+  (the registry's convention). :func:`shape_from_user` / :func:`shape_to_user` translate MXNet's
+  user-facing forms: in legacy mode ``0`` marks an unknown dim and ``()`` an unknown shape; in
+  NumPy-shape mode (``mx.util.is_np_shape()``) ``-1`` marks an unknown dim and ``None`` an unknown
+  shape.
+* Dtypes are canonical names (``'float32'``); ``None`` is unknown.
+* ``known`` maps a variable name, a variable :class:`~mxlab.graph.node.Node` or an entry key to a
+  value. Variables without a known value use their ``__shape__`` / ``__dtype__`` attributes as
+  hints.
+
+Example
+-------
+>>> import mxlab as mx
+>>> from mxlab.graph.infer import infer_shapes
+>>> y = mx.sym.var('x') * 2
+>>> shapes = infer_shapes(y._outputs, {'x': (2, 3)})
+>>> shapes[(y._outputs[0].node, 0)]
+(2, 3)
+"""
+
+import ast
+
+import numpy
+
+from ..base import MXNetError, MXNetValueError
+from .node import Entry, topo_sort
+
+__all__ = [
+    "infer_shapes",
+    "infer_types",
+    "shape_from_user",
+    "shape_to_user",
+    "shape_is_known",
+    "DTYPE_TO_CODE",
+    "CODE_TO_DTYPE",
+    "unknown_shapes_message",
+    "unknown_types_message",
+    "entry_key",
+]
+
+# MXNet's type flags (mshadow): the ``__dtype__`` attribute stores these codes as strings.
+DTYPE_TO_CODE = {
+    "float32": 0,
+    "float64": 1,
+    "float16": 2,
+    "uint8": 3,
+    "int32": 4,
+    "int8": 5,
+    "int64": 6,
+    "bool": 7,
+    "int16": 8,
+    "uint16": 9,
+    "uint32": 10,
+    "uint64": 11,
+    "bfloat16": 12,
+}
+CODE_TO_DTYPE = {code: name for name, code in DTYPE_TO_CODE.items()}
+_MAX_ROUNDS = 64
+
+
+def shape_is_known(shape):
+    """True when the shape and all of its dims are known (internal form)."""
+    return shape is not None and all(d is not None for d in shape)
+
+
+def shape_from_user(shape, np_shape):
+    """Internal form of a user shape (tuple with 0 or -1 for unknown dims, ``()`` or ``None``)."""
+    if shape is None:
+        return None
+    shape = tuple(int(d) for d in shape)
+    if np_shape:
+        return tuple(None if d < 0 else d for d in shape)
+    if not shape:
+        return None
+    return tuple(None if d <= 0 else d for d in shape)
+
+
+def shape_to_user(shape, np_shape):
+    """User form of an internal shape: unknown dims as 0 (legacy) or -1 (np-shape); unknown shape as
+    ``()`` (legacy) or ``None`` (np-shape)."""
+    if shape is None:
+        return None if np_shape else ()
+    unknown = -1 if np_shape else 0
+    return tuple(unknown if d is None else d for d in shape)
+
+
+def _hint_shape(node, np_shape):
+    text = node.extra.get("__shape__")
+    return None if text is None else shape_from_user(ast.literal_eval(text), np_shape)
+
+
+def _hint_dtype(node):
+    text = node.extra.get("__dtype__")
+    return None if text is None else CODE_TO_DTYPE[int(text)]
+
+
+def _lookup(known, node, index):
+    """The caller's value for an entry: by entry key, by node, or (variables) by name."""
+    if not known:
+        return None
+    for key in ((node, index), node, node.name if node.op is None else None):
+        if key is not None and key in known:
+            return known[key]
+    return None
+
+
+def _merge_shape(old, new):
+    """The more precise of two compatible shapes; raises ValueError when they conflict."""
+    if old is None:
+        return new
+    if new is None:
+        return old
+    if len(old) != len(new):
+        raise ValueError
+    merged = []
+    for a, b in zip(old, new):
+        if a is not None and b is not None and a != b:
+            raise ValueError
+        merged.append(a if a is not None else b)
+    return tuple(merged)
+
+
+def _merge_dtype(old, new):
+    if old is None or new is None or old == new:
+        return old if new is None else new
+    raise ValueError
+
+
+def _fmt_shape(shape):
+    return (
+        "None"
+        if shape is None
+        else "[" + ",".join("-1" if d is None else str(d) for d in shape) + "]"
+    )
+
+
+def _assign(values, key, new, merge, fmt, node, where):
+    """Store ``new`` for ``key``; returns True when it added information. Conflicts raise MXNet's
+    text."""
+    old = values.get(key)
+    try:
+        merged = merge(old, new)
+    except ValueError:
+        if where.endswith("input") and key[0].op is None:
+            detail = (
+                f"Shape inconsistent, Provided = {fmt(old)}, inferred shape={fmt(new)}"
+                if fmt is _fmt_shape
+                else f"Type inconsistent, Provided = {old}, inferred type={new}"
+            )
+        else:
+            detail = (
+                f"Incompatible attr in node {node.name} at {where}: "
+                f"expected {fmt(old)}, got {fmt(new)}"
+            )
+        raise MXNetValueError(f"Error in operator {node.name}: {detail}") from None
+    values[key] = merged
+    return merged != old
+
+
+def _run_rule(node, rule):
+    """Call an op's rule; any failure becomes an MXNetError naming the node (MXNet's wording)."""
+    try:
+        return rule()
+    except MXNetError as exc:
+        raise type(exc)(f"Error in operator {node.name}: {exc}") from exc
+    except (ValueError, TypeError, IndexError) as exc:
+        raise MXNetValueError(f"Error in operator {node.name}: {exc}") from exc
+
+
+def _propagate(heads, values, step):
+    """Run ``step(node)`` over op nodes in topological order until no step adds information."""
+    order = [n for n in topo_sort(heads) if n.op is not None]
+    for _ in range(_MAX_ROUNDS):
+        if not any([step(node) for node in order]):
+            return
+    raise MXNetValueError("inference did not converge")
+
+
+def _init_variables(heads, known, hint):
+    values = {}
+    for node in topo_sort(heads):
+        if node.op is None:
+            given = _lookup(known, node, 0)
+            values[(node, 0)] = given if given is not None else hint(node)
+        elif known:
+            for i in range(node.num_outputs):
+                given = _lookup(known, node, i)
+                if given is not None:
+                    values[(node, i)] = given
+    return values
+
+
+def infer_shapes(heads, known=None, *, np_shape=None):
+    """Infer every entry's shape from the known ones (MXNet's ``InferShape`` pass).
+
+    Parameters
+    ----------
+    heads : list of Entry or Node
+        The graph outputs; every node reachable from them is covered.
+    known : dict, optional
+        Known shapes in internal form (tuples, ``None`` dims unknown) keyed by variable name, Node
+        or ``(node, index)``. Use :func:`shape_from_user` to convert user shapes.
+    np_shape : bool, optional
+        How ``__shape__`` hints are read (default: ``mx.util.is_np_shape()``).
+
+    Returns
+    -------
+    dict
+        ``{(node, index): shape or None}`` for every output of every reachable node.
+
+    Raises
+    ------
+    MXNetValueError
+        ``Error in operator <name>: ...`` when shapes conflict or an op rejects its input shapes.
+    """
+    if np_shape is None:
+        from ..util import is_np_shape
+
+        np_shape = is_np_shape()
+    values = _init_variables(heads, known, lambda node: _hint_shape(node, np_shape))
+
+    def step(node):
+        in_keys = [(e.node, e.index) for e in node.inputs]
+        out_keys = [(node, i) for i in range(node.num_outputs)]
+        in_shapes = [values.get(k) for k in in_keys]
+        out_now = [values.get(k) for k in out_keys]
+        if all(map(shape_is_known, in_shapes)) and all(map(shape_is_known, out_now)):
+            return False
+        new_in, new_out = _run_rule(node, lambda: node.op.infer_shapes(node.attrs, in_shapes))
+        changed = False
+        for i, (key, shape) in enumerate(zip(in_keys, new_in)):
+            changed |= _assign(
+                values, key, _tuple(shape), _merge_shape, _fmt_shape, node, f"{i}-th input"
+            )
+        for i, (key, shape) in enumerate(zip(out_keys, new_out)):
+            changed |= _assign(
+                values, key, _tuple(shape), _merge_shape, _fmt_shape, node, f"{i}-th output"
+            )
+        return changed
+
+    _propagate(heads, values, step)
+    return _complete(heads, values)
+
+
+def _tuple(shape):
+    return None if shape is None else tuple(shape)
+
+
+def infer_types(heads, known=None, *, shapes=None):
+    """Infer every entry's dtype from the known ones (MXNet's ``InferType`` pass).
+
+    ``known`` maps like in :func:`infer_shapes`, with dtype names as values; ``shapes`` (a result of
+    :func:`infer_shapes`) lets ops without a dtype rule infer by running on dummies. Returns
+    ``{(node, index): dtype name or None}``.
+
+    Example
+    -------
+    >>> import mxlab as mx
+    >>> from mxlab.graph.infer import infer_types
+    >>> y = mx.sym.var('x') + 1
+    >>> infer_types(y._outputs, {'x': 'float16'})[(y._outputs[0].node, 0)]
+    'float16'
+    """
+    known = {k: _dtype_name(v) for k, v in (known or {}).items()}
+    values = _init_variables(heads, known, _hint_dtype)
+    shapes = shapes or {}
+
+    def step(node):
+        in_keys = [(e.node, e.index) for e in node.inputs]
+        out_keys = [(node, i) for i in range(node.num_outputs)]
+        in_dtypes = [values.get(k) for k in in_keys]
+        if all(d is not None for d in in_dtypes) and all(
+            values.get(k) is not None for k in out_keys
+        ):
+            return False
+        in_shapes = [shapes.get(k) for k in in_keys]
+        new_in, new_out = _run_rule(
+            node, lambda: node.op.infer_types(node.attrs, in_dtypes, in_shapes)
+        )
+        if node.op.infer_type is None:
+            new_in, new_out = _same_type(new_in, new_out)
+        changed = False
+        for i, (key, dtype) in enumerate(zip(in_keys, new_in)):
+            changed |= _assign(
+                values, key, _dtype_name(dtype), _merge_dtype, str, node, f"{i}-th input"
+            )
+        for i, (key, dtype) in enumerate(zip(out_keys, new_out)):
+            changed |= _assign(
+                values, key, _dtype_name(dtype), _merge_dtype, str, node, f"{i}-th output"
+            )
+        return changed
+
+    _propagate(heads, values, step)
+    return _complete(heads, values)
+
+
+def _same_type(in_dtypes, out_dtypes):
+    """nnvm's default for ops without a dtype rule: unknown inputs take the inputs' dtype, unknown
+    outputs the outputs' (or the inputs') one."""
+    first_in = next((d for d in in_dtypes if d is not None), None)
+    first_out = next((d for d in out_dtypes if d is not None), first_in)
+    first_in = first_in or first_out
+    return [first_in if d is None else d for d in in_dtypes], [
+        first_out if d is None else d for d in out_dtypes
+    ]
+
+
+def _dtype_name(dtype):
+    if dtype is None or dtype == "bfloat16":
+        return dtype
+    return numpy.dtype(dtype).name
+
+
+def _complete(heads, values):
+    """Every output of every reachable node, ``None`` where nothing is known."""
+    return {
+        (node, i): values.get((node, i))
+        for node in topo_sort(heads)
+        for i in range(node.num_outputs)
+    }
+
+
+def _unknown_list(items, limit=10):
+    parts = []
+    for name, value in items:
+        if len(parts) == limit:
+            parts.append("...")
+            break
+        parts.append(f"{name}: {value}")
+    return parts
+
+
+def _join_unknown(items):
+    return "".join(p if p == "..." else p + ", " for p in _unknown_list(items))
+
+
+def unknown_shapes_message(items):
+    """MXNet's executor error text for arguments whose shapes stay unknown; ``items``: (name, user
+    shape)."""
+    return (
+        "InferShape pass cannot decide shapes for the following arguments "
+        "(0s means unknown dimensions). Please consider providing them as inputs:\n"
+        + _join_unknown(items)
+    )
+
+
+def unknown_types_message(items):
+    """MXNet's executor error text for arguments whose dtypes stay unknown; ``items``: (name,
+    dtype)."""
+    return (
+        "InferType pass cannot decide dtypes for the following arguments (-1 means unknown dtype). "
+        "Please consider providing them as inputs:\n" + _join_unknown(items)
+    )
+
+
+def entry_key(entry):
+    """``(node, index)`` of an :class:`~mxlab.graph.node.Entry` (the key of inference results)."""
+    return (entry.node, entry.index) if isinstance(entry, Entry) else (entry, 0)

@@ -1,0 +1,128 @@
+"""Generated ``mx.sym`` / ``mx.sym.np`` / ``mx.sym.npx`` functions: an op call on symbols adds a
+node.
+
+Arguments are split like the array namespaces (:func:`mxlab.ndarray.frontend.bind_arguments`);
+inputs passed by keyword (``weight=w``) go to their named slot, and inputs left out become new
+variables named ``<node>_<input>`` (``fc1_weight``), as in MXNet.
+"""
+
+from ..base import MXNetTypeError
+from ..ndarray.frontend import bind_arguments
+from ..ops import registry
+from .compose import apply_op, make_node, outputs_of
+from .symbol import Symbol
+
+__all__ = [
+    "make_symbol_frontend",
+    "populate_flavour",
+    "zeros",
+    "ones",
+    "full",
+    "pow",
+    "power",
+    "maximum",
+    "minimum",
+]
+
+
+def _is_symbol(value):
+    return isinstance(value, Symbol)
+
+
+def compose_op(op, args, kwargs, cls, name=None, attr=None, hint=None):
+    """Build the node for one frontend call and return its visible outputs as a ``cls`` symbol."""
+    kwargs = dict(kwargs)
+    named = {k: kwargs.pop(k) for k in list(kwargs) if _is_symbol(kwargs[k])}
+    positional, attr_kwargs = bind_arguments(op, args, kwargs, _is_symbol)
+    attrs = op.parse_attrs(attr_kwargs)
+    explicit = tuple(k for k in attr_kwargs if attr_kwargs[k] is not None or k == "num_args")
+    node = make_node(op, attrs, positional, named, name=name, hint=hint, explicit=explicit)
+    result = outputs_of(node, cls)
+    if attr:
+        result._set_attr(**attr)
+    return result
+
+
+def make_symbol_frontend(cls):
+    """A ``make_frontend(op, public)`` for :func:`~mxlab.ops.registry.populate_namespace` building
+    ``cls``."""
+
+    def make(op, public):
+        def frontend(*args, name=None, attr=None, out=None, **kwargs):
+            return compose_op(op, args, kwargs, cls, name=name, attr=attr, hint=public)
+
+        frontend.__name__ = frontend.__qualname__ = public
+        frontend.__doc__ = op.doc or f"Add a node of the registered op ``{op.name}``."
+        return frontend
+
+    return make
+
+
+def populate_flavour(namespace, attr_name, cls):
+    """Fill ``namespace`` with a symbol function per op whose ``attr_name`` (np_name/npx_name) is
+    set.
+
+    NOTE: not :func:`registry.populate_namespace`, whose hand-written "np"/"npx" frontends take
+    arrays.
+    """
+    make = make_symbol_frontend(cls)
+    generated = set()
+
+    def add(op):
+        public = getattr(op, attr_name)
+        if public and (public not in namespace or public in generated):
+            namespace[public] = make(op, public)
+            generated.add(public)
+
+    def remove(op):
+        public = getattr(op, attr_name)
+        if public in generated:
+            namespace.pop(public, None)
+            generated.discard(public)
+
+    for name in registry.list_ops():
+        add(registry.get_op(name))
+    registry.on_register(add, remove)
+
+
+# -- MXNet's hand-written mx.sym functions (python/mxnet/symbol/symbol.py) ------------------------
+def _creation(op_name, name=None, attr=None, **kwargs):
+    op = registry.get_op(op_name)
+    kwargs = {k: v for k, v in kwargs.items() if v is not None}
+    return compose_op(op, (), kwargs, Symbol, name=name, attr=attr, hint=op_name)
+
+
+def zeros(shape, dtype=None, **kwargs):
+    """A symbol of zeros (``_zeros``) with the given shape."""
+    return _creation("_zeros", shape=shape, dtype=dtype, **kwargs)
+
+
+def ones(shape, dtype=None, **kwargs):
+    """A symbol of ones (``_ones``) with the given shape."""
+    return _creation("_ones", shape=shape, dtype=dtype, **kwargs)
+
+
+def full(shape, val, dtype=None, **kwargs):
+    """A symbol filled with ``val`` (``_full``)."""
+    return _creation("_full", shape=shape, value=float(val), dtype=dtype, **kwargs)
+
+
+def _elementwise_pair(tensor_op, scalar_op, rscalar_op, doc):
+    """``f(left, right)`` on symbols and numbers, picking the tensor op or a scalar variant."""
+
+    def call(left, right):
+        if isinstance(left, Symbol) and isinstance(right, Symbol):
+            return apply_op(tensor_op, [left, right], {}, type(left))
+        if isinstance(left, Symbol):
+            return apply_op(scalar_op, [left], {"scalar": right}, type(left))
+        if isinstance(right, Symbol):
+            return apply_op(rscalar_op, [right], {"scalar": left}, type(right))
+        raise MXNetTypeError(f"{doc}: expects a Symbol operand, got {type(left)} and {type(right)}")
+
+    call.__doc__ = f"``{doc}(left, right)`` for symbols and scalars (MXNet's ``mx.sym.{doc}``)."
+    return call
+
+
+pow = power = _elementwise_pair("_power", "_power_scalar", "_rpower_scalar", "power")  # noqa: A001
+maximum = _elementwise_pair("_maximum", "_maximum_scalar", "_maximum_scalar", "maximum")
+minimum = _elementwise_pair("_minimum", "_minimum_scalar", "_minimum_scalar", "minimum")

@@ -1,0 +1,6 @@
+"""``mx.sym.npx``: MXNet operators on NumPy-flavoured symbols, generated from the registry."""
+
+from .frontend import populate_flavour
+from .numpy import _Symbol
+
+populate_flavour(globals(), "npx_name", _Symbol)

@@ -1,0 +1,661 @@
+"""``mx.sym.Symbol``: a symbolic graph, as a list of output :class:`~mxlab.graph.node.Entry` of
+shared nodes.
+
+A symbol is only its output entries; the nodes (:class:`~mxlab.graph.node.Node`) and their inputs
+form the graph. Composing ops (``mx.sym.FullyConnected(data=x, num_hidden=4)``) adds nodes;
+``Group`` concatenates outputs; calling a symbol (``net(data=other)``) copies the graph and replaces
+variables. Everything that walks the graph (``list_arguments``, ``infer_shape``, ``tojson``,
+``eval``) does so in DFS post-order, like MXNet, so names and orders match MXNet's.
+
+Example
+-------
+>>> import mxlab as mx
+>>> x = mx.sym.var('x')
+>>> y = mx.sym.exp(x * 2 + 1)
+>>> y.list_arguments()
+['x']
+>>> y.infer_shape(x=(2, 3))[1]
+[(2, 3)]
+"""
+
+import numbers
+import warnings
+
+import numpy
+
+from ..base import (
+    MXNetError,
+    MXNetIndexError,
+    MXNetNotImplementedError,
+    MXNetTypeError,
+    MXNetValueError,
+)
+from ..graph import infer as _infer
+from ..graph.node import Entry, Node, topo_sort
+from . import json as _json
+from . import legacy
+from .compose import apply_op, copy_graph, make_node, single_entry
+
+__all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "fromjson", "HIDDEN_KEYS"]
+
+# Attributes MXNet stores as ``__key__`` but also answers to as ``key`` (c_api_symbolic.cc
+# kHiddenKeys).
+HIDDEN_KEYS = legacy.HIDDEN_KEYS
+_STORAGE_TYPES = {"default": 0, "row_sparse": 1, "csr": 2}
+
+
+def _hidden(key):
+    return f"__{key}__" if key in HIDDEN_KEYS else key
+
+
+def _with_hidden_aliases(attrs):
+    """MXNet lists ``__lr_mult__`` also as ``lr_mult`` (and likewise for every hidden key)."""
+    out = dict(attrs)
+    for key in HIDDEN_KEYS:
+        if f"__{key}__" in attrs:
+            out[key] = attrs[f"__{key}__"]
+    return out
+
+
+class Symbol:
+    """A symbolic graph with one or more outputs (``mx.sym.Symbol``).
+
+    Parameters
+    ----------
+    outputs : list of Entry or Symbol
+        The output entries (a Symbol given here is shallow-copied).
+    """
+
+    __slots__ = ("_outputs",)
+    __array_priority__ = 1000.0
+    # python operator -> (op for two symbols, op with a scalar, reflected op with a scalar)
+    _OPERATORS = {
+        "add": ("elemwise_add", "_plus_scalar", "_plus_scalar"),
+        "sub": ("elemwise_sub", "_minus_scalar", "_rminus_scalar"),
+        "mul": ("elemwise_mul", "_mul_scalar", "_mul_scalar"),
+        "truediv": ("elemwise_div", "_div_scalar", "_rdiv_scalar"),
+        "mod": ("_mod", "_mod_scalar", "_rmod_scalar"),
+        "pow": ("_power", "_power_scalar", "_rpower_scalar"),
+        "eq": ("_equal", "_equal_scalar", "_equal_scalar"),
+        "ne": ("_not_equal", "_not_equal_scalar", "_not_equal_scalar"),
+        "gt": ("_greater", "_greater_scalar", "_lesser_scalar"),
+        "ge": ("_greater_equal", "_greater_equal_scalar", "_lesser_equal_scalar"),
+        "lt": ("_lesser", "_lesser_scalar", "_greater_scalar"),
+        "le": ("_lesser_equal", "_lesser_equal_scalar", "_greater_equal_scalar"),
+    }
+    _NEGATIVE = ("_mul_scalar", {"scalar": -1.0})
+    _namespace_name = "mxlab.symbol"
+
+    def __init__(self, outputs):
+        if isinstance(outputs, Symbol):
+            outputs = outputs._outputs
+        self._outputs = [e if isinstance(e, Entry) else Entry(e) for e in outputs]
+
+    # -- conversions -------------------------------------------------------------------------------
+    def as_np_ndarray(self):
+        """The same graph as an ``mx.sym.np._Symbol`` (NumPy-flavoured operators)."""
+        from .numpy import _Symbol
+
+        return _Symbol(self._outputs)
+
+    def as_nd_ndarray(self):
+        """The same graph as a legacy ``mx.sym.Symbol``."""
+        return Symbol(self._outputs)
+
+    # -- printing ----------------------------------------------------------------------------------
+    def __repr__(self):
+        name = self.name
+        if name is None:
+            names = ", ".join(e.node.name for e in self._outputs)
+            return f"<{type(self).__name__} group [{names}]>"
+        return f"<{type(self).__name__} {name}>"
+
+    def debug_str(self):
+        """MXNet's text dump of the graph: outputs, then every variable and op with inputs and
+        attributes."""
+        lines = ["Symbol Outputs:"]
+        lines += [f"\toutput[{i}]={e.node.name}({e.index})" for i, e in enumerate(self._outputs)]
+        for node in topo_sort(self._outputs):
+            lines += _debug_node(node)
+        return "\n".join(lines) + "\n"
+
+    # -- outputs -----------------------------------------------------------------------------------
+    def __len__(self):
+        return len(self._outputs)
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __getitem__(self, index):
+        """Output selection: ``sym[i]``, ``sym['name_output']`` or a slice (a Group)."""
+        count = len(self._outputs)
+        if isinstance(index, slice):
+            return Group([self[i] for i in range(*index.indices(count))])
+        if isinstance(index, str):
+            matches = [i for i, name in enumerate(self.list_outputs()) if name == index]
+            if len(matches) > 1:
+                raise MXNetValueError(f'There are multiple outputs with name "{index}"')
+            if not matches:
+                raise MXNetValueError(f'Cannot find output that matches name "{index}"')
+            index = matches[0]
+        if not isinstance(index, (int, numpy.integer)):
+            raise MXNetTypeError("Symbol only support integer index to fetch i-th output")
+        if not -count <= index < count:
+            raise MXNetIndexError(
+                f"output index {index} is out of range for a symbol with {count} outputs"
+            )
+        return type(self)([self._outputs[index]])
+
+    def _single_node(self):
+        node = self._outputs[0].node
+        return node if all(e.node is node for e in self._outputs) else None
+
+    @property
+    def name(self):
+        """The name of the node producing every output; ``None`` for a group of several nodes."""
+        node = self._single_node()
+        return None if node is None else node.name
+
+    # -- attributes --------------------------------------------------------------------------------
+    def attr(self, key):
+        """An attribute (op parameter or symbol attribute) as a string; ``None`` when absent or
+        grouped."""
+        node = self._single_node()
+        if node is None:
+            return None
+        if key == "name":
+            return node.name
+        return _json.node_attr_strings(node).get(_hidden(key))
+
+    def list_attr(self, recursive=False):
+        """The attributes of the (first) output node, as strings."""
+        if recursive:
+            raise DeprecationWarning(
+                "Symbol.list_attr with recursive=True has been deprecated. "
+                "Please use attr_dict instead."
+            )
+        return _with_hidden_aliases(_json.node_attr_strings(self._outputs[0].node))
+
+    def attr_dict(self):
+        """``{node name: {key: value}}`` for every node with attributes, in DFS order."""
+        result = {}
+        for node in topo_sort(self._outputs):
+            attrs = _json.node_attr_strings(node)
+            if attrs:
+                result[node.name] = _with_hidden_aliases(attrs)
+        return result
+
+    def _set_attr(self, **kwargs):
+        """Set attributes (string values) on the output node; op parameters are re-parsed."""
+        node = self._single_node()
+        if node is None:
+            raise MXNetValueError("Symbol.SetAttrs only works for non-grouped symbol")
+        for key, value in kwargs.items():
+            if not isinstance(value, str):
+                raise MXNetValueError("Set Attr only accepts string values")
+            _set_node_attr(node, key, value)
+
+    # -- graph structure ---------------------------------------------------------------------------
+    def _aux_nodes(self):
+        """Variables written by an op (MXNet's mutable inputs, e.g. BatchNorm's moving
+        statistics)."""
+        aux = set()
+        for node in topo_sort(self._outputs):
+            for i in (node.op.mutate_inputs if node.op is not None else ()):
+                if i < len(node.inputs) and node.inputs[i].node.op is None:
+                    aux.add(id(node.inputs[i].node))
+        return aux
+
+    def _variables(self, want_aux):
+        aux = self._aux_nodes()
+        return [n for n in topo_sort(self._outputs) if n.op is None and (id(n) in aux) == want_aux]
+
+    def list_arguments(self):
+        """Names of the variables that are not auxiliary states, in DFS order."""
+        return [n.name for n in self._variables(False)]
+
+    def list_auxiliary_states(self):
+        """Names of the auxiliary-state variables (inputs an op mutates), in DFS order."""
+        return [n.name for n in self._variables(True)]
+
+    def list_inputs(self):
+        """Names of every variable (arguments and auxiliary states), in DFS order."""
+        return [n.name for n in topo_sort(self._outputs) if n.op is None]
+
+    def list_outputs(self):
+        """``<node>_<output>`` for each output (the variable's name for a variable)."""
+        return [e.node.output_names()[e.index] for e in self._outputs]
+
+    def get_internals(self):
+        """A group of every visible output of every node, in DFS order."""
+        entries = []
+        for node in topo_sort(self._outputs):
+            count = 1 if node.op is None else node.op.get_num_visible_outputs(node.attrs)
+            entries += [Entry(node, i) for i in range(count)]
+        return type(self)(entries)
+
+    def get_children(self):
+        """A group of the inputs of the output nodes; ``None`` for a variable."""
+        entries, seen = [], set()
+        for e in self._outputs:
+            if id(e.node) not in seen:
+                seen.add(id(e.node))
+                entries += [Entry(i.node, i.index) for i in e.node.inputs]
+        return type(self)(entries) if entries else None
+
+    # -- copying and composition -------------------------------------------------------------------
+    def __copy__(self):
+        return self.__deepcopy__(None)
+
+    def __deepcopy__(self, memo):
+        return type(self)(copy_graph(self._outputs))
+
+    def __getstate__(self):
+        return {"handle": self.tojson()}
+
+    def __setstate__(self, state):
+        self._outputs = _json.from_json(state["handle"], type(self))
+
+    def __call__(self, *args, **kwargs):
+        """A copy composed with other symbols: ``net(data=other)`` replaces the variable
+        ``data``."""
+        result = self.__copy__()
+        result._compose(*args, **kwargs)
+        return result
+
+    def _compose(self, *args, **kwargs):
+        """Replace variables of this symbol (in place) by the keyword symbols; ``name=`` renames the
+        head."""
+        name = kwargs.pop("name", None)
+        if args and kwargs:
+            raise MXNetTypeError(
+                "compose only accept input Symbols either as positional or keyword "
+                "arguments, not both"
+            )
+        if any(not isinstance(v, Symbol) for v in list(args) + list(kwargs.values())):
+            raise MXNetTypeError("Compose expect `Symbol` as arguments")
+        if args:
+            raise MXNetValueError("Symbol.Compose: general composition only support kwargs for now")
+        variables = {n.name: n for n in topo_sort(self._outputs) if n.op is None}
+        for key in kwargs:
+            if key not in variables:
+                candidates = "".join(f"\t[{i}]{n}\n" for i, n in enumerate(self.list_inputs()))
+                raise MXNetValueError(
+                    f"Symbol.Compose: Keyword argument name {key} not found.\n"
+                    f"Candidate arguments:\n{candidates}"
+                )
+        replace = {id(variables[k]): single_entry(v, "compose", k) for k, v in kwargs.items()}
+        for node in topo_sort(self._outputs):
+            node.inputs = [replace.get(id(e.node), e) for e in node.inputs]
+        self._outputs = [replace.get(id(e.node), e) for e in self._outputs]
+        if name:
+            node = self._single_node()
+            if node is not None:
+                node.name = name
+
+    # -- python operators --------------------------------------------------------------------------
+    def _binary(self, kind, other, reflected=False):
+        tensor_op, scalar_op, rscalar_op = self._OPERATORS[kind]
+        if isinstance(other, Symbol):
+            lhs, rhs = (other, self) if reflected else (self, other)
+            return apply_op(tensor_op, [lhs, rhs], {}, type(self))
+        if isinstance(other, (numbers.Number, numpy.generic)):
+            scalar = other.item() if isinstance(other, numpy.generic) else other
+            return apply_op(
+                rscalar_op if reflected else scalar_op, [self], {"scalar": scalar}, type(self)
+            )
+        raise MXNetTypeError(f"type {type(other)} not supported")
+
+    def __add__(self, other):
+        return self._binary("add", other)
+
+    def __radd__(self, other):
+        return self._binary("add", other, reflected=True)
+
+    def __sub__(self, other):
+        return self._binary("sub", other)
+
+    def __rsub__(self, other):
+        return self._binary("sub", other, reflected=True)
+
+    def __mul__(self, other):
+        return self._binary("mul", other)
+
+    def __rmul__(self, other):
+        return self._binary("mul", other, reflected=True)
+
+    def __truediv__(self, other):
+        return self._binary("truediv", other)
+
+    def __rtruediv__(self, other):
+        return self._binary("truediv", other, reflected=True)
+
+    def __mod__(self, other):
+        return self._binary("mod", other)
+
+    def __rmod__(self, other):
+        return self._binary("mod", other, reflected=True)
+
+    def __pow__(self, other):
+        return self._binary("pow", other)
+
+    def __rpow__(self, other):
+        return self._binary("pow", other, reflected=True)
+
+    def __eq__(self, other):
+        return self._binary("eq", other)
+
+    def __ne__(self, other):
+        return self._binary("ne", other)
+
+    def __gt__(self, other):
+        return self._binary("gt", other)
+
+    def __ge__(self, other):
+        return self._binary("ge", other)
+
+    def __lt__(self, other):
+        return self._binary("lt", other)
+
+    def __le__(self, other):
+        return self._binary("le", other)
+
+    def __neg__(self):
+        op_name, attrs = self._NEGATIVE
+        return apply_op(op_name, [self], attrs, type(self))
+
+    def __abs__(self):
+        return apply_op("abs", [self], {}, type(self))
+
+    __hash__ = object.__hash__
+
+    def __bool__(self):
+        raise MXNetNotImplementedError("bool is not implemented for Symbol (a Symbol has no value)")
+
+    def _no_inplace(self, other):
+        raise MXNetNotImplementedError(
+            "In-place operators (+=, -=, ...) are not supported for Symbol"
+        )
+
+    __iadd__ = __isub__ = __imul__ = __itruediv__ = _no_inplace
+
+    # -- inference ---------------------------------------------------------------------------------
+    def _known(self, args, kwargs, convert, what):
+        if args and kwargs:
+            raise MXNetValueError(
+                f"Can only specify known argument {what} either by positional or kwargs way."
+            )
+        if args:
+            names = self.list_arguments()
+            return {names[i]: convert(v, i) for i, v in enumerate(args) if v is not None}
+        inputs = self.list_inputs()
+        for key in kwargs:
+            if key not in inputs:
+                candidates = "".join(f"\t[{i}]{n}\n" for i, n in enumerate(inputs))
+                raise MXNetValueError(
+                    f"Infer{what.capitalize()[:-1]}Keyword argument name {key} not found.\n"
+                    f"Candidate arguments:\n{candidates}"
+                )
+        return {k: convert(v, k) for k, v in kwargs.items() if v is not None}
+
+    def _by_role(self, values, convert):
+        """(arguments, outputs, auxiliary states) from an inference result."""
+        args = [convert(values[(n, 0)]) for n in self._variables(False)]
+        outs = [convert(values[(e.node, e.index)]) for e in self._outputs]
+        aux = [convert(values[(n, 0)]) for n in self._variables(True)]
+        return args, outs, aux
+
+    def _infer_shape_values(self, args, kwargs):
+        from ..util import is_np_shape
+
+        np_shape = is_np_shape()
+
+        def convert(shape, where):
+            if not isinstance(shape, tuple):
+                where = f"argument {where}" if isinstance(where, int) else f"'{where}'"
+                raise MXNetTypeError(
+                    f"Arguments need to be shapes (tuple), but {where} is {type(shape)}."
+                )
+            return _infer.shape_from_user(shape, np_shape)
+
+        known = self._known(args, kwargs, convert, "shapes")
+        return _infer.infer_shapes(self._outputs, known, np_shape=np_shape), np_shape
+
+    def infer_shape_partial(self, *args, **kwargs):
+        """Like :meth:`infer_shape` but returns what is known: unknown dims are 0 (-1 in np-shape
+        mode)."""
+        values, np_shape = self._infer_shape_values(args, kwargs)
+        return self._by_role(values, lambda s: _infer.shape_to_user(s, np_shape))
+
+    def infer_shape(self, *args, **kwargs):
+        """``(arg_shapes, out_shapes, aux_shapes)`` from known argument shapes (positional or by
+        name).
+
+        Returns ``(None, None, None)`` with a warning when some shape stays unknown; conflicting
+        shapes raise ``MXNetError`` ("Error in operator <name>: ...").
+
+        Example
+        -------
+        >>> import mxlab as mx
+        >>> (mx.sym.var('a') + mx.sym.var('b')).infer_shape(a=(2, 3))
+        ([(2, 3), (2, 3)], [(2, 3)], [])
+        """
+        values, np_shape = self._infer_shape_values(args, kwargs)
+        roles = self._by_role(values, lambda s: s)
+        if all(_infer.shape_is_known(s) for group in roles for s in group):
+            return self._by_role(values, lambda s: _infer.shape_to_user(s, np_shape))
+        unknown = [
+            (n, _infer.shape_to_user(s, np_shape))
+            for n, s in zip(self.list_arguments(), roles[0])
+            if not _infer.shape_is_known(s)
+        ]
+        warnings.warn(
+            "Cannot decide shape for the following arguments (0s in shape means unknown "
+            "dimensions). Consider providing them as input:\n\t"
+            + "\n\t".join(p for p in _infer._unknown_list(unknown)),
+            stacklevel=2,
+        )
+        return None, None, None
+
+    def _infer_type_values(self, args, kwargs):
+        known = self._known(args, kwargs, lambda d, where: numpy.dtype(d).name, "types")
+        try:
+            shapes = _infer.infer_shapes(self._outputs)
+        except MXNetError:
+            # NOTE: shapes only help ops without a dtype rule; a shape conflict is not a type error.
+            shapes = {}
+        return _infer.infer_types(self._outputs, known, shapes=shapes)
+
+    def infer_type_partial(self, *args, **kwargs):
+        """Like :meth:`infer_type` but returns what is known (``None`` for unknown dtypes)."""
+        return self._by_role(self._infer_type_values(args, kwargs), _numpy_type)
+
+    def infer_type(self, *args, **kwargs):
+        """``(arg_types, out_types, aux_types)`` as NumPy types from known argument dtypes.
+
+        Returns ``(None, None, None)`` with a warning when some dtype stays unknown.
+        """
+        values = self._infer_type_values(args, kwargs)
+        roles = self._by_role(values, _numpy_type)
+        if all(t is not None for group in roles for t in group):
+            return roles
+        unknown = [(n, t) for n, t in zip(self.list_arguments(), roles[0]) if t is None]
+        warnings.warn(
+            "Cannot decide type for the following arguments. Consider providing them as input:\n\t"
+            + "\n\t".join(_infer._unknown_list(unknown)),
+            stacklevel=2,
+        )
+        return None, None, None
+
+    # -- serialisation -----------------------------------------------------------------------------
+    def tojson(self, remove_amp_cast=True):
+        """The graph in MXNet's JSON format (see :mod:`mxlab.symbol.json`)."""
+        return _json.to_json(self._outputs)
+
+    def save(self, fname, remove_amp_cast=True):
+        """Write :meth:`tojson` to ``fname``."""
+        if not isinstance(fname, str):
+            raise MXNetTypeError("fname need to be string")
+        with open(fname, "w", encoding="utf-8") as f:
+            f.write(self.tojson())
+
+    # -- execution ---------------------------------------------------------------------------------
+    def eval(self, ctx=None, **kwargs):
+        """Evaluate with NDArray arguments by name; returns the list of outputs.
+
+        A plain interpreter over the graph (one imperative call per node) until the GraphExecutor
+        exists.
+
+        Example
+        -------
+        >>> import mxlab as mx
+        >>> c = mx.sym.var('a') + mx.sym.var('b')
+        >>> c.eval(a=mx.nd.ones((2,)), b=mx.nd.ones((2,)))[0].asnumpy()
+        array([2., 2.], dtype=float32)
+        """
+        from .evaluate import evaluate_graph
+
+        return evaluate_graph(self._outputs, kwargs, ctx, self._array_class())
+
+    @staticmethod
+    def _array_class():
+        from ..ndarray.ndarray import NDArray
+
+        return NDArray
+
+    def bind(self, *args, **kwargs):
+        raise MXNetNotImplementedError("Symbol.bind needs the GraphExecutor (not built yet)")
+
+    def simple_bind(self, *args, **kwargs):
+        raise MXNetNotImplementedError("Symbol.simple_bind needs the GraphExecutor (not built yet)")
+
+    def __getattr__(self, name):
+        """Fluent methods: ``sym.reshape(...)`` is the namespace function ``reshape(sym, ...)``."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        import importlib
+
+        fn = getattr(importlib.import_module(self._namespace_name), name, None)
+        if fn is None or not callable(fn) or isinstance(fn, type):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        return lambda *args, **kwargs: fn(self, *args, **kwargs)
+
+    def astype(self, dtype, **kwargs):
+        return apply_op("Cast", [self], {"dtype": dtype}, type(self))
+
+
+def _numpy_type(dtype):
+    return None if dtype is None else numpy.dtype(dtype).type
+
+
+def _debug_node(node):
+    if node.op is None:
+        return [f"Variable:{node.name}"]
+    lines = ["--------------------", f"Op:{node.op.name}, Name={node.name}", "Inputs:"]
+    for i, e in enumerate(node.inputs):
+        version = f" version={e.version}" if e.node.op is None else ""
+        lines.append(f"\targ[{i}]={e.node.name}({e.index}){version}")
+    attrs = _json.node_attr_strings(node)
+    if attrs:
+        lines += ["Attrs:"] + [f"\t{k}={v}" for k, v in attrs.items()]
+    if node.control_deps:
+        lines += ["Control deps:"] + [
+            f"\tcdep[{i}]={n.name}" for i, n in enumerate(node.control_deps)
+        ]
+    return lines
+
+
+def _set_node_attr(node, key, value):
+    """Like nnvm's SetAttrs: op nodes take their parameters and ``__dunder__`` attributes only."""
+    key = _hidden(key)
+    op = node.op
+    if key == "name":
+        node.name = value
+    elif op is None or key.startswith("__") and key.endswith("__") or key in op.ignored_attrs:
+        node.extra[key] = value
+    else:
+        node.attrs.update(op.parse_attrs({**_json.param_strings(node), key: value}))
+        _json.mark_explicit(node, tuple(_json.param_strings(node)) + (key,))
+
+
+def dispatch(op, inputs, attrs):
+    """``registry.apply_op`` for symbols: every output, as one single-output symbol each (like
+    arrays)."""
+    cls = type(next(x for x in inputs if isinstance(x, Symbol)))
+    node = make_node(op, attrs, list(inputs))
+    return [cls([Entry(node, i)]) for i in range(node.num_outputs)]
+
+
+# -- module-level API ------------------------------------------------------------------------------
+def var(
+    name,
+    attr=None,
+    shape=None,
+    lr_mult=None,
+    wd_mult=None,
+    dtype=None,
+    init=None,
+    stype=None,
+    **kwargs,
+):
+    """A symbolic variable (a graph input) with optional attributes stored as MXNet strings.
+
+    Example
+    -------
+    >>> import mxlab as mx
+    >>> v = mx.sym.var('data', shape=(2, 3), dtype='float16', lr_mult=2.0)
+    >>> v.attr('__shape__'), v.attr('__dtype__'), v.attr('lr_mult')
+    ('(2, 3)', '2', '2.0')
+    """
+    if not isinstance(name, str):
+        raise MXNetTypeError("Expect a string for variable `name`")
+    extra = {_hidden(k): str(v) for k, v in (attr or {}).items()}
+    given = {"__shape__": shape, "__lr_mult__": lr_mult, "__wd_mult__": wd_mult}
+    extra.update({k: str(v) for k, v in given.items() if v is not None})
+    if dtype is not None:
+        extra["__dtype__"] = str(_infer.DTYPE_TO_CODE[_dtype_name(dtype)])
+    if init is not None:
+        extra["__init__"] = init if isinstance(init, str) else init.dumps()
+    if stype is not None:
+        extra["__storage_type__"] = str(_STORAGE_TYPES[stype])
+    for key, value in kwargs.items():
+        if not (key.startswith("__") and key.endswith("__")):
+            raise MXNetValueError(
+                f"Attribute name={key} is not supported. Additional attributes must start and "
+                f"end with double underscores, e.g, __yourattr__"
+            )
+        extra[key] = str(value)
+    return Symbol([Entry(Node(None, name, extra=extra))])
+
+
+def _dtype_name(dtype):
+    return "bfloat16" if dtype == "bfloat16" else numpy.dtype(dtype).name
+
+
+Variable = var
+
+
+def Group(symbols, create_fn=None):
+    """One symbol whose outputs are the outputs of ``symbols`` in order."""
+    if not symbols or any(not isinstance(s, Symbol) for s in symbols):
+        raise MXNetTypeError("Expected a list of symbols as input")
+    cls = create_fn or type(symbols[0])
+    return cls([e for s in symbols for e in s._outputs])
+
+
+def load_json(json_str, cls=Symbol):
+    """A symbol from MXNet JSON text."""
+    if not isinstance(json_str, str):
+        raise MXNetTypeError("fname required to be string")
+    return cls(_json.from_json(json_str, cls))
+
+
+fromjson = load_json
+
+
+def load(fname, cls=Symbol):
+    """A symbol from an MXNet JSON file (``Symbol.save``, ``HybridBlock.export``)."""
+    if not isinstance(fname, str):
+        raise MXNetTypeError("fname need to be string")
+    with open(fname, encoding="utf-8") as f:
+        return load_json(f.read(), cls)
