@@ -5,4 +5,14 @@ module here and importing it below.
 """
 from . import registry  # noqa: F401
 from . import elemwise  # noqa: F401
+from . import unary  # noqa: F401
+from . import reduce  # noqa: F401
+from . import activation  # noqa: F401
+from . import graph_ops  # noqa: F401
+from . import shape  # noqa: F401
+from . import matrix  # noqa: F401
+from . import creation  # noqa: F401
+from . import random  # noqa: F401
+from . import indexing  # noqa: F401
+from . import nn  # noqa: F401
 from .registry import F, Op, get_op, list_ops, register  # noqa: F401

@@ -1,0 +1,517 @@
+"""Convolution and Deconvolution (1-3 spatial dims, groups, stride, dilation, padding) with
+gradients.
+
+Both ops run on one :class:`ConvPlan`, a per-shape plan fetched through :mod:`mxlab.op_cache`: the
+window geometry, a zero-padded workspace that calls only refill inside, and the contraction
+algorithm chosen per direction (forward, backward-data, backward-weight). Like cuDNN's autotuner
+(MXNet's ``MXNET_CUDNN_AUTOTUNE_DEFAULT``, on by default) the plan times each candidate algorithm
+once on arrays of the real shapes and keeps the fastest, so building a plan is costly and caching it
+pays.
+
+Deconvolution is the transpose of convolution, so it reuses the same plan with roles swapped:
+``deconv.forward = conv.backward_data``, ``deconv.backward_data = conv.forward``.
+
+Example
+-------
+>>> import mxlab as mx
+>>> x = mx.nd.ones((1, 1, 4, 4))
+>>> w = mx.nd.ones((2, 1, 3, 3))
+>>> mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=2, no_bias=True).shape
+(1, 2, 2, 2)
+"""
+
+import dataclasses
+import time
+
+import numpy
+
+from ... import op_cache
+from ...base import MXNetValueError, env_int
+from ..attrs import REQUIRED, Attr
+from ..infer import known
+from ..registry import F, Op, register
+from ._window import ALL_LAYOUTS, Window, check_layout, spatial
+
+__all__ = ["ConvPlan", "conv_plan"]
+
+_IGNORED = ("workspace", "cudnn_tune", "cudnn_off")
+
+
+# -- algorithms: each direction has candidates with one signature ----------------------------------
+def _fwd_im2col(plan, xp, x, w):
+    cols = xp.ascontiguousarray(plan.win.windows(xp, plan.padded(xp, x), plan.groups))
+    cols = cols.reshape(plan.batch, plan.groups, -1, plan.out_size)
+    y = xp.matmul(w.reshape(plan.groups, -1, cols.shape[2]), cols)
+    return y.reshape(plan.out_shape)
+
+
+def _fwd_shift(plan, xp, x, w):
+    padded = plan.padded(xp, x)
+    wk = w.reshape(plan.groups, plan.fg, plan.cg, -1)
+    y = 0
+    for k, index in enumerate(plan.win.offsets()):
+        xs = padded[index].reshape(plan.batch, plan.groups, plan.cg, plan.out_size)
+        y = y + xp.matmul(wk[..., k], xs)
+    return y.reshape(plan.out_shape)
+
+
+def _bwd_data_col2im(plan, xp, dy, w):
+    wt = w.reshape(plan.groups, plan.fg, -1).transpose(0, 2, 1)
+    dcols = xp.matmul(wt, dy.reshape(plan.batch, plan.groups, plan.fg, plan.out_size))
+    dcols = dcols.reshape((plan.batch, plan.channels, -1) + plan.win.out)
+    dpad = xp.zeros(plan.win.padded_shape, dtype=dy.dtype)
+    for k, index in enumerate(plan.win.offsets()):
+        dpad[index] += dcols[:, :, k]
+    return xp.ascontiguousarray(dpad[plan.win.interior])
+
+
+def _bwd_data_shift(plan, xp, dy, w):
+    wk = w.reshape(plan.groups, plan.fg, plan.cg, -1).transpose(0, 2, 1, 3)
+    dyr = dy.reshape(plan.batch, plan.groups, plan.fg, plan.out_size)
+    dpad = xp.zeros(plan.win.padded_shape, dtype=dy.dtype)
+    spatial_out = (plan.batch, plan.channels) + plan.win.out
+    for k, index in enumerate(plan.win.offsets()):
+        dpad[index] += xp.matmul(wk[..., k], dyr).reshape(spatial_out)
+    return xp.ascontiguousarray(dpad[plan.win.interior])
+
+
+def _bwd_weight_im2col(plan, xp, dy, x):
+    cols = xp.ascontiguousarray(plan.win.windows(xp, plan.padded(xp, x), plan.groups))
+    cols = cols.reshape(plan.batch, plan.groups, -1, plan.out_size)
+    dyr = dy.reshape(plan.batch, plan.groups, plan.fg, plan.out_size)
+    return xp.matmul(dyr, cols.swapaxes(-1, -2)).sum(axis=0).reshape(plan.w_shape)
+
+
+def _bwd_weight_shift(plan, xp, dy, x):
+    padded = plan.padded(xp, x)
+    dyr = dy.reshape(plan.batch, plan.groups, plan.fg, plan.out_size)
+    parts = []
+    for index in plan.win.offsets():
+        xs = padded[index].reshape(plan.batch, plan.groups, plan.cg, plan.out_size)
+        parts.append(xp.matmul(dyr, xs.swapaxes(-1, -2)).sum(axis=0))
+    return xp.stack(parts, axis=-1).reshape(plan.w_shape)
+
+
+ALGORITHMS = {
+    "forward": {"im2col": _fwd_im2col, "shift": _fwd_shift},
+    "backward_data": {"col2im": _bwd_data_col2im, "shift": _bwd_data_shift},
+    "backward_weight": {"im2col": _bwd_weight_im2col, "shift": _bwd_weight_shift},
+}
+DEFAULT_ALGORITHMS = {"forward": "im2col", "backward_data": "col2im", "backward_weight": "im2col"}
+
+
+@dataclasses.dataclass(eq=False)
+class ConvPlan:
+    """Everything a convolution of one shape needs, built once per signature.
+
+    ``x_shape``/``w_shape`` are the convolution's data and weight shapes (for Deconvolution: the
+    equivalent convolution whose backward-data is the deconvolution). ``algorithms`` maps each
+    direction to the chosen algorithm; ``tune_times`` keeps the measured seconds per candidate.
+    """
+
+    win: Window
+    groups: int
+    w_shape: tuple
+    dtype: str
+    workspace: object = None
+    algorithms: dict = dataclasses.field(default_factory=lambda: dict(DEFAULT_ALGORITHMS))
+    tune_times: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def batch(self):
+        return self.win.in_shape[0]
+
+    @property
+    def channels(self):
+        return self.win.in_shape[1]
+
+    @property
+    def cg(self):
+        return self.channels // self.groups
+
+    @property
+    def fg(self):
+        return self.w_shape[0] // self.groups
+
+    @property
+    def out_shape(self):
+        return (self.batch, self.w_shape[0]) + self.win.out
+
+    @property
+    def out_size(self):
+        return int(numpy.prod(self.win.out))
+
+    def padded(self, xp, x):
+        """``x`` inside the plan's zero-padded workspace (contiguous ``x`` when there is no pad)."""
+        if not self.win.has_padding:
+            return xp.ascontiguousarray(x)
+        self.workspace[self.win.interior] = x
+        return self.workspace
+
+    def forward(self, xp, x, w):
+        return ALGORITHMS["forward"][self.algorithms["forward"]](self, xp, x, w)
+
+    def backward_data(self, xp, dy, w):
+        return ALGORITHMS["backward_data"][self.algorithms["backward_data"]](self, xp, dy, w)
+
+    def backward_weight(self, xp, dy, x):
+        return ALGORITHMS["backward_weight"][self.algorithms["backward_weight"]](self, xp, dy, x)
+
+    def autotune(self, xp, trials=3):
+        """Time every candidate of every direction on dummy arrays; keep the fastest of each.
+
+        Candidates take turns ``trials`` times and each keeps its best time, so a busy machine that
+        slows one run does not decide the choice.
+        """
+        x = xp.full(self.win.in_shape, 0.5, dtype=self.dtype)
+        w = xp.full(self.w_shape, 0.25, dtype=self.dtype)
+        dy = xp.full(self.out_shape, 0.5, dtype=self.dtype)
+        operands = {"forward": (x, w), "backward_data": (dy, w), "backward_weight": (dy, x)}
+        for direction, candidates in ALGORITHMS.items():
+            times = dict.fromkeys(candidates, float("inf"))
+            for _ in range(trials):
+                for name, fn in candidates.items():
+                    times[name] = min(times[name], _timed(xp, fn, self, *operands[direction]))
+            self.tune_times[direction] = times
+            self.algorithms[direction] = min(times, key=times.get)
+
+
+def _timed(xp, fn, *args):
+    start = time.perf_counter()
+    fn(args[0], xp, *args[1:])
+    if xp.__name__ != "numpy":
+        xp.cuda.get_current_stream().synchronize()
+    return time.perf_counter() - start
+
+
+def _build_conv_plan(xp, win, groups, w_shape, dtype):
+    plan = ConvPlan(win=win, groups=groups, w_shape=tuple(w_shape), dtype=dtype)
+    if win.has_padding:
+        plan.workspace = win.workspace(xp, dtype)
+    if env_int("MXNET_CUDNN_AUTOTUNE_DEFAULT", 1):
+        plan.autotune(xp)
+    return plan
+
+
+# -- geometry and shapes ---------------------------------------------------------------------------
+def _params(op_name, attrs):
+    """Kernel, stride, dilate, pad with defaults filled in and checked."""
+    kernel = attrs["kernel"]
+    ndim = len(kernel)
+    check_layout(op_name, attrs["layout"], ndim)
+    return (
+        spatial(op_name, "kernel", kernel, ndim, 1, 1),
+        spatial(op_name, "stride", attrs["stride"], ndim, 1, 1),
+        spatial(op_name, "dilate", attrs["dilate"], ndim, 1, 1),
+        spatial(op_name, "pad", attrs["pad"], ndim, 0, 0),
+    )
+
+
+def _check_data(op_name, attrs, data_shape, ndim):
+    if len(data_shape) != ndim + 2:
+        raise MXNetValueError(
+            f"{op_name}: input 'data' must have {ndim + 2} dims (batch, channel, "
+            f"{ndim} spatial) to match kernel {attrs['kernel']}, got shape {tuple(data_shape)}"
+        )
+    groups = attrs["num_group"]
+    for name, value in (("data channels", data_shape[1]), ("num_filter", attrs["num_filter"])):
+        if value is not None and (groups < 1 or value % groups):
+            raise MXNetValueError(
+                f"{op_name}: {name} ({value}) must be divisible by num_group ({groups})"
+            )
+
+
+def _dilated(k, d):
+    return (k - 1) * d + 1
+
+
+def conv_out_spatial(op_name, attrs, data_shape):
+    """Output spatial size of Convolution; an error names the op when the kernel does not fit."""
+    kernel, stride, dilate, pad = _params(op_name, attrs)
+    out = []
+    for i, s in enumerate(data_shape[2:]):
+        if s is None:
+            out.append(None)
+            continue
+        size = (s + 2 * pad[i] - _dilated(kernel[i], dilate[i])) // stride[i] + 1
+        if size <= 0:
+            raise MXNetValueError(
+                f"{op_name}: kernel {kernel} (dilate {dilate}) does not fit input 'data' of "
+                f"shape {tuple(data_shape)} padded by {pad}"
+            )
+        out.append(size)
+    return tuple(out)
+
+
+def deconv_pad_adj(op_name, attrs, data_shape):
+    """MXNet's ``InferPad``: explicit pad/adj, or both derived from ``target_shape``."""
+    kernel, stride, dilate, pad = _params(op_name, attrs)
+    ndim = len(kernel)
+    adj = spatial(op_name, "adj", attrs["adj"], ndim, 0, 0)
+    target = attrs["target_shape"]
+    if not target or not any(target):
+        return pad, adj
+    target = spatial(op_name, "target_shape", target, ndim, 0, 0)
+    pads, adjs = [], []
+    for i, s in enumerate(data_shape[2:]):
+        total = stride[i] * (s - 1) + _dilated(kernel[i], dilate[i]) - target[i]
+        if total < 0:
+            raise MXNetValueError(
+                f"{op_name}: target_shape {target} is too big for input 'data' of shape "
+                f"{tuple(data_shape)}"
+            )
+        adjs.append(total % 2)
+        pads.append((total + 1) // 2)
+    return tuple(pads), tuple(adjs)
+
+
+def deconv_out_spatial(op_name, attrs, data_shape):
+    """Deconvolution output size: ``stride * (in - 1) + dilated kernel - 2 * pad + adj``."""
+    kernel, stride, dilate, _ = _params(op_name, attrs)
+    pad, adj = deconv_pad_adj(op_name, attrs, data_shape)
+    out = []
+    for i, s in enumerate(data_shape[2:]):
+        if s is None:
+            out.append(None)
+            continue
+        out.append(stride[i] * (s - 1) + _dilated(kernel[i], dilate[i]) - 2 * pad[i] + adj[i])
+    if any(o is not None and o <= 0 for o in out):
+        raise MXNetValueError(
+            f"{op_name}: output spatial size {tuple(out)} is not positive for input 'data' of "
+            f"shape {tuple(data_shape)}"
+        )
+    return tuple(out)
+
+
+def _expected_weight(op_name, attrs, data_shape):
+    groups, kernel = attrs["num_group"], tuple(attrs["kernel"])
+    if op_name == "Convolution":
+        return (attrs["num_filter"], data_shape[1] // groups) + kernel
+    return (data_shape[1], attrs["num_filter"] // groups) + kernel
+
+
+def _check_given(op_name, name, given, expected):
+    if known(given) and tuple(given) != tuple(expected):
+        raise MXNetValueError(
+            f"{op_name}: input '{name}' has shape {tuple(given)} but {tuple(expected)} is "
+            f"expected from 'data' and the attributes"
+        )
+
+
+def _infer_shape(op_name, out_spatial):
+    def infer(attrs, in_shapes):
+        data = in_shapes[0]
+        if data is None:
+            return in_shapes, [None]
+        _check_data(op_name, attrs, data, len(attrs["kernel"]))
+        if data[1] is None:
+            return in_shapes, [None]
+        weight = _expected_weight(op_name, attrs, data)
+        shapes = [tuple(data), weight] + ([] if attrs["no_bias"] else [(attrs["num_filter"],)])
+        for name, given, expected in zip(("data", "weight", "bias"), in_shapes, shapes):
+            _check_given(op_name, name, given, expected)
+        return shapes, [(data[0], attrs["num_filter"]) + out_spatial(op_name, attrs, data)]
+
+    return infer
+
+
+def _same_dtype(attrs, in_dtypes):
+    dtype = next((d for d in in_dtypes if d is not None), None)
+    return [dtype] * len(in_dtypes), [dtype]
+
+
+def _grad_dtypes(attrs, in_dtypes):
+    dtype = next((d for d in in_dtypes if d is not None), None)
+    return [dtype] * len(in_dtypes), [dtype] * (2 if attrs["no_bias"] else 3)
+
+
+# -- plans through the cache -----------------------------------------------------------------------
+def conv_plan(op_name, xp, attrs, data, weight):
+    """The cached :class:`ConvPlan` of ``op_name`` (Convolution or Deconvolution) for these arrays.
+
+    Forward and backward ask with the same ``(attrs, data, weight)`` signature: one shared entry.
+    """
+    key = op_cache.signature(op_name, attrs, (data, weight), op_cache.device_key(xp, data))
+    return op_cache.get_or_build(
+        key, lambda: _make_plan(op_name, xp, attrs, data.shape, weight.shape, data.dtype.name)
+    )
+
+
+def _make_plan(op_name, xp, attrs, data_shape, weight_shape, dtype):
+    _check_data(op_name, attrs, data_shape, len(attrs["kernel"]))
+    expected = _expected_weight(op_name, attrs, data_shape)
+    _check_given(op_name, "weight", weight_shape, expected)
+    kernel, stride, dilate, pad = _params(op_name, attrs)
+    if op_name == "Convolution":
+        out = conv_out_spatial(op_name, attrs, data_shape)
+        x_shape = tuple(data_shape)
+    else:
+        out = tuple(data_shape[2:])
+        x_shape = (data_shape[0], attrs["num_filter"]) + deconv_out_spatial(
+            op_name, attrs, data_shape
+        )
+        pad, _ = deconv_pad_adj(op_name, attrs, data_shape)
+    pad_hi = tuple(
+        p + max(0, (o - 1) * s + _dilated(k, d) - (x + 2 * p))
+        for p, o, s, k, d, x in zip(pad, out, stride, kernel, dilate, x_shape[2:])
+    )
+    win = Window(
+        in_shape=x_shape,
+        kernel=kernel,
+        stride=stride,
+        dilate=dilate,
+        pad_lo=pad,
+        pad_hi=pad_hi,
+        out=out,
+    )
+    return _build_conv_plan(xp, win, attrs["num_group"], weight_shape, dtype)
+
+
+def _bias_shape(attrs, ndim):
+    return (1, attrs["num_filter"]) + (1,) * ndim
+
+
+def _bias_grad(xp, dy):
+    return dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))
+
+
+def _check_arity(op_name, inputs, attrs):
+    names = _input_names(attrs)
+    if len(inputs) != len(names):
+        raise MXNetValueError(
+            f"{op_name}: expects inputs {list(names)} with no_bias={attrs['no_bias']}, got "
+            f"{len(inputs)} input(s)"
+        )
+
+
+def _conv_forward(xp, inputs, attrs):
+    _check_arity("Convolution", inputs, attrs)
+    x, w = inputs[0], inputs[1]
+    y = conv_plan("Convolution", xp, attrs, x, w).forward(xp, x, w)
+    if not attrs["no_bias"]:
+        y += inputs[2].reshape(_bias_shape(attrs, x.ndim - 2))
+    return y
+
+
+def _conv_backward(xp, inputs, attrs):
+    dy, x, w = inputs
+    plan = conv_plan("Convolution", xp, attrs, x, w)
+    grads = [plan.backward_data(xp, dy, w), plan.backward_weight(xp, dy, x)]
+    return tuple(grads if attrs["no_bias"] else grads + [_bias_grad(xp, dy)])
+
+
+def _deconv_forward(xp, inputs, attrs):
+    _check_arity("Deconvolution", inputs, attrs)
+    x, w = inputs[0], inputs[1]
+    y = conv_plan("Deconvolution", xp, attrs, x, w).backward_data(xp, x, w)
+    if not attrs["no_bias"]:
+        y += inputs[2].reshape(_bias_shape(attrs, x.ndim - 2))
+    return y
+
+
+def _deconv_backward(xp, inputs, attrs):
+    dy, x, w = inputs
+    plan = conv_plan("Deconvolution", xp, attrs, x, w)
+    grads = [plan.forward(xp, dy, w), plan.backward_weight(xp, x, dy)]
+    return tuple(grads if attrs["no_bias"] else grads + [_bias_grad(xp, dy)])
+
+
+# -- registration ----------------------------------------------------------------------------------
+def _attrs(no_bias_default, deconv):
+    extra = (Attr("adj", "shape", ()), Attr("target_shape", "shape", ())) if deconv else ()
+    return (
+        (
+            Attr("kernel", "shape", REQUIRED),
+            Attr("stride", "shape", ()),
+            Attr("dilate", "shape", ()),
+            Attr("pad", "shape", ()),
+        )
+        + extra
+        + (
+            Attr("num_filter", "int", REQUIRED, check=(lambda v: v > 0, "must be positive")),
+            Attr("num_group", "int", 1, check=(lambda v: v > 0, "must be positive")),
+            Attr("no_bias", "bool", no_bias_default),
+            Attr("layout", "str", None, optional=True, choices=ALL_LAYOUTS),
+        )
+    )
+
+
+def _input_names(attrs):
+    return ("data", "weight") if attrs["no_bias"] else ("data", "weight", "bias")
+
+
+def _num_inputs(attrs):
+    return 2 if attrs["no_bias"] else 3
+
+
+def _grad_rule(backward_name):
+    def gradient(node, out_grads):
+        x, w = node.inputs[0], node.inputs[1]
+        grads = getattr(F, backward_name)(out_grads[0], x, w, **node.attrs)
+        return list(grads)
+
+    return gradient
+
+
+def _grad_infer(attrs, in_shapes):
+    _, x, w = in_shapes
+    outs = [x, w] + ([] if attrs["no_bias"] else [(attrs["num_filter"],)])
+    return in_shapes, outs
+
+
+def _register(name, forward, backward, no_bias_default, deconv, doc):
+    attrs = _attrs(no_bias_default, deconv)
+    register(
+        Op(
+            name=name,
+            compute=forward,
+            attrs=attrs,
+            num_inputs=_num_inputs,
+            input_names=_input_names,
+            infer_shape=_infer_shape(name, deconv_out_spatial if deconv else conv_out_spatial),
+            infer_type=_same_dtype,
+            gradient=_grad_rule(f"_backward_{name}"),
+            save_inputs=(0, 1),
+            save_outputs=False,
+            resources=("temp",),
+            ignored_attrs=_IGNORED,
+            npx_name=name.lower(),
+            nd_names=(name,),
+            doc=doc,
+        )
+    )
+    register(
+        Op(
+            name=f"_backward_{name}",
+            compute=backward,
+            attrs=attrs,
+            num_inputs=3,
+            input_names=("out_grad", "data", "weight"),
+            num_outputs=lambda a: 2 if a["no_bias"] else 3,
+            output_names=lambda a: ("data_grad", "weight_grad")
+            + (() if a["no_bias"] else ("bias_grad",)),
+            infer_shape=_grad_infer,
+            infer_type=_grad_dtypes,
+            ignored_attrs=_IGNORED,
+            hidden=True,
+            doc=f"Gradients of {name} for data, weight and bias (sharing the forward's plan).",
+        )
+    )
+
+
+_register(
+    "Convolution",
+    _conv_forward,
+    _conv_backward,
+    False,
+    False,
+    "N-d convolution: out = sum over channels and kernel of data windows * weight (+ bias).",
+)
+_register(
+    "Deconvolution",
+    _deconv_forward,
+    _deconv_backward,
+    True,
+    True,
+    "Transposed convolution: the gradient of Convolution with respect to its data.",
+)

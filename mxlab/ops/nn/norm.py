@@ -1,0 +1,400 @@
+"""Normalisation ops: BatchNorm, LayerNorm, GroupNorm, InstanceNorm, each with a lean backward op.
+
+BatchNorm follows the seed's (004) lean layout: the moving statistics are aux inputs the op mutates
+in place when training (``mutate_inputs=(3, 4)``), the saved outputs are the batch mean and the
+*inverse* standard deviation, and ``_backward_BatchNorm`` takes exactly ``[out_grad, saved_mean,
+saved_inv_std, data, gamma, beta, moving_mean, moving_var]`` and returns ``[d_data, d_gamma,
+d_beta]``: no gradient to the moving statistics, and the forward output itself is not kept for
+backward. Unlike MXNet's CPU kernel (which updates the moving statistics during the backward pass)
+the update happens in the training forward, as with cuDNN; after forward+backward both agree.
+
+LayerNorm, GroupNorm (MXNet 1.x: ``gamma``/``beta`` per group) and InstanceNorm (GroupNorm with one
+group per channel, ``gamma`` per channel) share one affine-normalisation backward.
+
+Example
+-------
+>>> import mxlab as mx
+>>> x = mx.nd.array([[1., 2.], [3., 4.]])
+>>> out = mx.nd.LayerNorm(x, mx.nd.ones((2,)), mx.nd.zeros((2,)))
+>>> out.asnumpy().round(3).tolist()
+[[-1.0, 1.0], [-1.0, 1.0]]
+"""
+
+import dataclasses
+
+from ... import op_cache
+from ...base import MXNetValueError
+from ...imperative import STATE
+from ..attrs import Attr
+from ..infer import known
+from ..registry import F, Op, register
+
+__all__ = ["BatchNormPlan", "bn_plan"]
+
+
+def _affine_backward(xp, dy, xhat, inv_std, gamma_b, red_axes, param_axes):
+    """Gradients of ``y = xhat * gamma + beta`` with ``xhat`` normalised over ``red_axes``."""
+    dxhat = dy * gamma_b
+    mean_d = dxhat.mean(axis=red_axes, keepdims=True)
+    mean_dx = (dxhat * xhat).mean(axis=red_axes, keepdims=True)
+    dx = (dxhat - mean_d - xhat * mean_dx) * inv_std
+    return dx, (dy * xhat).sum(axis=param_axes), dy.sum(axis=param_axes)
+
+
+def _check_param(op_name, name, given, expected):
+    if known(given) and tuple(given) != tuple(expected):
+        raise MXNetValueError(
+            f"{op_name}: input '{name}' has shape {tuple(given)} but {tuple(expected)} is "
+            f"expected from 'data'"
+        )
+
+
+def _fill_params(op_name, names, in_shapes, param_shape):
+    shapes = [tuple(in_shapes[0])] + [param_shape] * (len(in_shapes) - 1)
+    for name, given, expected in zip(names[1:], in_shapes[1:], shapes[1:]):
+        _check_param(op_name, name, given, expected)
+    return shapes
+
+
+def _axis(op_name, attrs, ndim):
+    """The ``axis`` attribute made non-negative, with an error naming the op when out of range."""
+    axis = attrs["axis"]
+    if not -ndim <= axis < ndim:
+        raise MXNetValueError(
+            f"{op_name}: attribute 'axis' {axis} is out of range for {ndim}-d input 'data'"
+        )
+    return axis % ndim
+
+
+def _fill_dtypes(n_out):
+    def infer(attrs, in_dtypes):
+        dtype = next((d for d in in_dtypes if d is not None), None)
+        return [dtype if d is None else d for d in in_dtypes], [dtype] * n_out
+
+    return infer
+
+
+def _visible(attrs):
+    return 3 if attrs["output_mean_var"] else 1
+
+
+# -- BatchNorm -------------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class BatchNormPlan:
+    """Channel axis, reduced axes, broadcast shape and count per channel of one signature."""
+
+    axis: int
+    axes: tuple
+    bshape: tuple
+    count: int
+
+
+def _build_bn(attrs, shape):
+    axis = _axis("BatchNorm", attrs, len(shape))
+    axes = tuple(i for i in range(len(shape)) if i != axis)
+    bshape = tuple(shape[axis] if i == axis else 1 for i in range(len(shape)))
+    count = 1
+    for i in axes:
+        count *= shape[i]
+    return BatchNormPlan(axis, axes, bshape, count)
+
+
+def bn_plan(xp, attrs, data):
+    """The cached :class:`BatchNormPlan` (forward and ``_backward_BatchNorm`` share the entry)."""
+    key = op_cache.signature("BatchNorm", attrs, (data,), op_cache.device_key(xp, data))
+    return op_cache.get_or_build(key, lambda: _build_bn(attrs, data.shape))
+
+
+def _batch_stats(attrs):
+    """Batch statistics when training and not told to use the global (moving) ones."""
+    return STATE.training and not attrs["use_global_stats"]
+
+
+def _bn_forward(xp, inputs, attrs):
+    x, gamma, beta, moving_mean, moving_var = inputs
+    plan = bn_plan(xp, attrs, x)
+    if _batch_stats(attrs):
+        mean = x.mean(axis=plan.axes, dtype=moving_mean.dtype)
+        var = ((x - mean.reshape(plan.bshape)) ** 2).mean(axis=plan.axes, dtype=moving_var.dtype)
+        momentum = attrs["momentum"]
+        moving_mean *= momentum
+        moving_mean += (1 - momentum) * mean
+        moving_var *= momentum
+        moving_var += (1 - momentum) * var
+    else:
+        mean, var = moving_mean.copy(), moving_var
+    inv_std = 1 / xp.sqrt(var + attrs["eps"])
+    scale = inv_std if attrs["fix_gamma"] else gamma * inv_std
+    out = (x - mean.reshape(plan.bshape)) * scale.reshape(plan.bshape) + beta.reshape(plan.bshape)
+    return out.astype(x.dtype, copy=False), mean, inv_std.astype(moving_var.dtype, copy=False)
+
+
+def _bn_backward(xp, inputs, attrs):
+    dy, mean, inv_std, x, gamma, _beta, _moving_mean, _moving_var = inputs
+    plan = bn_plan(xp, attrs, x)
+    b = plan.bshape
+    inv_b = inv_std.reshape(b)
+    xhat = (x - mean.reshape(b)) * inv_b
+    gamma_b = 1 if attrs["fix_gamma"] else gamma.reshape(b)
+    if _batch_stats(attrs):
+        dx, dgamma, dbeta = _affine_backward(xp, dy, xhat, inv_b, gamma_b, plan.axes, plan.axes)
+    else:
+        dx = dy * gamma_b * inv_b
+        dgamma, dbeta = (dy * xhat).sum(axis=plan.axes), dy.sum(axis=plan.axes)
+    if attrs["fix_gamma"]:
+        dgamma = xp.zeros_like(gamma)
+    return dx.astype(x.dtype, copy=False), dgamma.astype(gamma.dtype), dbeta.astype(gamma.dtype)
+
+
+_BN_INPUTS = ("data", "gamma", "beta", "moving_mean", "moving_var")
+
+
+def _bn_infer(attrs, in_shapes):
+    data = in_shapes[0]
+    if data is None:
+        return in_shapes, [None, None, None]
+    param = (data[_axis("BatchNorm", attrs, len(data))],)
+    return _fill_params("BatchNorm", _BN_INPUTS, in_shapes, param), [tuple(data), param, param]
+
+
+def _bn_grad(node, out_grads):
+    """Seed 004's lean layout: out_grad, the saved mean and inv_std, then the five inputs."""
+    saved_mean, saved_inv_std = node.outputs[1], node.outputs[2]
+    grads = F._backward_BatchNorm(
+        out_grads[0], saved_mean, saved_inv_std, *node.inputs, **node.attrs
+    )
+    return list(grads) + [None, None]
+
+
+_BN_ATTRS = (
+    Attr("eps", "float", 1e-3, check=(lambda v: v > 0, "must be positive")),
+    Attr("momentum", "float", 0.9),
+    Attr("fix_gamma", "bool", True),
+    Attr("use_global_stats", "bool", False),
+    Attr("output_mean_var", "bool", False),
+    Attr("axis", "int", 1),
+)
+_BN_IGNORED = ("cudnn_off", "min_calib_range", "max_calib_range")
+
+register(
+    Op(
+        name="BatchNorm",
+        compute=_bn_forward,
+        attrs=_BN_ATTRS,
+        num_inputs=5,
+        input_names=_BN_INPUTS,
+        num_outputs=3,
+        output_names=("output", "mean", "var"),
+        num_visible_outputs=_visible,
+        infer_shape=_bn_infer,
+        infer_type=_fill_dtypes(3),
+        gradient=_bn_grad,
+        mutate_inputs=(3, 4),
+        save_inputs=True,
+        save_outputs=(1, 2),
+        ignored_attrs=_BN_IGNORED,
+        npx_name="batch_norm",
+        nd_names=("BatchNorm",),
+        doc="Batch normalisation with moving statistics as mutable aux state.",
+    )
+)
+register(
+    Op(
+        name="_backward_BatchNorm",
+        compute=_bn_backward,
+        attrs=_BN_ATTRS,
+        num_inputs=8,
+        input_names=("out_grad", "saved_mean", "saved_inv_std") + _BN_INPUTS,
+        num_outputs=3,
+        output_names=("data_grad", "gamma_grad", "beta_grad"),
+        infer_shape=lambda attrs, s: (s, [s[3], s[4], s[5]]),
+        infer_type=lambda attrs, d: (d, [d[3], d[4], d[5]]),
+        ignored_attrs=_BN_IGNORED,
+        hidden=True,
+        doc="Lean BatchNorm backward: 8 inputs, 3 outputs, no gradient to the moving statistics.",
+    )
+)
+
+
+# -- LayerNorm -------------------------------------------------------------------------------------
+def _ln_shape(x, axis):
+    return tuple(x.shape[axis] if i == axis else 1 for i in range(x.ndim))
+
+
+def _ln_forward(xp, inputs, attrs):
+    x, gamma, beta = inputs
+    axis = _axis("LayerNorm", attrs, x.ndim)
+    mean = x.mean(axis=axis, keepdims=True)
+    std = xp.sqrt(((x - mean) ** 2).mean(axis=axis, keepdims=True) + attrs["eps"])
+    b = _ln_shape(x, axis)
+    out = (x - mean) / std * gamma.reshape(b) + beta.reshape(b)
+    return out.astype(x.dtype, copy=False), mean, std
+
+
+def _ln_backward(xp, inputs, attrs):
+    dy, x, gamma, mean, std = inputs
+    axis = _axis("LayerNorm", attrs, x.ndim)
+    others = tuple(i for i in range(x.ndim) if i != axis)
+    xhat = (x - mean) / std
+    dx, dgamma, dbeta = _affine_backward(
+        xp, dy, xhat, 1 / std, gamma.reshape(_ln_shape(x, axis)), (axis,), others
+    )
+    return dx.astype(x.dtype, copy=False), dgamma.astype(gamma.dtype), dbeta.astype(gamma.dtype)
+
+
+def _ln_infer(attrs, in_shapes):
+    data = in_shapes[0]
+    if data is None:
+        return in_shapes, [None, None, None]
+    axis = _axis("LayerNorm", attrs, len(data))
+    stat = tuple(1 if i == axis else d for i, d in enumerate(data))
+    shapes = _fill_params("LayerNorm", ("data", "gamma", "beta"), in_shapes, (data[axis],))
+    return shapes, [tuple(data), stat, stat]
+
+
+# -- GroupNorm and InstanceNorm: normalise (N, G, rest) over rest ----------------------------------
+def _grouped(x, groups):
+    return x.reshape(x.shape[0], groups, -1)
+
+
+def _group_forward(groups_of):
+    def forward(xp, inputs, attrs):
+        x, gamma, beta = inputs
+        xr = _grouped(x, groups_of(attrs, x.shape))
+        mean = xr.mean(axis=2)
+        std = xp.sqrt(((xr - mean[..., None]) ** 2).mean(axis=2) + attrs["eps"])
+        out = (xr - mean[..., None]) / std[..., None] * gamma[None, :, None] + beta[None, :, None]
+        return out.reshape(x.shape).astype(x.dtype, copy=False), mean, std
+
+    return forward
+
+
+def _group_backward(groups_of):
+    def backward(xp, inputs, attrs):
+        dy, x, gamma, mean, std = inputs
+        groups = groups_of(attrs, x.shape)
+        xr, dyr = _grouped(x, groups), _grouped(dy, groups)
+        xhat = (xr - mean[..., None]) / std[..., None]
+        dx, dgamma, dbeta = _affine_backward(
+            xp, dyr, xhat, 1 / std[..., None], gamma[None, :, None], (2,), (0, 2)
+        )
+        return (
+            dx.reshape(x.shape).astype(x.dtype, copy=False),
+            dgamma.astype(gamma.dtype),
+            dbeta.astype(gamma.dtype),
+        )
+
+    return backward
+
+
+def _group_infer(op_name, groups_of):
+    def infer(attrs, in_shapes):
+        data = in_shapes[0]
+        if data is None:
+            return in_shapes, [None, None, None]
+        if len(data) < 2 or data[1] is None:
+            raise MXNetValueError(
+                f"{op_name}: input 'data' must be (N, C, ...), got shape {tuple(data)}"
+            )
+        groups = groups_of(attrs, data)
+        if groups < 1 or data[1] % groups:
+            raise MXNetValueError(
+                f"{op_name}: channels ({data[1]}) must be divisible by num_groups ({groups})"
+            )
+        shapes = _fill_params(op_name, ("data", "gamma", "beta"), in_shapes, (groups,))
+        return shapes, [tuple(data), (data[0], groups), (data[0], groups)]
+
+    return infer
+
+
+def _norm_grad(backward_name):
+    def gradient(node, out_grads):
+        x, gamma = node.inputs[0], node.inputs[1]
+        grads = getattr(F, backward_name)(
+            out_grads[0], x, gamma, node.outputs[1], node.outputs[2], **node.attrs
+        )
+        return list(grads)
+
+    return gradient
+
+
+def _register_norm(name, attrs, forward, backward, infer, visible, npx_name, doc):
+    register(
+        Op(
+            name=name,
+            compute=forward,
+            attrs=attrs,
+            num_inputs=3,
+            input_names=("data", "gamma", "beta"),
+            num_outputs=3,
+            output_names=("output", "mean", "std"),
+            num_visible_outputs=visible,
+            infer_shape=infer,
+            infer_type=_fill_dtypes(3),
+            gradient=_norm_grad(f"_backward_{name}"),
+            save_inputs=(0, 1),
+            save_outputs=(1, 2),
+            npx_name=npx_name,
+            nd_names=(name,),
+            doc=doc,
+        )
+    )
+    register(
+        Op(
+            name=f"_backward_{name}",
+            compute=backward,
+            attrs=attrs,
+            num_inputs=5,
+            input_names=("out_grad", "data", "gamma", "mean", "std"),
+            num_outputs=3,
+            output_names=("data_grad", "gamma_grad", "beta_grad"),
+            infer_shape=lambda a, s: (s, [s[1], s[2], s[2]]),
+            infer_type=lambda a, d: (d, [d[1], d[2], d[2]]),
+            hidden=True,
+            doc=f"Gradients of {name} for data, gamma and beta from the saved mean and std.",
+        )
+    )
+
+
+def _num_groups(attrs, shape):
+    return attrs["num_groups"]
+
+
+def _channels(attrs, shape):
+    return shape[1]
+
+
+_register_norm(
+    "LayerNorm",
+    (Attr("axis", "int", -1), Attr("eps", "float", 1e-5), Attr("output_mean_var", "bool", False)),
+    _ln_forward,
+    _ln_backward,
+    _ln_infer,
+    _visible,
+    "layer_norm",
+    "Normalise over one axis, then scale by gamma and shift by beta (both along that axis).",
+)
+_register_norm(
+    "GroupNorm",
+    (
+        Attr("num_groups", "int", 1),
+        Attr("eps", "float", 1e-5),
+        Attr("output_mean_var", "bool", False),
+    ),
+    _group_forward(_num_groups),
+    _group_backward(_num_groups),
+    _group_infer("GroupNorm", _num_groups),
+    _visible,
+    "group_norm",
+    "Normalise each group of channels; gamma and beta have one entry per group (MXNet 1.x).",
+)
+_register_norm(
+    "InstanceNorm",
+    (Attr("eps", "float", 1e-3),),
+    _group_forward(_channels),
+    _group_backward(_channels),
+    _group_infer("InstanceNorm", _channels),
+    1,
+    "instance_norm",
+    "Normalise each channel of each sample over its spatial positions.",
+)
