@@ -1,35 +1,161 @@
-"""Elementwise ops: unary maps, broadcasting binary ops, scalar variants, copies and ``*_like`` helpers.
+"""Elementwise ops: unary maps, broadcasting binary ops, scalar variants, comparisons, ``*_like``.
 
-Each op is one :class:`~mxlab.ops.registry.Op` entry built by a small factory; the gradient is written with ops
-from :data:`~mxlab.ops.registry.F` so it works on arrays and symbols and can be differentiated again.
+Each op is one :class:`~mxlab.ops.registry.Op` entry built by a small factory from a table row;
+the gradient is written with ops from :data:`~mxlab.ops.registry.F` so it works on arrays and
+symbols and can be differentiated again.
+
+Dtype rules (one place, :func:`promote`): equal dtypes stay; an integer/bool array meeting a float
+array takes the float's dtype (MXNet's rule, not NumPy's float64 upcast); otherwise NumPy's
+``result_type``. Float-valued maps (``exp``, ``sin``, ``true_divide`` of integers, ...) give
+float32 for integer inputs (MXNet's default dtype).
+
+Comparisons and logical ops exist twice, as in MXNet: the legacy op (``broadcast_equal``,
+``_equal_scalar``) returns 0/1 in the promoted input dtype (``mx.nd``), the NumPy op
+(``_npi_equal``, ``_npi_equal_scalar``) returns bool (``mx.np``). One table row registers both,
+so a Symbol's JSON names the op that really ran and no extra cast op sits on the hot path.
+
+Example
+-------
+>>> import mxlab as mx
+>>> (mx.np.array([1, 2]) > 1).dtype, (mx.nd.array([1, 2]) > 1).dtype
+(dtype('bool'), <class 'numpy.float32'>)
 """
+import math
+
 import numpy
 
-from .attrs import Attr
-from .infer import broadcast_shapes, same_shape
+from ..base import MXNetTypeError
 from ..imperative import invoke
 from ..ndarray.ndarray import NDArray
+from .attrs import Attr
+from .infer import broadcast_shapes, same_shape
 from .registry import F, Op, get_op, register, register_frontend
 
-__all__ = ["unary", "binary", "scalar_op"]
+__all__ = ["unary", "binary", "scalar_op", "promote", "scalar_result_dtype", "float_result",
+           "as_array", "binary_frontend", "zero_grads"]
+
+_FLOAT32 = numpy.dtype("float32")
+_BOOL = numpy.dtype("bool")
 
 
+# -- dtype rules ---------------------------------------------------------------------------------
+_PROMOTED = {}
+
+
+def promote(a, b):
+    """Result dtype of a binary op on dtypes ``a`` and ``b`` (see module doc); cached per pair.
+
+    >>> promote(numpy.dtype("int32"), numpy.dtype("float32"))
+    dtype('float32')
+    """
+    key = (a, b)
+    dtype = _PROMOTED.get(key)
+    if dtype is None:
+        a, b = numpy.dtype(a), numpy.dtype(b)
+        if a.kind in "fc" and b.kind not in "fc":
+            dtype = a
+        elif b.kind in "fc" and a.kind not in "fc":
+            dtype = b
+        else:
+            dtype = numpy.result_type(a, b)
+        _PROMOTED[key] = dtype
+    return dtype
+
+
+def float_result(dtype):
+    """Dtype of a float-valued map of ``dtype``: floats stay, integers and bool become float32."""
+    return dtype if dtype.kind in "fc" else _FLOAT32
+
+
+def _true_divide_dtype(a, b):
+    return float_result(promote(a, b))
+
+
+def scalar_result_dtype(dtype, scalar):
+    """Dtype of ``array op scalar``: the array's, but int/bool with a float scalar -> float32."""
+    if isinstance(scalar, float) and dtype.kind not in "fc":
+        return _FLOAT32
+    return dtype
+
+
+def _float_scalar_dtype(dtype, scalar):
+    return float_result(dtype)
+
+
+def _bool_scalar_dtype(dtype, scalar):
+    return _BOOL
+
+
+def as_array(xp, result):
+    """``result`` as an array: NumPy ufuncs and reductions return scalars for 0-d results."""
+    return xp.asarray(result) if result.ndim == 0 and xp is numpy else result
+
+
+def _pair_type(rule):
+    """``infer_type`` from a rule on two dtypes (unknown inputs give an unknown output)."""
+    def infer_type(attrs, dtypes):
+        a, b = dtypes
+        if a is None or b is None:
+            return [None]
+        return [numpy.dtype(rule(numpy.dtype(a), numpy.dtype(b))).name]
+    return infer_type
+
+
+# -- factories -----------------------------------------------------------------------------------
 def _into(ufunc):
     def compute_into(xp, inputs, attrs, outs):
         getattr(xp, ufunc)(*inputs, out=outs[0])
     return compute_into
 
 
-def unary(name, ufunc, grad=None, aliases=(), np_name=None, npx_name=None, numexpr=None, nd_names=None,
-          doc=""):
-    """Register a unary elementwise op computed by ``xp.<ufunc>`` (or a callable ``ufunc(xp, x)``)."""
-    if callable(ufunc):
-        compute, compute_into = (lambda xp, inputs, attrs: ufunc(xp, inputs[0])), None
+def _unary_compute(ufunc, kind):
+    """Kernel of a unary map; ``kind``: "float", "round", "mask" or "same" (see :func:`unary`)."""
+    fn = ufunc if callable(ufunc) else (lambda xp, x: getattr(xp, ufunc)(x))
+
+    if kind == "float":
+        def compute(xp, inputs, attrs):
+            x = inputs[0]
+            if x.dtype.kind not in "fc":
+                x = x.astype(_FLOAT32)
+            return as_array(xp, fn(xp, x))
+    elif kind == "round":
+        def compute(xp, inputs, attrs):
+            x = inputs[0]
+            return x.copy() if x.dtype.kind in "biu" else as_array(xp, fn(xp, x))
+    elif kind == "mask":
+        def compute(xp, inputs, attrs):
+            x = inputs[0]
+            return as_array(xp, fn(xp, x)).astype(x.dtype, copy=False)
     else:
-        compute, compute_into = (lambda xp, inputs, attrs: getattr(xp, ufunc)(inputs[0])), _into(ufunc)
-    return register(Op(name=name, compute=compute, compute_into=compute_into, aliases=tuple(aliases),
-                       infer_shape=same_shape, gradient=grad, inplace=((0, 0),), elementwise=True,
-                       numexpr=numexpr, np_name=np_name, npx_name=npx_name, nd_names=nd_names, doc=doc))
+        def compute(xp, inputs, attrs):
+            return as_array(xp, fn(xp, inputs[0]))
+    return compute
+
+
+def _unary_type(kind):
+    if kind == "float":
+        return lambda attrs, d: [None if d[0] is None else float_result(numpy.dtype(d[0])).name]
+    if kind == "bool":
+        return lambda attrs, d: ["bool"]
+    return lambda attrs, d: [d[0]]
+
+
+def unary(name, ufunc, grad=None, aliases=(), np_name=None, npx_name=None, numexpr=None,
+          nd_names=None, kind="same", uses="x", doc=""):
+    """Register a unary elementwise op computed by ``xp.<ufunc>`` (or ``ufunc(xp, x)``).
+
+    ``kind``: "same" keeps the dtype, "float" maps integer inputs to float32, "round" returns
+    integer inputs unchanged, "bool" returns bool, "mask" returns 0/1 in the input dtype (MXNet's
+    legacy logic ops). ``uses``: what the gradient reads, "x" (input), "y" (output) or "".
+    """
+    compute = _unary_compute(ufunc, "same" if kind == "bool" else kind)
+    compute_into = None if callable(ufunc) or kind == "mask" else _into(ufunc)
+    return register(Op(name=name, compute=compute, compute_into=compute_into,
+                       aliases=tuple(aliases), infer_shape=same_shape,
+                       infer_type=_unary_type(kind), gradient=grad, inplace=((0, 0),),
+                       elementwise=True, numexpr=numexpr, np_name=np_name, npx_name=npx_name,
+                       nd_names=nd_names, save_inputs="x" in uses, save_outputs="y" in uses,
+                       doc=doc))
 
 
 def _broadcast_infer(attrs, in_shapes):
@@ -43,89 +169,155 @@ def _broadcast_infer(attrs, in_shapes):
     return in_shapes, [broadcast_shapes("broadcast", a, b)]
 
 
-def binary(name, ufunc, grad=None, aliases=(), numexpr=None, np_name=None, nd_names=None, out_dtype=None,
-           doc=""):
-    """Register a broadcasting binary op computed by ``xp.<ufunc>``."""
-    if out_dtype is None:
-        compute = lambda xp, inputs, attrs: getattr(xp, ufunc)(inputs[0], inputs[1])  # noqa: E731
-        compute_into = _into(ufunc)
-    else:
-        compute = lambda xp, inputs, attrs: getattr(xp, ufunc)(inputs[0], inputs[1]).astype(  # noqa: E731
-            out_dtype(inputs[0].dtype), copy=False)
-        compute_into = None
-    return register(Op(name=name, compute=compute, compute_into=compute_into, num_inputs=2,
-                       input_names=("lhs", "rhs"), aliases=tuple(aliases), infer_shape=_broadcast_infer,
-                       gradient=grad, inplace=((0, 0), (1, 0)), elementwise=True, numexpr=numexpr,
+def _binary_compute(ufunc, dtype_rule, cast_rule):
+    """Kernel of a binary op: ``dtype_rule`` picks the loop dtype, ``cast_rule`` the result's."""
+    def compute(xp, inputs, attrs):
+        a, b = inputs
+        fn = getattr(xp, ufunc)
+        if cast_rule is not None:
+            return as_array(xp, fn(a, b)).astype(cast_rule(a.dtype, b.dtype), copy=False)
+        if a.dtype == b.dtype and (dtype_rule is promote or a.dtype.kind in "fc"):
+            return as_array(xp, fn(a, b))
+        return as_array(xp, fn(a, b, dtype=dtype_rule(a.dtype, b.dtype)))
+    return compute
+
+
+def binary(name, ufunc, grad=None, aliases=(), numexpr=None, np_name=None, nd_names=None,
+           dtype_rule=promote, cast_rule=None, doc=""):
+    """Register a broadcasting binary op computed by ``xp.<ufunc>``.
+
+    ``dtype_rule(a, b)`` gives the loop (= result) dtype; ``cast_rule(a, b)``, when given,
+    instead casts the natural result (legacy comparisons: bool -> 0/1 in the input dtype).
+    """
+    rule = cast_rule or dtype_rule
+    return register(Op(name=name, compute=_binary_compute(ufunc, dtype_rule, cast_rule),
+                       compute_into=None if cast_rule else _into(ufunc), num_inputs=2,
+                       input_names=("lhs", "rhs"), aliases=tuple(aliases),
+                       infer_shape=_broadcast_infer, infer_type=_pair_type(rule), gradient=grad,
+                       inplace=((0, 0), (1, 0)), elementwise=True, numexpr=numexpr,
                        np_name=np_name, nd_names=nd_names, doc=doc))
 
 
-def scalar_result_dtype(x, scalar):
-    """Result dtype of ``array op scalar``: the array's, except int/bool arrays with a float scalar -> float32."""
-    if isinstance(scalar, float) and x.dtype.kind not in "fc":
-        return numpy.float32
-    return x.dtype
+def _scalar_kernels(ufunc, reflected):
+    """``(fn(xp, x, s), compute_into)`` applying ``xp.<ufunc>`` to ``(x, s)`` or ``(s, x)``."""
+    if reflected:
+        def fn(xp, x, s):
+            return getattr(xp, ufunc)(s, x)
+
+        def compute_into(xp, inputs, attrs, outs):
+            getattr(xp, ufunc)(attrs["scalar"], inputs[0], out=outs[0])
+    else:
+        def fn(xp, x, s):
+            return getattr(xp, ufunc)(x, s)
+
+        def compute_into(xp, inputs, attrs, outs):
+            getattr(xp, ufunc)(inputs[0], attrs["scalar"], out=outs[0])
+    return fn, compute_into
 
 
-def scalar_op(name, fn, grad=None, aliases=(), numexpr=None, doc=""):
-    """Register ``op(data, scalar=s)``; ``fn(xp, x, s)`` computes; the array's dtype is kept (see above)."""
+def scalar_op(name, ufunc, grad=None, aliases=(), numexpr=None, out_dtype=scalar_result_dtype,
+              reflected=False, doc=""):
+    """Register ``op(data, scalar=s)`` computing ``xp.<ufunc>(x, s)`` (``(s, x)`` if reflected).
+
+    ``out_dtype(dtype, s)`` is the result dtype. Writing into a given buffer (``x += 1``) runs the
+    ufunc with ``out=``, so in-place updates make no temporary.
+    """
+    fn, compute_into = _scalar_kernels(ufunc, reflected)
+
     def compute(xp, inputs, attrs):
         x = inputs[0]
-        result = fn(xp, x, attrs["scalar"])
-        dtype = scalar_result_dtype(x, attrs["scalar"])
+        result = as_array(xp, fn(xp, x, attrs["scalar"]))
+        dtype = out_dtype(x.dtype, attrs["scalar"])
         return result if result.dtype == dtype else result.astype(dtype)
-    return register(Op(name=name, compute=compute, aliases=tuple(aliases),
+
+    def infer_type(attrs, dtypes):
+        if dtypes[0] is None:
+            return [None]
+        return [numpy.dtype(out_dtype(numpy.dtype(dtypes[0]), attrs["scalar"])).name]
+    return register(Op(name=name, compute=compute, compute_into=compute_into,
+                       aliases=tuple(aliases),
                        attrs=(Attr("scalar", "scalar", 1.0), Attr("is_int", "bool", True)),
-                       infer_shape=same_shape, gradient=grad, inplace=((0, 0),), elementwise=True,
-                       numexpr=numexpr, doc=doc))
+                       infer_shape=same_shape, infer_type=infer_type, gradient=grad,
+                       inplace=((0, 0),), elementwise=True, numexpr=numexpr, doc=doc))
 
 
 def _sum_like(g, x):
     return F._reduce_sum_like(g, x)
 
 
-# -- copies and helpers used by every gradient ------------------------------------------------------------
-register(Op(name="_copy", aliases=("identity", "_copyto"), compute=lambda xp, inputs, attrs: inputs[0].copy(),
-            compute_into=lambda xp, inputs, attrs, outs: xp.copyto(outs[0], inputs[0], casting="unsafe"),
-            infer_shape=same_shape, gradient=lambda node, g: [g[0]], inplace=((0, 0),), elementwise=True,
-            numexpr="{0}", npx_name=None, doc="Copy the input (also ``identity``)."))
+def _mul(*factors):
+    result = factors[0]
+    for f in factors[1:]:
+        result = F.broadcast_mul(result, f)
+    return result
+
+
+def zero_grads(node, g):
+    """Piecewise-constant ops (rounding, floor_divide): zero gradient, as in MXNet."""
+    return [F.zeros_like(x) for x in node.inputs]
+
+
+def _no_grads(node, g):
+    """Comparisons and logical ops: no gradient flows to any input."""
+    return [None] * len(node.inputs)
+
+
+# -- copies and helpers used by every gradient ---------------------------------------------------
+register(Op(name="_copy", aliases=("identity", "_copyto"),
+            compute=lambda xp, inputs, attrs: inputs[0].copy(),
+            compute_into=lambda xp, inputs, attrs, outs: xp.copyto(outs[0], inputs[0],
+                                                                   casting="unsafe"),
+            infer_shape=same_shape, gradient=lambda node, g: [g[0]], inplace=((0, 0),),
+            elementwise=True, numexpr="{0}", doc="Copy the input (also ``identity``)."))
 
 
 def _reduce_sum_like(xp, inputs, attrs):
-    """Sum a broadcast gradient back down to the shape of ``like`` (the inverse of broadcasting)."""
+    """Sum a broadcast gradient back down to the shape of ``like`` (undoes broadcasting)."""
     g, like = inputs
     shape = like.shape
     if g.shape == shape:
         return g
     lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(i + lead for i, d in enumerate(shape) if d == 1 and g.shape[i + lead] != 1)
-    return g.sum(axis=axes).reshape(shape) if axes else g.reshape(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, d in enumerate(shape)
+                                      if d == 1 and g.shape[i + lead] != 1)
+    return as_array(xp, g.sum(axis=axes).reshape(shape) if axes else g.reshape(shape))
 
 
-register(Op(name="_reduce_sum_like", compute=_reduce_sum_like, num_inputs=2, input_names=("data", "like"),
-            infer_shape=lambda attrs, s: [s[1]], infer_type=lambda attrs, d: [d[0]], ignore_inputs=(1,),
-            gradient=lambda node, g: [F.broadcast_like(g[0], node.inputs[0]), None], save_inputs=(0,),
+def _like_shape(attrs, shapes):
+    return [shapes[1]]
+
+
+def _first_type(attrs, dtypes):
+    return [dtypes[0]]
+
+
+register(Op(name="_reduce_sum_like", compute=_reduce_sum_like, num_inputs=2,
+            input_names=("data", "like"), infer_shape=_like_shape, infer_type=_first_type,
+            ignore_inputs=(1,), save_inputs=(0,),
+            gradient=lambda node, g: [F.broadcast_like(g[0], node.inputs[0]), None],
             doc="Sum ``data`` over broadcast axes so it has the shape of ``like``."))
-register(Op(name="broadcast_like", compute=lambda xp, inputs, attrs: xp.broadcast_to(
-                inputs[0], inputs[1].shape).copy(), num_inputs=2, input_names=("lhs", "rhs"),
-            infer_shape=lambda attrs, s: [s[1]], infer_type=lambda attrs, d: [d[0]], ignore_inputs=(1,),
+register(Op(name="broadcast_like", num_inputs=2, input_names=("lhs", "rhs"),
+            compute=lambda xp, inputs, attrs: xp.broadcast_to(inputs[0], inputs[1].shape).copy(),
+            infer_shape=_like_shape, infer_type=_first_type, ignore_inputs=(1,),
             gradient=lambda node, g: [F._reduce_sum_like(g[0], node.inputs[0]), None],
             doc="Broadcast ``lhs`` to the shape of ``rhs``."))
-register(Op(name="zeros_like", aliases=("_zeros_like",), compute=lambda xp, inputs, attrs: xp.zeros_like(inputs[0]),
-            infer_shape=same_shape, gradient=lambda node, g: [None], ignore_inputs=(0,), save_inputs=False,
-            np_name="zeros_like", doc="Zeros with the shape and dtype of the input."))
-register(Op(name="ones_like", aliases=("_ones_like",), compute=lambda xp, inputs, attrs: xp.ones_like(inputs[0]),
-            infer_shape=same_shape, gradient=lambda node, g: [None], ignore_inputs=(0,), save_inputs=False,
-            np_name="ones_like", doc="Ones with the shape and dtype of the input."))
+for _fill in ("zeros", "ones"):
+    register(Op(name=f"{_fill}_like", aliases=(f"_{_fill}_like",),
+                compute=lambda xp, inputs, attrs, f=_fill: getattr(xp, f"{f}_like")(inputs[0]),
+                infer_shape=same_shape, gradient=lambda node, g: [None], ignore_inputs=(0,),
+                save_inputs=False, np_name=f"{_fill}_like",
+                doc=f"{_fill.capitalize()} with the shape and dtype of the input."))
 
-# -- binary broadcasting arithmetic -------------------------------------------------------------------------
-binary("broadcast_add", "add", aliases=("elemwise_add", "_plus", "_Plus", "_add", "_npi_add", "broadcast_plus"),
-       numexpr="({0} + {1})", grad=lambda node, g: [_sum_like(g[0], node.inputs[0]), _sum_like(g[0], node.inputs[1])])
-binary("broadcast_sub", "subtract",
+# -- binary broadcasting arithmetic --------------------------------------------------------------
+binary("broadcast_add", "add", numexpr="({0} + {1})",
+       aliases=("elemwise_add", "_plus", "_Plus", "_add", "_npi_add", "broadcast_plus"),
+       grad=lambda node, g: [_sum_like(g[0], node.inputs[0]), _sum_like(g[0], node.inputs[1])])
+binary("broadcast_sub", "subtract", numexpr="({0} - {1})",
        aliases=("elemwise_sub", "_minus", "_Minus", "_sub", "_npi_subtract", "broadcast_minus"),
-       numexpr="({0} - {1})",
-       grad=lambda node, g: [_sum_like(g[0], node.inputs[0]), _sum_like(F.negative(g[0]), node.inputs[1])])
-binary("broadcast_mul", "multiply", aliases=("elemwise_mul", "_mul", "_Mul", "_npi_multiply"),
-       numexpr="({0} * {1})",
+       grad=lambda node, g: [_sum_like(g[0], node.inputs[0]),
+                             _sum_like(F.negative(g[0]), node.inputs[1])])
+binary("broadcast_mul", "multiply", numexpr="({0} * {1})",
+       aliases=("elemwise_mul", "_mul", "_Mul", "_npi_multiply"),
        grad=lambda node, g: [_sum_like(F.broadcast_mul(g[0], node.inputs[1]), node.inputs[0]),
                              _sum_like(F.broadcast_mul(g[0], node.inputs[0]), node.inputs[1])])
 
@@ -137,74 +329,266 @@ def _div_grad(node, g):
     return [_sum_like(ga, a), _sum_like(gb, b)]
 
 
-binary("broadcast_div", "true_divide", aliases=("elemwise_div", "_div", "_Div", "_npi_true_divide"),
-       numexpr="({0} / {1})", grad=_div_grad)
+binary("broadcast_div", "true_divide", numexpr="({0} / {1})", grad=_div_grad,
+       aliases=("elemwise_div", "_div", "_Div", "_npi_true_divide"), dtype_rule=_true_divide_dtype)
 
-# -- scalar variants -----------------------------------------------------------------------------------------
-scalar_op("_plus_scalar", lambda xp, x, s: x + s, aliases=("_PlusScalar", "_npi_add_scalar"),
+
+def _power_grad(node, g):
+    a, b = node.inputs
+    ga = _mul(g[0], b, F.broadcast_power(a, F._minus_scalar(b, scalar=1)))
+    gb = _mul(g[0], node.outputs[0], F.log(a))
+    return [_sum_like(ga, a), _sum_like(gb, b)]
+
+
+def _mod_grad(node, g):
+    a, b = node.inputs
+    gb = F.negative(_mul(g[0], F._npi_floor_divide(a, b)))
+    return [_sum_like(g[0], a), _sum_like(gb, b)]
+
+
+def _select_grad(lhs_mask, rhs_mask):
+    """maximum/minimum: the gradient goes to the chosen side (ties to the left, as in MXNet).
+
+    ``lhs_mask``/``rhs_mask`` name the legacy comparison ops giving 0/1 masks.
+    """
+    def grad(node, g):
+        a, b = node.inputs
+        lhs, rhs = getattr(F, lhs_mask)(a, b), getattr(F, rhs_mask)(a, b)
+        return [_sum_like(_mul(g[0], lhs), a), _sum_like(_mul(g[0], rhs), b)]
+    return grad
+
+
+def _hypot_grad(node, g):
+    a, b = node.inputs
+    scaled = F.broadcast_div(g[0], node.outputs[0])
+    return [_sum_like(_mul(scaled, a), a), _sum_like(_mul(scaled, b), b)]
+
+
+def _arctan2_grad(node, g):
+    a, b = node.inputs
+    scaled = F.broadcast_div(g[0], F.broadcast_add(F.square(a), F.square(b)))
+    return [_sum_like(_mul(scaled, b), a), _sum_like(F.negative(_mul(scaled, a)), b)]
+
+
+def _scalar_of(node):
+    return node.attrs["scalar"]
+
+
+def _power_scalar_grad(node, g):
+    s = _scalar_of(node)
+    return [_mul(g[0], F._mul_scalar(F._power_scalar(node.inputs[0], scalar=s - 1), scalar=s))]
+
+
+def _rpower_scalar_grad(node, g):
+    return [_mul(g[0], F._mul_scalar(node.outputs[0], scalar=math.log(_scalar_of(node))))]
+
+
+def _rmod_scalar_grad(node, g):
+    quotient = F._npi_rfloor_divide_scalar(node.inputs[0], scalar=_scalar_of(node))
+    return [F.negative(_mul(g[0], quotient))]
+
+
+def _compare_scalar_grad(op_name):
+    """maximum/minimum with a scalar: the gradient passes where ``x`` was chosen."""
+    def grad(node, g):
+        return [_mul(g[0], getattr(F, op_name)(node.inputs[0], scalar=_scalar_of(node)))]
+    return grad
+
+
+def _hypot_scalar_grad(node, g):
+    return [_mul(g[0], F.broadcast_div(node.inputs[0], node.outputs[0]))]
+
+
+def _arctan2_scalar_grad(sign):
+    """d/dx arctan2(x, s) = s / (x^2 + s^2); the reflected arctan2(s, x) has the opposite sign."""
+    def grad(node, g):
+        s = _scalar_of(node)
+        denominator = F._plus_scalar(F.square(node.inputs[0]), scalar=float(s) * s)
+        return [_mul(g[0], F._rdiv_scalar(denominator, scalar=sign * s))]
+    return grad
+
+
+# stem, legacy (has broadcast_* names), numexpr, tensor grad, scalar grad, reflected scalar grad
+# (reflected "same": the op is symmetric, ``s op x == x op s``). The ufunc is NumPy's ``stem``.
+_ARITHMETIC = (
+    ("power", True, "({0} ** {1})", _power_grad, _power_scalar_grad, _rpower_scalar_grad),
+    ("mod", True, None, _mod_grad, lambda node, g: [g[0]], _rmod_scalar_grad),
+    ("maximum", True, None,
+     _select_grad("broadcast_greater_equal", "broadcast_lesser"),
+     _compare_scalar_grad("_greater_equal_scalar"), "same"),
+    ("minimum", True, None,
+     _select_grad("broadcast_lesser_equal", "broadcast_greater"),
+     _compare_scalar_grad("_lesser_equal_scalar"), "same"),
+    ("hypot", True, None, _hypot_grad, _hypot_scalar_grad, "same"),
+    ("arctan2", False, "arctan2({0}, {1})", _arctan2_grad, _arctan2_scalar_grad(1.0),
+     _arctan2_scalar_grad(-1.0)),
+    ("floor_divide", False, None, zero_grads, zero_grads, zero_grads),
+)
+
+
+def _register_arithmetic(stem, legacy, numexpr, grad, scalar_grad, rscalar_grad):
+    """One table row: the tensor op, its scalar variant and (unless symmetric) the reflected one.
+
+    Legacy rows are ``broadcast_<stem>`` / ``_<stem>_scalar`` with ``_npi_`` aliases; the others
+    exist only under their ``_npi_`` names, as in MXNet.
+    """
+    prefix = "_" if legacy else "_npi_"
+    binary(f"broadcast_{stem}" if legacy else f"_npi_{stem}", stem, grad=grad, numexpr=numexpr,
+           aliases=(f"_{stem}", f"_npi_{stem}") if legacy else ())
+    scalar_op(f"{prefix}{stem}_scalar", stem, grad=scalar_grad,
+              aliases=(f"_npi_{stem}_scalar",) if legacy else ())
+    if rscalar_grad != "same":
+        scalar_op(f"{prefix}r{stem}_scalar", stem, grad=rscalar_grad, reflected=True,
+                  aliases=(f"_npi_r{stem}_scalar",) if legacy else ())
+
+
+for _row in _ARITHMETIC:
+    _register_arithmetic(*_row)
+
+# -- scalar arithmetic ---------------------------------------------------------------------------
+scalar_op("_plus_scalar", "add", aliases=("_PlusScalar", "_npi_add_scalar"),
           numexpr="({0} + {s})", grad=lambda node, g: [g[0]])
-scalar_op("_minus_scalar", lambda xp, x, s: x - s, aliases=("_MinusScalar", "_npi_subtract_scalar"),
+scalar_op("_minus_scalar", "subtract", aliases=("_MinusScalar", "_npi_subtract_scalar"),
           numexpr="({0} - {s})", grad=lambda node, g: [g[0]])
-scalar_op("_rminus_scalar", lambda xp, x, s: s - x, aliases=("_RMinusScalar", "_npi_rsubtract_scalar"),
-          numexpr="({s} - {0})", grad=lambda node, g: [F.negative(g[0])])
-scalar_op("_mul_scalar", lambda xp, x, s: x * s, aliases=("_MulScalar", "_npi_multiply_scalar"),
-          numexpr="({0} * {s})", grad=lambda node, g: [F._mul_scalar(g[0], scalar=node.attrs["scalar"])])
-scalar_op("_div_scalar", lambda xp, x, s: x / s, aliases=("_DivScalar", "_npi_true_divide_scalar"),
-          numexpr="({0} / {s})", grad=lambda node, g: [F._div_scalar(g[0], scalar=node.attrs["scalar"])])
-scalar_op("_rdiv_scalar", lambda xp, x, s: s / x, aliases=("_RDivScalar", "_npi_rtrue_divide_scalar"),
-          numexpr="({s} / {0})",
+scalar_op("_rminus_scalar", "subtract", reflected=True,
+          aliases=("_RMinusScalar", "_npi_rsubtract_scalar"), numexpr="({s} - {0})",
+          grad=lambda node, g: [F.negative(g[0])])
+scalar_op("_mul_scalar", "multiply", aliases=("_MulScalar", "_npi_multiply_scalar"),
+          numexpr="({0} * {s})",
+          grad=lambda node, g: [F._mul_scalar(g[0], scalar=_scalar_of(node))])
+scalar_op("_div_scalar", "true_divide", aliases=("_DivScalar", "_npi_true_divide_scalar"),
+          numexpr="({0} / {s})", out_dtype=_float_scalar_dtype,
+          grad=lambda node, g: [F._div_scalar(g[0], scalar=_scalar_of(node))])
+scalar_op("_rdiv_scalar", "true_divide", reflected=True,
+          aliases=("_RDivScalar", "_npi_rtrue_divide_scalar"), numexpr="({s} / {0})",
+          out_dtype=_float_scalar_dtype,
           grad=lambda node, g: [F.broadcast_mul(g[0], F._mul_scalar(
-              F.reciprocal(F.square(node.inputs[0])), scalar=-node.attrs["scalar"]))])
-
-# -- unary maps -------------------------------------------------------------------------------------------------
-unary("negative", "negative", np_name="negative", numexpr="(-{0})", grad=lambda node, g: [F.negative(g[0])])
-unary("reciprocal", "reciprocal", np_name="reciprocal", numexpr="(1 / {0})",
-      grad=lambda node, g: [F.negative(F.broadcast_mul(g[0], F.square(F.reciprocal(node.inputs[0]))))])
-unary("square", "square", np_name="square", numexpr="({0} * {0})",
-      grad=lambda node, g: [F.broadcast_mul(g[0], F._mul_scalar(node.inputs[0], scalar=2.0))])
-unary("exp", "exp", np_name="exp", numexpr="exp({0})",
-      grad=lambda node, g: [F.broadcast_mul(g[0], node.outputs[0])])
-unary("sin", "sin", np_name="sin", numexpr="sin({0})", grad=lambda node, g: [F.broadcast_mul(g[0], F.cos(node.inputs[0]))])
-unary("cos", "cos", np_name="cos", numexpr="cos({0})",
-      grad=lambda node, g: [F.negative(F.broadcast_mul(g[0], F.sin(node.inputs[0])))])
-unary("tanh", "tanh", np_name="tanh", numexpr="tanh({0})",
-      grad=lambda node, g: [F.broadcast_mul(g[0], F._rminus_scalar(F.square(node.outputs[0]), scalar=1.0))])
+              F.reciprocal(F.square(node.inputs[0])), scalar=-_scalar_of(node)))])
 
 
-# -- hand-written frontends: python operators and scalars ---------------------------------------------------
-def _binary_frontend(tensor_op, scalar_op_name, rscalar_op_name):
-    """``f(x1, x2, out=None)`` picking the tensor op or the scalar variant (and its reflected form)."""
+# -- comparisons and logical ops: a legacy (0/1, input dtype) and a NumPy (bool) op per row ------
+# ufunc, the op ``scalar <op> x`` becomes (``2 < x`` is ``x > 2``), numexpr operator
+_COMPARISONS = (
+    ("equal", "equal", "=="), ("not_equal", "not_equal", "!="),
+    ("greater", "less", ">"), ("greater_equal", "less_equal", ">="),
+    ("less", "greater", "<"), ("less_equal", "greater_equal", "<="),
+    # NOTE: no numexpr template: its ``&``/``|`` need bool operands, these ops take any dtype.
+    ("logical_and", "logical_and", None), ("logical_or", "logical_or", None),
+    ("logical_xor", "logical_xor", None),
+)
+
+
+def _legacy_stem(ufunc):
+    """MXNet's legacy ops say "lesser" where NumPy says "less"."""
+    return ufunc.replace("less", "lesser")
+
+
+def _register_comparison(ufunc, numexpr_op):
+    """``broadcast_<stem>`` (+ ``_<stem>``), ``_<stem>_scalar`` and their ``_npi_`` bool twins."""
+    stem = _legacy_stem(ufunc)
+    template = scalar_template = None
+    if numexpr_op is not None:
+        template, scalar_template = (f"({{0}} {numexpr_op} {{{rhs}}})" for rhs in ("1", "s"))
+    binary(f"broadcast_{stem}", ufunc, grad=_no_grads, aliases=(f"_{stem}",), cast_rule=promote)
+    binary(f"_npi_{ufunc}", ufunc, grad=_no_grads, cast_rule=lambda a, b: _BOOL,
+           numexpr=template)
+    scalar_op(f"_{stem}_scalar", ufunc, grad=_no_grads)
+    scalar_op(f"_npi_{ufunc}_scalar", ufunc, grad=_no_grads,
+              out_dtype=_bool_scalar_dtype, numexpr=scalar_template)
+
+
+for _ufunc, _reflected, _nx in _COMPARISONS:
+    _register_comparison(_ufunc, _nx)
+
+unary("logical_not", "logical_not", grad=_no_grads, uses="", kind="mask",
+      doc="Logical NOT; 0/1 in the input dtype (MXNet legacy).")
+unary("_npi_logical_not", "logical_not", grad=_no_grads, np_name="logical_not", kind="bool",
+      uses="")
+unary("_npi_bitwise_not", "invert", grad=_no_grads, np_name="bitwise_not",
+      aliases=("bitwise_not",), uses="",
+      doc="Bitwise NOT of integers, logical NOT of booleans (Python's ``~``).")
+
+
+# -- hand-written frontends: python operators and scalars ----------------------------------------
+def _scalar_attrs(fname, value):
+    """The attribute dict of a scalar op, built directly (the hot path of ``x + 1``)."""
+    kind = type(value)
+    if kind is float:
+        return {"scalar": value, "is_int": False}
+    if kind is int or kind is bool:
+        return {"scalar": int(value), "is_int": True}
+    if isinstance(value, numpy.generic) and value.dtype.kind in "biuf":
+        return _scalar_attrs(fname, value.item())
+    raise MXNetTypeError(f"{fname}: operands must be arrays or Python scalars, "
+                         f"got {kind.__name__}")
+
+
+def binary_frontend(fname, tensor, scalar, rscalar):
+    """``fname(x1, x2, out=None)``: op ``tensor`` on two arrays, ``scalar``/``rscalar`` for one.
+
+    Ops are looked up once here, so a call costs two type tests and one :func:`invoke`.
+    """
+    tensor_op, scalar_op_, rscalar_op = get_op(tensor), get_op(scalar), get_op(rscalar)
+    host = getattr(numpy, fname)
+
     def call(x1, x2, out=None):
-        if isinstance(x1, NDArray) and isinstance(x2, NDArray):
-            return _invoke_out(tensor_op, [x1, x2], {}, out)
+        outs = None if out is None else [out]
         if isinstance(x1, NDArray):
-            return _scalar_call(scalar_op_name, x1, x2, out)
+            if isinstance(x2, NDArray):
+                return invoke(tensor_op, [x1, x2], {}, outs)[0]
+            return invoke(scalar_op_, [x1], _scalar_attrs(fname, x2), outs)[0]
         if isinstance(x2, NDArray):
-            if rscalar_op_name is None:
-                return _scalar_call(scalar_op_name, x2, x1, out)
-            return _scalar_call(rscalar_op_name, x2, x1, out)
-        return getattr(numpy, tensor_op.replace("broadcast_", ""), None)(x1, x2)
+            return invoke(rscalar_op, [x2], _scalar_attrs(fname, x1), outs)[0]
+        return host(x1, x2)
+    call.__name__ = call.__qualname__ = fname
+    call.__doc__ = (f"``{fname}(x1, x2, out=None)`` with broadcasting; either side may be a "
+                    f"Python scalar (ops ``{tensor}``, ``{scalar}``, ``{rscalar}``).")
     return call
 
 
-def _scalar_call(op_name, x, scalar, out):
-    if not isinstance(scalar, (int, float, bool, numpy.generic)):
-        from ..base import MXNetTypeError
-        raise MXNetTypeError(f"{op_name}: operand must be an array or a Python scalar, got {type(scalar).__name__}")
-    return _invoke_out(op_name, [x], {"scalar": scalar.item() if isinstance(scalar, numpy.generic) else scalar},
-                       out)
+def _publish(flavours, names, fn):
+    for name in names:
+        register_frontend(*flavours, name=name)(fn)
 
 
-def _invoke_out(op_name, inputs, kwargs, out):
-    op = get_op(op_name)
-    result = invoke(op, inputs, op.parse_attrs(kwargs), out=None if out is None else [out])
-    return result[0]
+# public names, tensor op, scalar op, reflected scalar op: the same ops for mx.np and mx.nd
+_ARITHMETIC_FRONTENDS = (
+    (("add",), "broadcast_add", "_plus_scalar", "_plus_scalar"),
+    (("subtract",), "broadcast_sub", "_minus_scalar", "_rminus_scalar"),
+    (("multiply",), "broadcast_mul", "_mul_scalar", "_mul_scalar"),
+    (("true_divide", "divide"), "broadcast_div", "_div_scalar", "_rdiv_scalar"),
+    (("floor_divide",), "_npi_floor_divide", "_npi_floor_divide_scalar",
+     "_npi_rfloor_divide_scalar"),
+    (("mod", "remainder"), "broadcast_mod", "_mod_scalar", "_rmod_scalar"),
+    (("power",), "broadcast_power", "_power_scalar", "_rpower_scalar"),
+    (("maximum",), "broadcast_maximum", "_maximum_scalar", "_maximum_scalar"),
+    (("minimum",), "broadcast_minimum", "_minimum_scalar", "_minimum_scalar"),
+    (("hypot",), "broadcast_hypot", "_hypot_scalar", "_hypot_scalar"),
+    (("arctan2",), "_npi_arctan2", "_npi_arctan2_scalar", "_npi_rarctan2_scalar"),
+)
+_ND_EXTRA_NAMES = {"mod": ("modulo",), "less": ("lesser",), "less_equal": ("lesser_equal",)}
+
+for _names, _tensor, _scalar, _rscalar in _ARITHMETIC_FRONTENDS:
+    _fn = binary_frontend(_names[0], _tensor, _scalar, _rscalar)
+    _publish(("np", "nd"), _names, _fn)
+    _publish(("nd",), _ND_EXTRA_NAMES.get(_names[0], ()), _fn)
+
+for _ufunc, _reflected, _nx in _COMPARISONS:
+    _stem, _rstem = _legacy_stem(_ufunc), _legacy_stem(_reflected)
+    _publish(("np",), (_ufunc,), binary_frontend(
+        _ufunc, f"_npi_{_ufunc}", f"_npi_{_ufunc}_scalar", f"_npi_{_reflected}_scalar"))
+    _publish(("nd",), (_ufunc,) + _ND_EXTRA_NAMES.get(_ufunc, ()), binary_frontend(
+        _ufunc, f"broadcast_{_stem}", f"_{_stem}_scalar", f"_{_rstem}_scalar"))
+
+_BITWISE_NOT = get_op("_npi_bitwise_not")
 
 
-add = register_frontend("np", "nd", name="add")(_binary_frontend("broadcast_add", "_plus_scalar", None))
-subtract = register_frontend("np", "nd", name="subtract")(
-    _binary_frontend("broadcast_sub", "_minus_scalar", "_rminus_scalar"))
-multiply = register_frontend("np", "nd", name="multiply")(_binary_frontend("broadcast_mul", "_mul_scalar", None))
-true_divide = register_frontend("np", "nd", name="true_divide")(
-    _binary_frontend("broadcast_div", "_div_scalar", "_rdiv_scalar"))
-register_frontend("np", "nd", name="divide")(true_divide)
+@register_frontend("np", "nd")
+def invert(x, out=None):
+    """``~x``: bitwise NOT of integers, logical NOT of booleans (floats raise naming the op).
+
+    >>> import mxlab as mx
+    >>> ~mx.np.array([True, False])
+    array([False,  True])
+    """
+    return invoke(_BITWISE_NOT, [x], {}, None if out is None else [out])[0]

@@ -1,0 +1,153 @@
+"""Test helpers for op families: run an op's gradient rule directly, compare with central
+differences.
+
+The rule is called on a small node object (``inputs``/``outputs``/``attrs``/``op`` holding
+arrays), so the check depends only on the op definition and the ops its rule uses, not on
+``mx.autograd``.
+"""
+import dataclasses
+import json
+import os
+import subprocess
+
+import numpy
+import pytest
+
+import mxlab as mx
+from mxlab.imperative import invoke
+from mxlab.ops.registry import get_op
+
+
+@dataclasses.dataclass
+class GradNode:
+    """The view of a recorded node that ``Op.gradient`` reads."""
+    op: object
+    inputs: list
+    outputs: list
+    attrs: dict
+
+
+def as64(x):
+    """Float data as float64 (integer inputs such as lengths keep their dtype)."""
+    x = numpy.asarray(x)
+    return x if x.dtype.kind in "iub" else x.astype(numpy.float64)
+
+
+def forward64(op, inputs, attrs):
+    """The op's first output computed straight from NumPy float64 inputs."""
+    result = op.compute(numpy, inputs, attrs)
+    if isinstance(result, (list, tuple)):
+        result = result[0]
+    return numpy.asarray(result, dtype=numpy.float64)
+
+
+def numeric_gradient(op, inputs, attrs, head, index, eps=1e-6):
+    """d sum(op(inputs) * head) / d inputs[index] by central differences (float64)."""
+    point = [x.copy() for x in inputs]
+    target = point[index]
+    grad = numpy.zeros_like(target)
+    flat, out = target.reshape(-1), grad.reshape(-1)
+    for i in range(flat.size):
+        keep = flat[i]
+        flat[i] = keep + eps
+        plus = numpy.sum(forward64(op, point, attrs) * head)
+        flat[i] = keep - eps
+        minus = numpy.sum(forward64(op, point, attrs) * head)
+        flat[i] = keep
+        out[i] = (plus - minus) / (2 * eps)
+    return grad
+
+
+def analytic_gradient(op_name, inputs, attrs=None, head=None, cls=mx.np.ndarray):
+    """``(gradients, outputs, head)`` from the op's gradient rule at float64 ``inputs``."""
+    op = get_op(op_name)
+    parsed = op.parse_attrs(attrs or {})
+    inputs = [as64(x) for x in inputs]
+    arrays = [mx.nd.array(x, dtype=x.dtype) for x in inputs]
+    arrays = [a.as_np_ndarray() for a in arrays] if cls is mx.np.ndarray else arrays
+    outputs = invoke(op, arrays, parsed)
+    if head is None:
+        head = numpy.random.uniform(0.5, 1.5, size=outputs[0].shape)
+    heads = [cls._wrap(numpy.asarray(head, dtype=numpy.float64), arrays[0].device)]
+    zeros = mx.np.zeros_like if cls is mx.np.ndarray else mx.nd.zeros_like
+    heads += [zeros(o) for o in outputs[1:]]
+    grads = op.gradient(GradNode(op, arrays, outputs, parsed), heads)
+    return grads, outputs, head
+
+
+def check_gradient(op_name, inputs, attrs=None, wrt=None, rtol=1e-5, atol=1e-7, cls=mx.np.ndarray):
+    """Assert the gradient rule of ``op_name`` matches central differences (inputs in ``wrt``)."""
+    inputs = [as64(x) for x in inputs]
+    grads, _, head = analytic_gradient(op_name, inputs, attrs, cls=cls)
+    op = get_op(op_name)
+    parsed = op.parse_attrs(attrs or {})
+    assert len(grads) == len(inputs), f"{op_name}: one gradient entry per input expected"
+    for index in range(len(inputs)) if wrt is None else wrt:
+        expected = numeric_gradient(op, inputs, parsed, head, index)
+        assert grads[index] is not None, f"{op_name}: no gradient for input {index}"
+        got = grads[index].asnumpy()
+        assert got.shape == inputs[index].shape, f"{op_name}: gradient shape {got.shape}"
+        numpy.testing.assert_allclose(got, expected, rtol=rtol, atol=atol,
+                                      err_msg=f"{op_name} input {index}")
+
+
+# -- differential runs against real MXNet 1.9.1 (opt-in) -------------------------------------------
+ORACLE_ENV = "MXLAB_MXNET_PYTHON"
+requires_oracle = pytest.mark.skipif(not os.environ.get(ORACLE_ENV),
+                                     reason=f"set {ORACLE_ENV} to a Python with mxnet==1.9.1")
+
+_DRIVER = r"""
+import json, sys
+import numpy as np
+import mxnet as mx
+inputs = {k: np.array(v["data"], dtype=v["dtype"]) for k, v in json.loads(sys.stdin.read()).items()}
+outputs = {}
+exec(compile(sys.argv[1], "<oracle>", "exec"), {"mx": mx, "np": np, "inputs": inputs,
+                                                "outputs": outputs})
+print(json.dumps({k: {"data": np.asarray(v).tolist(), "dtype": str(np.asarray(v).dtype),
+                      "shape": list(np.shape(v))} for k, v in outputs.items()}))
+"""
+
+
+def run_both(code, inputs):
+    """Run ``code`` (which fills ``outputs`` from ``inputs`` with ``mx``) under mxlab here and
+    under real MXNet in a subprocess; returns ``(mine, theirs)``, dicts of NumPy arrays."""
+    mine = {}
+    exec(compile(code, "<mxlab>", "exec"), {"mx": mx, "np": numpy, "inputs": inputs,
+                                            "outputs": mine})
+    payload = {k: {"data": v.tolist(), "dtype": str(v.dtype)} for k, v in inputs.items()}
+    result = subprocess.run([os.environ[ORACLE_ENV], "-c", _DRIVER, code],
+                            input=json.dumps(payload), capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    theirs = {k: numpy.array(v["data"], dtype=v["dtype"]).reshape(v["shape"])
+              for k, v in json.loads(result.stdout).items()}
+    return {k: numpy.asarray(v) for k, v in mine.items()}, theirs
+
+
+def assert_same_results(mine, theirs, rtol=1e-5, atol=1e-6):
+    """Every output agrees in shape, dtype and value."""
+    assert sorted(mine) == sorted(theirs)
+    for key, ref in theirs.items():
+        got = mine[key]
+        assert (got.shape, got.dtype) == (ref.shape, ref.dtype), key
+        numpy.testing.assert_allclose(got, ref, rtol=rtol, atol=atol, err_msg=key)
+
+
+def check_second_order(fn, x, eps=1e-5, rtol=1e-5, atol=1e-7):
+    """Hessian-vector product through ``mx.autograd`` (gradient of the gradient) against
+    central differences of the first gradient; ``fn`` maps an ``mx.np`` array to an array."""
+    direction = numpy.random.uniform(-1, 1, size=x.shape)
+
+    def first_grad(point, create_graph=False):
+        arr = mx.np.array(point, dtype="float64")
+        arr.attach_grad()
+        with mx.autograd.record():
+            (grad,) = mx.autograd.grad(fn(arr).sum(), [arr], create_graph=create_graph)
+            projected = (grad * mx.np.array(direction, dtype="float64")).sum()
+        return arr, grad, projected
+
+    arr, _, projected = first_grad(x, create_graph=True)
+    projected.backward()
+    expected = (first_grad(x + eps * direction)[1].asnumpy()
+                - first_grad(x - eps * direction)[1].asnumpy()) / (2 * eps)
+    numpy.testing.assert_allclose(arr.grad.asnumpy(), expected, rtol=rtol, atol=atol)
