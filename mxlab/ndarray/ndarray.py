@@ -397,7 +397,13 @@ class NDArray:
 
 def _delegate(name):
     def method(self, *args, **kwargs):
-        return getattr(_ns(self), name)(self, *args, **kwargs)
+        fn = getattr(_ns(self), name, None)
+        if fn is None and self._flavour == "np":
+            # NOTE: MXNet-only ops (relu, softmax, ...) live in mx.npx for NumPy-style arrays.
+            fn = getattr(_namespaces["npx"], name, None)
+        if fn is None:
+            raise AttributeError(f"'{type(self).__name__}' object has no method '{name}'")
+        return fn(self, *args, **kwargs)
     method.__name__ = name
     method.__doc__ = f"Same as the namespace function ``{name}(self, ...)``."
     return method
