@@ -17,6 +17,7 @@ Examples
 [('my_op', True)]"""
 import collections
 import dataclasses
+import itertools
 import threading
 import time
 import warnings
@@ -70,7 +71,7 @@ class EventLog:
         self.enabled = True
         self._events = collections.deque(maxlen=maxlen)
         self._listeners = ()
-        self._seq = 0
+        self._counter = itertools.count(1)
         self._lock = threading.Lock()
 
     @property
@@ -99,23 +100,29 @@ class EventLog:
 
     def record(self, name, reads, writes, start, end, error=None, pushed=None, push_seq=None,
                bulk=None):
-        """Append one event (when enabled) and hand it to the listeners; returns the event."""
-        thread = threading.current_thread().name
-        with self._lock:
-            self._seq += 1
-            event = EngineEvent(self._seq, name, reads, writes, thread, start, end, error, pushed,
-                                push_seq, bulk)
-            if self.enabled:
-                self._events.append(event)
-            listeners = self._listeners
-        for callback in listeners:
-            _notify(callback, event)
-        return event
+        """Append one event (when enabled) and hand it to the listeners.
+
+        The buffer keeps plain tuples (one per op on the hot path); :meth:`events` turns them into
+        :class:`EngineEvent` objects when someone looks.
+        """
+        ident = threading.get_ident()
+        if ident not in _THREAD_NAMES:
+            _THREAD_NAMES[ident] = threading.current_thread().name
+        raw = (next(self._counter), name, reads, writes, ident, start, end, error, pushed, push_seq,
+               bulk)
+        if self.enabled:
+            self._events.append(raw)   # NOTE: deque.append is atomic; no lock on the hot path.
+        listeners = self._listeners
+        if listeners:
+            event = _event(raw)
+            for callback in listeners:
+                _notify(callback, event)
 
     def events(self):
         """A list copy of the buffered events, oldest first."""
         with self._lock:
-            return list(self._events)
+            raws = list(self._events)
+        return [_event(raw) for raw in raws]
 
     def clear(self):
         with self._lock:
@@ -125,6 +132,19 @@ class EventLog:
         return len(self._events)
 
     now = staticmethod(time.perf_counter)
+
+
+_THREAD_NAMES = {}   # NOTE: thread ident -> name, taken the first time a thread records an event.
+
+
+def _thread_name(ident):
+    return _THREAD_NAMES.get(ident) or f"thread-{ident}"
+
+
+def _event(raw):
+    seq, name, reads, writes, ident, start, end, error, pushed, push_seq, bulk = raw
+    return EngineEvent(seq, name, reads, writes, _thread_name(ident), start, end, error, pushed,
+                       push_seq, bulk)
 
 
 def _notify(callback, event):

@@ -1,6 +1,6 @@
 """The synchronous engine: every push runs at once on the calling thread (MXNet's NaiveEngine)."""
 from .log import EventLog
-from .op import EngineOp, op_error, run_op, split_vars
+from .op import ErrorRef, op_error, split_vars
 
 __all__ = ["NaiveEngine"]
 
@@ -35,9 +35,20 @@ class NaiveEngine:
         if not log.active:
             _run_unlogged(fn, writes, name)
             return
-        error = run_op(EngineOp(fn, name, reads, writes, log.now()), log)
-        if error is not None:
-            raise error.take()
+        now = log.now
+        start = now()
+        read_versions = tuple([(v.id, v.version) for v in reads])
+        try:
+            fn()
+        except Exception as exc:  # noqa: BLE001 - logged, then re-raised as the MXNetError naming the op
+            error = ErrorRef(op_error(exc, name), name)
+            log.record(name, read_versions, tuple([(v.id, v.version) for v in writes]), start, now(),
+                       error.message, start)
+            raise error.take() from exc
+        for var in writes:
+            var.version += 1
+        log.record(name, read_versions, tuple([(v.id, v.version) for v in writes]), start, now(),
+                   None, start)
 
     def wait_for_var(self, var):
         """Nothing is ever pending in the naive engine."""

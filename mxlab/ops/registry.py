@@ -155,7 +155,9 @@ class Op:
         Requests (:class:`OpReq`): write/inplace overwrite the buffer, add accumulates, null skips.
         """
         if outs is None:
-            return _as_list(self.compute(xp, inputs, attrs))
+            # NOTE: NumPy returns scalars (numpy.float64) for many 0-d results; outputs are always arrays.
+            return [xp.asarray(r) if isinstance(r, numpy.generic) else r
+                    for r in _as_list(self.compute(xp, inputs, attrs))]
         reqs = reqs or [OpReq.WRITE] * len(outs)
         if self.compute_into is not None and all(r in (OpReq.WRITE, OpReq.INPLACE) for r in reqs):
             self.compute_into(xp, inputs, attrs, outs)
@@ -187,11 +189,17 @@ class Op:
                 return result
             return list(in_dtypes), list(result)
         if in_dtypes and all(d is not None for d in in_dtypes):
-            if in_shapes is not None and all(_known(s) for s in in_shapes):
+            if in_shapes is not None and all(_known(s) for s in in_shapes) and \
+                    sum(int(numpy.prod(s)) for s in in_shapes) <= _META_DTYPE_LIMIT:
                 return list(in_dtypes), _meta_shapes(self, attrs, in_shapes, in_dtypes)[1]
             if self.elementwise or self.get_num_outputs(attrs) == 1:
+                # NOTE: large inputs without a dtype rule: assume the first input's dtype rather than
+                #   running a real kernel (a matmul) just to learn it.
                 return list(in_dtypes), [in_dtypes[0]] * self.get_num_outputs(attrs)
         return list(in_dtypes), [None] * self.get_num_outputs(attrs)
+
+
+_META_DTYPE_LIMIT = 4096   # elements: up to this, dtypes come from running the kernel on dummies
 
 
 def _known(shape):
@@ -313,6 +321,7 @@ F = _OpCaller()
 
 
 _FRONTENDS = {}   # flavour -> {public name: python function}
+_NAMESPACES = {}  # flavour -> populated namespace dicts (frontends registered later are added to them)
 
 
 def register_frontend(*flavours, name=None):
@@ -323,6 +332,8 @@ def register_frontend(*flavours, name=None):
     def decorate(fn):
         for flavour in flavours:
             _FRONTENDS.setdefault(flavour, {})[name or fn.__name__] = fn
+            for namespace in _NAMESPACES.get(flavour, ()):
+                namespace[name or fn.__name__] = fn
         return fn
     return decorate
 
@@ -335,6 +346,7 @@ def populate_namespace(namespace, flavour, make_frontend):
     registered later (extensions).
     """
     custom = _FRONTENDS.setdefault(flavour, {})
+    _NAMESPACES.setdefault(flavour, []).append(namespace)
 
     def add(op):
         for public in _public_names(op, flavour):
