@@ -1,6 +1,6 @@
 """The synchronous engine: every push runs at once on the calling thread (MXNet's NaiveEngine)."""
 from .log import EventLog
-from .op import ErrorRef, op_error, split_vars
+from .op import ErrorRef, _push_seq, op_error, split_vars
 
 __all__ = ["NaiveEngine"]
 
@@ -36,6 +36,7 @@ class NaiveEngine:
             _run_unlogged(fn, writes, name)
             return
         now = log.now
+        seq = next(_push_seq)
         start = now()
         read_versions = tuple([(v.id, v.version) for v in reads])
         try:
@@ -43,12 +44,12 @@ class NaiveEngine:
         except Exception as exc:  # noqa: BLE001 - logged, then re-raised as the MXNetError naming the op
             error = ErrorRef(op_error(exc, name), name)
             log.record(name, read_versions, tuple([(v.id, v.version) for v in writes]), start, now(),
-                       error.message, start)
+                       error.message, start, seq)
             raise error.take() from exc
         for var in writes:
             var.version += 1
         log.record(name, read_versions, tuple([(v.id, v.version) for v in writes]), start, now(),
-                   None, start)
+                   None, start, seq)
 
     def wait_for_var(self, var):
         """Nothing is ever pending in the naive engine."""

@@ -35,3 +35,4 @@ def _dispatch(op, inputs, attrs):
 _register_dispatch(NDArray, _dispatch)
 _populate(globals(), "nd", _make_array_frontend(NDArray))
 _ndarray_mod._namespaces["nd"] = __import__(__name__, fromlist=["_"])
+from . import random  # noqa: E402,F401

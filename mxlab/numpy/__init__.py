@@ -30,3 +30,4 @@ def asarray(obj, dtype=None, device=None):
 
 _populate(globals(), "np", _make_array_frontend(ndarray))
 _ndarray_mod._namespaces["np"] = __import__(__name__, fromlist=["_"])
+from . import random  # noqa: E402,F401

@@ -95,9 +95,14 @@ def _normal(xp, gen, a, shape):
     return gen.normal(a["loc"], a["scale"], size=shape)
 
 
+def check_randint(low, high):
+    """``low < high`` (checked by the frontends before pushing, so the error is raised at the call)."""
+    if high <= low:
+        raise MXNetValueError(f"randint: low ({low}) must be less than high ({high})")
+
+
 def _randint(xp, gen, a, shape):
-    if a["high"] <= a["low"]:
-        raise MXNetValueError(f"randint: low ({a['low']}) must be less than high ({a['high']})")
+    check_randint(a["low"], a["high"])
     if xp is numpy:
         return gen.integers(a["low"], a["high"], size=shape)
     return gen.randint(a["low"], a["high"], size=shape)

@@ -523,6 +523,13 @@ class Symbol:
 
         return NDArray
 
+    def optimize_for(self, backend, args=None, aux=None, ctx=None, **kwargs):
+        """This graph partitioned by subgraph ``backend`` (see :mod:`mxlab.subgraph`); ``args`` /
+        ``aux`` arrays (by name or in order) give the backend inferred shapes and dtypes."""
+        from ..subgraph import partition_for_backend
+
+        return partition_for_backend(self, backend, args, aux, **kwargs)
+
     def bind(self, *args, **kwargs):
         raise MXNetNotImplementedError("Symbol.bind needs the GraphExecutor (not built yet)")
 
