@@ -84,10 +84,13 @@ def invoke(op, inputs, attrs, out=None, cls=None, device=None):
     if state.deferred:
         return _hooks["deferred"](op, inputs, attrs, out, cls, device)
     if inputs:
-        device = _common_device(op, inputs) if len(inputs) > 1 else inputs[0]._device
-        cls = cls or type(inputs[0])
+        first = inputs[0]
+        device = first._device
+        if len(inputs) > 1:
+            _common_device(op, inputs)
+        cls = cls or type(first)
         for x in inputs:
-            if x._dc is not None and x._data is None:
+            if x._data is None and x._dc is not None:
                 x._materialize()
     else:
         device = device or current_device()
@@ -98,15 +101,16 @@ def invoke(op, inputs, attrs, out=None, cls=None, device=None):
         if recording and any(o._ag is not None for o in outputs):
             raise MXNetNotImplementedError(INPLACE_AUTOGRAD_MSG)
     else:
-        outputs = [cls._empty_handle(device) for _ in range(op.get_num_outputs(attrs))]
-    engine = _engine_mod.get_engine()
+        count = op.num_outputs if type(op.num_outputs) is int else op.get_num_outputs(attrs)
+        outputs = [cls._empty_handle(device) for _ in range(count)]
     write_vars = [o._var for o in outputs]
     if op.mutate_inputs:
         write_vars += [inputs[i]._var for i in op.mutate_inputs]
     if op.resources:
         # NOTE: ops sharing a resource (one RNG per device) are ordered by writing its var, so seeds repeat.
         write_vars += [_engine_mod.resource_var(kind, device) for kind in op.resources]
-    read_vars = [x._var for x in inputs if x._var not in write_vars]
+    read_vars = [x._var for x in inputs if x._var not in write_vars] if out is not None or op.mutate_inputs \
+        else [x._var for x in inputs]
 
     def kernel():
         datas = [x._data for x in inputs]
@@ -124,11 +128,11 @@ def invoke(op, inputs, attrs, out=None, cls=None, device=None):
             raise translated from exc
         if type(results) is tuple or type(results) is list:
             for o, r in zip(outputs, results):
-                o._data = r
+                o._data = xp.asarray(r) if isinstance(r, numpy.generic) else r
         else:
-            outputs[0]._data = results
+            outputs[0]._data = xp.asarray(results) if isinstance(results, numpy.generic) else results
 
-    engine.push(kernel, read_vars, write_vars, op.name)
+    _engine_mod.get_engine().push(kernel, read_vars, write_vars, op.name)
     if recording:
         _hooks["record"](op, attrs, inputs, outputs)
     return outputs

@@ -21,9 +21,9 @@ def bind_arguments(op, args, kwargs, is_input):
     inputs, rest = [], list(args)
     while rest and is_input(rest[0]) and (static_count is None or len(inputs) < static_count):
         inputs.append(rest.pop(0))
-    if len(rest) == 1 and not inputs and isinstance(rest[0], (list, tuple)) and rest[0] \
+    if rest and not inputs and isinstance(rest[0], (list, tuple)) and rest[0] \
             and all(is_input(v) for v in rest[0]) and static_count is None:
-        inputs, rest = list(rest.pop(0)), []
+        inputs = list(rest.pop(0))   # NOTE: a sequence of arrays first (concatenate, stack, ...)
     attr_names = [a.name for a in op.attrs if a.name not in kwargs]
     if len(rest) > len(attr_names):
         raise MXNetTypeError(f"{op.name}: too many positional arguments ({len(args)})")
@@ -57,9 +57,16 @@ def _is_array(value):
 def make_array_frontend(cls):
     """A ``make_frontend(op, public)`` for :func:`~mxlab.ops.registry.populate_namespace` producing ``cls``."""
     def make(op, public):
+        # NOTE: the common call `f(x)` / `f(x, y)` with arrays only skips argument binding and parsing.
+        fast_arity = op.num_inputs if isinstance(op.num_inputs, int) and not op._required \
+            and "num_args" not in op._attr_specs else -1
+
         def frontend(*args, out=None, name=None, ctx=None, device=None, **kwargs):
-            inputs, attr_kwargs = bind_arguments(op, args, kwargs, _is_array)
-            attrs = op.parse_attrs(attr_kwargs)
+            if not kwargs and len(args) == fast_arity and all(isinstance(a, NDArray) for a in args):
+                inputs, attrs = list(args), dict(op._defaults)
+            else:
+                inputs, attr_kwargs = bind_arguments(op, args, kwargs, _is_array)
+                attrs = op.parse_attrs(attr_kwargs)
             if out is not None and not isinstance(out, (list, tuple)):
                 out = [out]
             outputs = invoke(op, inputs, attrs, out=out, cls=cls, device=device or ctx)

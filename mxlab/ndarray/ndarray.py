@@ -426,10 +426,13 @@ class ndarray(NDArray):
     _flavour = "np"
 
     def __repr__(self):
-        text = repr(self.asnumpy())
+        # NOTE: MXNet's rule: float32 (the default) and bool print no dtype, every other dtype does.
+        data = self.asnumpy()
+        body = numpy.array2string(data, separator=", ", prefix="array(")
+        extras = "" if data.dtype.name in ("float32", "bool") else f", dtype={data.dtype.name}"
         if self._device.device_type != "cpu":
-            text = text[:-1] + f", device={self._device})"
-        return text
+            extras += f", device={self._device}"
+        return f"array({body}{extras})"
 
     def __str__(self):
         return str(self.asnumpy())

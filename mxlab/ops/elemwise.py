@@ -223,11 +223,17 @@ def scalar_op(name, ufunc, grad=None, aliases=(), numexpr=None, out_dtype=scalar
     ufunc with ``out=``, so in-place updates make no temporary.
     """
     fn, compute_into = _scalar_kernels(ufunc, reflected)
+    keeps_float = out_dtype is scalar_result_dtype
 
     def compute(xp, inputs, attrs):
         x = inputs[0]
-        result = as_array(xp, fn(xp, x, attrs["scalar"]))
-        dtype = out_dtype(x.dtype, attrs["scalar"])
+        scalar = attrs["scalar"]
+        result = fn(xp, x, scalar)
+        if x.ndim == 0:
+            result = as_array(xp, result)
+        if keeps_float and x.dtype.kind == "f" and result.dtype.kind == "f":
+            return result   # NOTE: hot path: float array op Python scalar keeps the array's dtype.
+        dtype = out_dtype(x.dtype, scalar)
         return result if result.dtype == dtype else result.astype(dtype)
 
     def infer_type(attrs, dtypes):

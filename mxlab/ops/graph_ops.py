@@ -1,8 +1,8 @@
 """Ops the graph passes insert: gradient sums, head-gradient placeholders and zero gradients.
 
 These are the nodes MXNet's gradient pass builds (``ElementWiseSum`` "sum_grad", the ``_grad_add``
-chain, ``_identity_with_attr_like_rhs`` for head gradients, ``_zeros``); they are ordinary
-registered ops, so they run, infer shapes and differentiate like any other.
+chain, ``_identity_with_attr_like_rhs`` for head gradients; ``_zeros`` lives in creation.py); they
+are ordinary registered ops, so they run, infer shapes and differentiate like any other.
 
 Example
 -------
@@ -74,14 +74,3 @@ register(Op(name="_identity_with_attr_like_rhs", compute=lambda xp, inputs, attr
             doc="``lhs`` with the shape and dtype of ``rhs``: head gradients take their output's "
                 "attributes without keeping it alive (``rhs`` is never read)."))
 
-
-def _zeros(xp, inputs, attrs):
-    return xp.zeros(attrs["shape"], dtype=attrs["dtype"])
-
-
-register(Op(name="_zeros", compute=_zeros, compute_into=lambda xp, ins, a, outs: outs[0].fill(0),
-            attrs=(Attr("shape", "shape", ()), Attr("dtype", "dtype", "float32")), num_inputs=0,
-            input_names=(), infer_shape=lambda attrs, in_shapes: [attrs["shape"]],
-            infer_type=lambda attrs, in_dtypes: [attrs["dtype"]], gradient=lambda node, g: [],
-            save_inputs=False, save_outputs=False, ignored_attrs=("ctx",), hidden=True,
-            doc="An array of zeros (a gradient known to vanish)."))

@@ -96,7 +96,7 @@ def _normal(xp, gen, a, shape):
 
 
 def check_randint(low, high):
-    """``low < high`` (checked by the frontends before pushing, so the error is raised at the call)."""
+    """``low < high``, checked by the frontends before pushing so the error comes at the call."""
     if high <= low:
         raise MXNetValueError(f"randint: low ({low}) must be less than high ({high})")
 

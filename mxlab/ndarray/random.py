@@ -1,0 +1,75 @@
+"""``mx.nd.random``: sampling into legacy ``NDArray`` objects (MXNet 1.x names and argument order).
+
+Example
+-------
+>>> import mxlab as mx
+>>> mx.nd.random.normal(0, 1, shape=(2, 3)).shape
+(2, 3)
+"""
+
+from ..ops.random import check_randint, array_params, sample
+from .ndarray import NDArray
+
+__all__ = ["uniform", "normal", "randint", "shuffle"]
+
+
+def _sample_arrays(op_name, first, second, shape, dtype, out, kwargs):
+    """MXNet's ``_sample_*`` ops: one draw per parameter element (scalars become arrays like it)."""
+    from ..ops.shape import call_op
+
+    like = first if isinstance(first, NDArray) else second
+    first, second = (
+        p if isinstance(p, NDArray) else call_op("_npi_full_like", [like], fill_value=p)
+        for p in (first, second)
+    )
+    result = call_op(op_name, [first, second], shape=shape, dtype=dtype, **kwargs)
+    return result if out is None else result.copyto(out)
+
+
+def uniform(low=0, high=1, shape=(), dtype=None, ctx=None, out=None, **kwargs):
+    """Samples from U[low, high) of ``shape``; array ``low``/``high`` give one draw per element."""
+    if array_params(low, high):
+        return _sample_arrays("_sample_uniform", low, high, shape, dtype, out, kwargs)
+    return sample(
+        "_random_uniform", NDArray, ctx, out, low=low, high=high, shape=shape, dtype=dtype, **kwargs
+    )
+
+
+def normal(loc=0, scale=1, shape=(), dtype=None, ctx=None, out=None, **kwargs):
+    """Samples from N(loc, scale^2) of ``shape``; array ``loc``/``scale``: a draw per element."""
+    if array_params(loc, scale):
+        return _sample_arrays("_sample_normal", loc, scale, shape, dtype, out, kwargs)
+    return sample(
+        "_random_normal",
+        NDArray,
+        ctx,
+        out,
+        loc=loc,
+        scale=scale,
+        shape=shape,
+        dtype=dtype,
+        **kwargs,
+    )
+
+
+def randint(low, high, shape=(), dtype=None, ctx=None, out=None, **kwargs):
+    """Integers from [low, high) (int32 unless ``dtype``)."""
+    check_randint(low, high)
+    return sample(
+        "_random_randint",
+        NDArray,
+        ctx,
+        out,
+        low=low,
+        high=high,
+        shape=shape,
+        dtype=dtype or "int32",
+        **kwargs,
+    )
+
+
+def shuffle(data, **kwargs):
+    """A copy of ``data`` with its first axis randomly permuted."""
+    from ..ops.shape import call_op
+
+    return call_op("_shuffle", [data], **kwargs)

@@ -1,0 +1,1071 @@
+"""Index ops: slicing, gathers (``take``, ``pick``, boolean masks, advanced keys), their scatter
+gradients, assignments used by ``x[key] = value``, ``one_hot``, ``where``, ``clip``, sorting and
+``nonzero``.
+
+Gathers and scatters come in pairs: the gradient of a gather is the matching scatter into zeros and
+the gradient of that scatter is the gather again, so gradients can be differentiated again.
+Assignment ops write their first input (``compute_into`` updates the buffer in place when it aliases
+that input).
+
+Example
+-------
+>>> import mxlab as mx
+>>> mx.nd.slice(mx.nd.arange(6).reshape((2, 3)), begin=(None, 1), end=(None, None)).shape
+(2, 2)
+"""
+
+import numpy
+
+from ..base import MXNetIndexError, MXNetValueError
+from .attrs import Attr
+from .infer import broadcast_shapes, same_shape
+from .registry import F, Op, get_op, register, register_frontend
+from .shape import call_op, norm_axis, publish, any_unknown
+
+__all__ = ["slice_key", "KEY_INT", "KEY_SLICE", "KEY_NONE", "KEY_ELLIPSIS", "KEY_ARRAY"]
+
+_SLICE_ATTRS = (Attr("begin", "shape"), Attr("end", "shape"), Attr("step", "shape", ()))
+
+
+def _shape_of(s):
+    return None if s is None else tuple(s)
+
+
+def _pass_shape(index):
+    return lambda a, s: [_shape_of(s[index])]
+
+
+# -- slicing ---------------------------------------------------------------------------------------
+def slice_key(a, ndim, op_name="slice"):
+    """The Python key of ``slice(begin, end, step)`` attributes for an array of ``ndim`` dims."""
+    begin, end, step = a["begin"], a["end"], a["step"] or ()
+    if len(begin) != len(end) or len(begin) > ndim or (step and len(step) != len(begin)):
+        raise MXNetValueError(
+            f"{op_name}: begin {begin}, end {end} and step {step} must have the same length, "
+            f"at most the input dimension {ndim}"
+        )
+    steps = step or (None,) * len(begin)
+    if any(s == 0 for s in steps):
+        raise MXNetValueError(f"{op_name}: step must not be 0, got {step}")
+    return tuple(slice(b, e, s) for b, e, s in zip(begin, end, steps))
+
+
+def _slice_axis_key(a, ndim):
+    axis = norm_axis("slice_axis", a["axis"], ndim)
+    return (slice(None),) * axis + (slice(a["begin"], a["end"]),)
+
+
+def _key_shape(shape, key):
+    """Shape of ``x[key]`` for a tuple of slices, without touching data."""
+    out = [len(range(n)[k]) for n, k in zip(shape, key)]
+    return tuple(out) + tuple(shape[len(key) :])
+
+
+def _slicing_op(name, key_fn, attrs, **kwargs):
+    """Register ``name`` (``x[key]``) and ``_backward_name`` (scatter a gradient into zeros) as a
+    pair."""
+    backward = f"_backward_{name.lstrip('_')}"
+
+    def compute(xp, inputs, a):
+        return inputs[0][key_fn(a, inputs[0].ndim)].copy()
+
+    def infer(a, in_shapes):
+        if any_unknown(in_shapes[:1]):
+            return [None]
+        return [_key_shape(tuple(in_shapes[0]), key_fn(a, len(in_shapes[0])))]
+
+    def scatter(xp, inputs, a):
+        g, x = inputs
+        out = xp.zeros(x.shape, dtype=g.dtype)
+        out[key_fn(a, x.ndim)] = g
+        return out
+
+    register(
+        Op(
+            name=name,
+            compute=compute,
+            attrs=attrs,
+            infer_shape=infer,
+            save_outputs=False,
+            gradient=lambda node, g: [getattr(F, backward)(g[0], node.inputs[0], **node.attrs)],
+            **kwargs,
+        )
+    )
+    register(
+        Op(
+            name=backward,
+            compute=scatter,
+            num_inputs=2,
+            input_names=("grad", "data"),
+            attrs=attrs,
+            infer_shape=_pass_shape(1),
+            infer_type=lambda a, d: [d[0]],
+            ignore_inputs=(1,),
+            hidden=True,
+            gradient=lambda node, g: [getattr(F, name)(g[0], **node.attrs), None],
+            doc=f"Gradient of ``{name}``: the gradient placed in zeros shaped like the data.",
+        )
+    )
+
+
+_slicing_op(
+    "slice",
+    lambda a, ndim: slice_key(a, ndim),
+    _SLICE_ATTRS,
+    aliases=("crop", "_npi_slice"),
+    doc="``data[begin:end:step]`` per axis (``None`` entries take the default).",
+)
+_slicing_op(
+    "slice_axis",
+    _slice_axis_key,
+    (Attr("axis", "int"), Attr("begin", "int"), Attr("end", "int", None, optional=True)),
+    doc="``data[begin:end]`` along ``axis``.",
+)
+
+
+def _fit_value(value, target_shape):
+    """``value`` shaped to broadcast into ``target_shape`` (leading size-1 dims dropped, as NumPy
+    does)."""
+    while value.ndim > len(target_shape) and value.shape[0] == 1:
+        value = value.reshape(value.shape[1:])
+    return value
+
+
+def _assign_op(name, key_fn, attrs, tensor, **kwargs):
+    """Register an op writing ``value`` into ``data[key]`` (output 0 is the updated ``data``)."""
+
+    def write(xp, inputs, a, out):
+        if out is not inputs[0]:
+            xp.copyto(out, inputs[0])
+        key = key_fn(xp, inputs, a)
+        region = out[key]
+        value = _fit_value(inputs[1], region.shape) if tensor else a["scalar"]
+        try:
+            out[key] = value
+        except ValueError:
+            raise MXNetValueError(
+                f"{name}: cannot assign a value of shape {numpy.shape(value)} to a region of "
+                f"shape {region.shape}"
+            ) from None
+
+    def compute(xp, inputs, a):
+        out = inputs[0].copy()
+        write(xp, inputs, a, out)
+        return out
+
+    register(
+        Op(
+            name=name,
+            compute=compute,
+            compute_into=lambda xp, inputs, a, outs: write(xp, inputs, a, outs[0]),
+            attrs=attrs,
+            infer_shape=lambda a, s: [_shape_of(s[0])],
+            inplace=((0, 0),),
+            save_outputs=False,
+            hidden=True,
+            **kwargs,
+        )
+    )
+
+
+_assign_op(
+    "_slice_assign",
+    lambda xp, inputs, a: slice_key(a, inputs[0].ndim, "_slice_assign"),
+    _SLICE_ATTRS,
+    True,
+    num_inputs=2,
+    input_names=("lhs", "rhs"),
+    save_inputs=(1,),
+    gradient=lambda node, g: [
+        F._slice_assign_scalar(g[0], scalar=0, **node.attrs),
+        F._reduce_sum_like(F.slice(g[0], **node.attrs), node.inputs[1]),
+    ],
+    doc="``lhs[begin:end:step] = rhs`` (``x[key] = array``).",
+)
+_assign_op(
+    "_slice_assign_scalar",
+    lambda xp, inputs, a: slice_key(a, inputs[0].ndim, "_slice_assign_scalar"),
+    (Attr("scalar", "scalar", 0.0),) + _SLICE_ATTRS,
+    False,
+    save_inputs=False,
+    gradient=lambda node, g: [
+        F._slice_assign_scalar(
+            g[0],
+            scalar=0,
+            begin=node.attrs["begin"],
+            end=node.attrs["end"],
+            step=node.attrs["step"],
+        )
+    ],
+    doc="``lhs[begin:end:step] = scalar`` (``x[key] = 1.0``).",
+)
+
+
+# -- general keys (advanced indexing): one key spec attribute + index arrays as inputs -------------
+KEY_INT, KEY_SLICE, KEY_NONE, KEY_ELLIPSIS, KEY_ARRAY = range(5)
+
+
+def _build_key(spec, arrays):
+    """The Python key from a spec such as ``((1, 0, None, 1), (4, 0))`` and the index arrays it
+    refers to."""
+    key = []
+    for entry in spec:
+        kind = entry[0]
+        if kind == KEY_INT:
+            key.append(entry[1])
+        elif kind == KEY_SLICE:
+            key.append(slice(entry[1], entry[2], entry[3]))
+        elif kind == KEY_NONE:
+            key.append(None)
+        elif kind == KEY_ELLIPSIS:
+            key.append(Ellipsis)
+        else:
+            arr = arrays[entry[1]]
+            key.append(arr if arr.dtype.kind in "bi" else arr.astype(numpy.int64))
+    return tuple(key)
+
+
+_KEY_ATTRS = (
+    Attr("key", "any", doc="key spec: (kind, ...) entries, see KEY_* constants"),
+    Attr("num_arrays", "int", 0),
+)
+
+
+def _index_get(xp, inputs, a):
+    return xp.array(inputs[0][_build_key(a["key"], inputs[1:])])
+
+
+def _index_scatter(xp, inputs, a):
+    g, data, arrays = inputs[0], inputs[1], inputs[2:]
+    out = xp.zeros(data.shape, dtype=g.dtype)
+    key = _build_key(a["key"], arrays)
+    if xp is numpy:
+        numpy.add.at(out, key, g)
+    else:
+        import cupyx
+
+        cupyx.scatter_add(out, key, g)
+    return out
+
+
+def _array_names(prefix, a):
+    return prefix + tuple(f"index{i}" for i in range(a["num_arrays"]))
+
+
+register(
+    Op(
+        name="_index_get",
+        compute=_index_get,
+        attrs=_KEY_ATTRS,
+        num_inputs=lambda a: 1 + a["num_arrays"],
+        input_names=lambda a: _array_names(("data",), a),
+        dynamic_shape=True,
+        save_outputs=False,
+        gradient=lambda node, g: [F._backward_index_get(g[0], *node.inputs, **node.attrs)]
+        + [None] * node.attrs["num_arrays"],
+        doc="``data[key]`` for any NumPy key (integer arrays, boolean arrays, slices, None, "
+        "Ellipsis).",
+    )
+)
+register(
+    Op(
+        name="_backward_index_get",
+        compute=_index_scatter,
+        attrs=_KEY_ATTRS,
+        hidden=True,
+        num_inputs=lambda a: 2 + a["num_arrays"],
+        input_names=lambda a: _array_names(("grad", "data"), a),
+        infer_shape=_pass_shape(1),
+        infer_type=lambda a, d: [d[0]],
+        ignore_inputs=(1,),
+        gradient=lambda node, g: [F._index_get(g[0], *node.inputs[2:], **node.attrs), None]
+        + [None] * node.attrs["num_arrays"],
+        doc="Gradient of ``_index_get``: accumulate the gradient into zeros at the key.",
+    )
+)
+_assign_op(
+    "_index_set",
+    lambda xp, inputs, a: _build_key(a["key"], inputs[2:]),
+    _KEY_ATTRS,
+    True,
+    num_inputs=lambda a: 2 + a["num_arrays"],
+    input_names=lambda a: _array_names(("data", "value"), a),
+    gradient=lambda node, g: [
+        F._index_set(g[0], F.zeros_like(node.inputs[1]), *node.inputs[2:], **node.attrs),
+        F._reduce_sum_like(F._index_get(g[0], *node.inputs[2:], **node.attrs), node.inputs[1]),
+    ]
+    + [None] * node.attrs["num_arrays"],
+    doc="``data[key] = value`` for any NumPy key.",
+)
+
+
+def _mask_key(a, data, mask):
+    axis = norm_axis("boolean_mask", a["axis"], data.ndim)
+    if data.shape[axis : axis + mask.ndim] != mask.shape:
+        raise MXNetIndexError(
+            f"boolean_mask: mask of shape {mask.shape} does not match data of shape "
+            f"{data.shape} at axis {axis}"
+        )
+    return (slice(None),) * axis + (mask.astype(bool),)
+
+
+def _mask_scatter(xp, inputs, a):
+    g, data, mask = inputs
+    out = xp.zeros(data.shape, dtype=g.dtype)
+    out[_mask_key(a, data, mask)] = g
+    return out
+
+
+register(
+    Op(
+        name="_contrib_boolean_mask",
+        aliases=("boolean_mask", "_npi_boolean_mask"),
+        num_inputs=2,
+        input_names=("data", "index"),
+        attrs=(Attr("axis", "int", 0),),
+        dynamic_shape=True,
+        compute=lambda xp, inputs, a: inputs[0][_mask_key(a, inputs[0], inputs[1])],
+        infer_shape=lambda a, s: [None],
+        save_outputs=False,
+        gradient=lambda node, g: [F._backward_boolean_mask(g[0], *node.inputs, **node.attrs), None],
+        doc="The entries of ``data`` where ``index`` is true (output length depends on the "
+        "values).",
+    )
+)
+register(
+    Op(
+        name="_backward_boolean_mask",
+        compute=_mask_scatter,
+        num_inputs=3,
+        hidden=True,
+        input_names=("grad", "data", "index"),
+        attrs=(Attr("axis", "int", 0),),
+        infer_shape=_pass_shape(1),
+        infer_type=lambda a, d: [d[0]],
+        ignore_inputs=(1,),
+        gradient=lambda node, g: [
+            F._contrib_boolean_mask(g[0], node.inputs[2], **node.attrs),
+            None,
+            None,
+        ],
+        doc="Gradient of ``boolean_mask``.",
+    )
+)
+
+
+# -- gather_nd / scatter_nd (index tuples stacked on the first axis of ``indices``) ---------------
+def _nd_key(indices):
+    """``data[key]`` key of MXNet's gather_nd: row ``i`` of ``indices`` indexes axis ``i``."""
+    return tuple(indices.astype(numpy.int64))
+
+
+def _gather_nd(xp, inputs, a):
+    data, indices = inputs
+    if indices.shape[0] > data.ndim:
+        raise MXNetIndexError(
+            f"gather_nd: indices.shape[0]={indices.shape[0]} exceeds the data dimension {data.ndim}"
+        )
+    return xp.array(data[_nd_key(indices)])
+
+
+def _scatter_nd_compute(accumulate):
+    def compute(xp, inputs, a):
+        values, indices = inputs[0], inputs[1]
+        shape = a["shape"] if len(inputs) == 2 else inputs[2].shape
+        out = xp.zeros(shape, dtype=values.dtype)
+        key = _nd_key(indices)
+        if not accumulate:
+            out[key] = values
+        elif xp is numpy:
+            numpy.add.at(out, key, values)
+        else:
+            import cupyx
+
+            cupyx.scatter_add(out, key, values)
+        return out
+
+    return compute
+
+
+def _gather_nd_infer(a, in_shapes):
+    if any_unknown(in_shapes):
+        return [None]
+    data, indices = tuple(in_shapes[0]), tuple(in_shapes[1])
+    return [indices[1:] + data[indices[0] :]]
+
+
+register(
+    Op(
+        name="gather_nd",
+        aliases=("_npx_gather_nd",),
+        compute=_gather_nd,
+        num_inputs=2,
+        input_names=("data", "indices"),
+        infer_shape=_gather_nd_infer,
+        infer_type=lambda a, d: [d[0]],
+        save_outputs=False,
+        gradient=lambda node, g: [
+            F._backward_gather_nd(g[0], node.inputs[1], node.inputs[0]),
+            None,
+        ],
+        doc="``data[indices[0], indices[1], ...]``: each column of ``indices`` picks one element "
+        "(or sub-array).",
+    )
+)
+register(
+    Op(
+        name="_backward_gather_nd",
+        compute=_scatter_nd_compute(True),
+        num_inputs=3,
+        input_names=("data", "indices", "like"),
+        infer_shape=_pass_shape(2),
+        infer_type=lambda a, d: [d[0]],
+        ignore_inputs=(2,),
+        hidden=True,
+        gradient=lambda node, g: [F.gather_nd(g[0], node.inputs[1]), None, None],
+        doc="Gradient of ``gather_nd``: accumulate ``data`` into zeros shaped like ``like``.",
+    )
+)
+register(
+    Op(
+        name="scatter_nd",
+        compute=_scatter_nd_compute(False),
+        num_inputs=2,
+        input_names=("data", "indices"),
+        attrs=(Attr("shape", "shape"),),
+        infer_shape=lambda a, s: [tuple(a["shape"])],
+        infer_type=lambda a, d: [d[0]],
+        save_inputs=(1,),
+        save_outputs=False,
+        gradient=lambda node, g: [F.gather_nd(g[0], node.inputs[1]), None],
+        doc="Zeros of ``shape`` with ``data`` written at ``indices`` (the inverse of "
+        "``gather_nd``).",
+    )
+)
+
+
+# -- take / pick / one_hot -------------------------------------------------------------------------
+def _wrap_indices(xp, op_name, idx, n, mode):
+    idx = idx.astype(numpy.int64)
+    if mode == "clip":
+        return xp.clip(idx, 0, n - 1)
+    if mode == "wrap":
+        return idx % n
+    if idx.size and (int(idx.max()) >= n or int(idx.min()) < -n):
+        raise MXNetIndexError(f"{op_name}: index out of range for an axis of size {n}")
+    return idx % n
+
+
+def _take(xp, inputs, a):
+    data, idx = inputs
+    axis = norm_axis("take", a["axis"], data.ndim)
+    return xp.asarray(
+        xp.take(data, _wrap_indices(xp, "take", idx, data.shape[axis], a["mode"]), axis=axis)
+    )
+
+
+def _take_infer(a, in_shapes):
+    if any_unknown(in_shapes):
+        return [None]
+    data, idx = tuple(in_shapes[0]), tuple(in_shapes[1])
+    axis = norm_axis("take", a["axis"], len(data))
+    return [data[:axis] + idx + data[axis + 1 :]]
+
+
+def _backward_take(xp, inputs, a):
+    g, data, idx = inputs
+    axis = norm_axis("take", a["axis"], data.ndim)
+    idx = _wrap_indices(xp, "take", idx, data.shape[axis], a["mode"]).reshape(-1)
+    out = xp.zeros((data.shape[axis],) + data.shape[:axis] + data.shape[axis + 1 :], dtype=g.dtype)
+    moved = xp.moveaxis(
+        g.reshape(data.shape[:axis] + (idx.size,) + data.shape[axis + 1 :]), axis, 0
+    )
+    if xp is numpy:
+        numpy.add.at(out, idx, moved)
+    else:
+        import cupyx
+
+        cupyx.scatter_add(out, idx, moved)
+    return xp.ascontiguousarray(xp.moveaxis(out, 0, axis))
+
+
+_TAKE_ATTRS = (
+    Attr("axis", "int", 0),
+    Attr("mode", "str", "clip", choices=("clip", "wrap", "raise")),
+)
+register(
+    Op(
+        name="take",
+        aliases=("_npi_take",),
+        compute=_take,
+        num_inputs=2,
+        input_names=("a", "indices"),
+        attrs=_TAKE_ATTRS,
+        infer_shape=_take_infer,
+        np_name="take",
+        save_outputs=False,
+        gradient=lambda node, g: [F._backward_take(g[0], *node.inputs, **node.attrs), None],
+        doc="Elements of ``a`` at ``indices`` along ``axis`` (out-of-range: clip or wrap).",
+    )
+)
+register(
+    Op(
+        name="_backward_take",
+        compute=_backward_take,
+        num_inputs=3,
+        input_names=("grad", "a", "indices"),
+        attrs=_TAKE_ATTRS,
+        infer_shape=_pass_shape(1),
+        infer_type=lambda a, d: [d[0]],
+        ignore_inputs=(1,),
+        hidden=True,
+        gradient=lambda node, g: [F.take(g[0], node.inputs[2], **node.attrs), None, None],
+        doc="Gradient of ``take``: accumulate rows of the gradient at the indices.",
+    )
+)
+
+
+def _pick_parts(xp, a, data, idx):
+    axis = norm_axis("pick", -1 if a["axis"] is None else a["axis"], data.ndim)
+    idx = _wrap_indices(xp, "pick", idx, data.shape[axis], a["mode"])
+    idx = idx.reshape(data.shape[:axis] + (1,) + data.shape[axis + 1 :])
+    return axis, idx
+
+
+def _pick(xp, inputs, a):
+    data, idx = inputs
+    axis, idx = _pick_parts(xp, a, data, idx)
+    out = xp.take_along_axis(data, idx, axis=axis)
+    return out if a["keepdims"] else out.reshape(out.shape[:axis] + out.shape[axis + 1 :])
+
+
+def _backward_pick(xp, inputs, a):
+    g, data, idx = inputs
+    axis, idx = _pick_parts(xp, a, data, idx)
+    positions = xp.arange(data.shape[axis]).reshape((-1,) + (1,) * (data.ndim - axis - 1))
+    return xp.where(positions == idx, g.reshape(idx.shape), 0).astype(g.dtype)
+
+
+def _pick_infer(a, in_shapes):
+    if any_unknown(in_shapes[:1]):
+        return [None]
+    s = tuple(in_shapes[0])
+    axis = norm_axis("pick", -1 if a["axis"] is None else a["axis"], len(s))
+    return [s[:axis] + ((1,) if a["keepdims"] else ()) + s[axis + 1 :]]
+
+
+_PICK_ATTRS = (
+    Attr("axis", "int", -1, optional=True),
+    Attr("keepdims", "bool", False),
+    Attr("mode", "str", "clip", choices=("clip", "wrap")),
+)
+register(
+    Op(
+        name="pick",
+        aliases=("_npx_pick", "choose_element_0index"),
+        compute=_pick,
+        num_inputs=2,
+        input_names=("data", "index"),
+        attrs=_PICK_ATTRS,
+        infer_shape=_pick_infer,
+        npx_name="pick",
+        save_outputs=False,
+        gradient=lambda node, g: [F._backward_pick(g[0], *node.inputs, **node.attrs), None],
+        doc="One element per position along ``axis``, chosen by ``index``.",
+    )
+)
+register(
+    Op(
+        name="_backward_pick",
+        compute=_backward_pick,
+        num_inputs=3,
+        input_names=("grad", "data", "index"),
+        attrs=_PICK_ATTRS,
+        infer_shape=_pass_shape(1),
+        infer_type=lambda a, d: [d[0]],
+        ignore_inputs=(1,),
+        hidden=True,
+        gradient=lambda node, g: [F.pick(g[0], node.inputs[2], **node.attrs), None, None],
+        doc="Gradient of ``pick``.",
+    )
+)
+
+
+def _one_hot(xp, inputs, a):
+    idx = inputs[0].astype(numpy.int64)
+    hot = idx[..., None] == xp.arange(a["depth"])
+    return xp.where(hot, a["on_value"], a["off_value"]).astype(a["dtype"])
+
+
+register(
+    Op(
+        name="one_hot",
+        aliases=("_npx_one_hot",),
+        compute=_one_hot,
+        input_names=("indices",),
+        attrs=(
+            Attr("depth", "int", check=(lambda n: n > 0, "must be positive")),
+            Attr("on_value", "float", 1.0),
+            Attr("off_value", "float", 0.0),
+            Attr("dtype", "dtype", "float32"),
+        ),
+        infer_shape=lambda a, s: [None if s[0] is None else tuple(s[0]) + (a["depth"],)],
+        infer_type=lambda a, d: [a["dtype"]],
+        gradient=lambda node, g: [None],
+        npx_name="one_hot",
+        save_inputs=False,
+        save_outputs=False,
+        doc="One-hot vectors of length ``depth`` for each index.",
+    )
+)
+
+
+# -- where / clip ----------------------------------------------------------------------------------
+def _where_cond(xp, cond, shape):
+    """MXNet's legacy ``where`` also takes a 1-D condition selecting whole rows."""
+    if cond.ndim == 1 and len(shape) > 1 and cond.shape[0] == shape[0]:
+        return cond.reshape((-1,) + (1,) * (len(shape) - 1))
+    return cond
+
+
+def _where(xp, inputs, a):
+    cond, x, y = inputs
+    shape = broadcast_shapes("where", x.shape, y.shape)
+    return xp.where(_where_cond(xp, cond, shape).astype(bool), x, y)
+
+
+def _where_infer(a, in_shapes):
+    if any_unknown(in_shapes):
+        return [None]
+    shape = broadcast_shapes("where", tuple(in_shapes[1]), tuple(in_shapes[2]))
+    cond = tuple(in_shapes[0])
+    if len(cond) == 1 and len(shape) > 1 and cond[0] == shape[0]:
+        return [shape]
+    return [broadcast_shapes("where", cond, shape)]
+
+
+def _where_grad(node, g):
+    cond, x, y = node.inputs
+    zeros = F.zeros_like(g[0])
+    return [
+        None,
+        F._reduce_sum_like(F.where(cond, g[0], zeros), x),
+        F._reduce_sum_like(F.where(cond, zeros, g[0]), y),
+    ]
+
+
+register(
+    Op(
+        name="where",
+        aliases=("_npi_where",),
+        compute=_where,
+        num_inputs=3,
+        input_names=("condition", "x", "y"),
+        infer_shape=_where_infer,
+        gradient=_where_grad,
+        infer_type=lambda a, d: [d[1]],
+        save_outputs=False,
+        doc="``x`` where ``condition`` else ``y``.",
+    )
+)
+
+
+def _clip(xp, inputs, a):
+    return xp.asarray(xp.clip(inputs[0], a["a_min"], a["a_max"]), dtype=inputs[0].dtype)
+
+
+def _backward_clip(xp, inputs, a):
+    g, x = inputs
+    keep = xp.ones(x.shape, dtype=bool)
+    if a["a_min"] is not None:
+        keep &= x >= a["a_min"]
+    if a["a_max"] is not None:
+        keep &= x <= a["a_max"]
+    return xp.where(keep, g, 0).astype(g.dtype)
+
+
+_CLIP_ATTRS = (
+    Attr("a_min", "float", None, optional=True),
+    Attr("a_max", "float", None, optional=True),
+)
+register(
+    Op(
+        name="clip",
+        aliases=("_npi_clip",),
+        compute=_clip,
+        attrs=_CLIP_ATTRS,
+        infer_shape=same_shape,
+        np_name="clip",
+        elementwise=True,
+        save_outputs=False,
+        gradient=lambda node, g: [F._backward_clip(g[0], node.inputs[0], **node.attrs)],
+        doc="Limit values to ``[a_min, a_max]``.",
+    )
+)
+register(
+    Op(
+        name="_backward_clip",
+        compute=_backward_clip,
+        num_inputs=2,
+        input_names=("grad", "data"),
+        attrs=_CLIP_ATTRS,
+        infer_shape=_pass_shape(1),
+        hidden=True,
+        gradient=lambda node, g: [F._backward_clip(g[0], node.inputs[1], **node.attrs), None],
+        doc="Gradient of ``clip``: passes where the input was inside the bounds.",
+    )
+)
+
+
+# -- sorting ---------------------------------------------------------------------------------------
+def _sort_axis(a, x):
+    return None if a["axis"] is None else norm_axis("sort", a["axis"], x.ndim)
+
+
+def _order(xp, x, axis, ascend):
+    """Stable ordering indices along ``axis`` (descending keeps ties in their original order
+    too)."""
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    if ascend:
+        return xp.argsort(x, axis=axis, kind="stable"), x, axis
+    flipped = xp.flip(x, axis=axis)
+    idx = xp.flip(xp.argsort(flipped, axis=axis, kind="stable"), axis=axis)
+    return x.shape[axis] - 1 - idx, x, axis
+
+
+def _sort(xp, inputs, a):
+    idx, x, axis = _order(xp, inputs[0], _sort_axis(a, inputs[0]), a["is_ascend"])
+    return xp.take_along_axis(x, idx, axis=axis)
+
+
+def _argsort(xp, inputs, a):
+    return _order(xp, inputs[0], _sort_axis(a, inputs[0]), a["is_ascend"])[0].astype(a["dtype"])
+
+
+def _flat_or_same(a, s):
+    if s[0] is None:
+        return [None]
+    return [(int(numpy.prod(s[0])),)] if a["axis"] is None else [tuple(s[0])]
+
+
+def _sorted_grad(node, g):
+    """Sort-like gradients: scatter the output gradient back to where each value came from."""
+    x = node.inputs[0]
+    attrs = dict(node.attrs)
+    attrs.pop("dtype", None)
+    idx = F.argsort(x, dtype="int64", **attrs)
+    return [F._scatter_along_axis(g[0], x, idx, axis=attrs["axis"])]
+
+
+_SORT_ATTRS = (Attr("axis", "int", -1, optional=True), Attr("is_ascend", "bool", True))
+register(
+    Op(
+        name="sort",
+        aliases=("_npi_sort",),
+        compute=_sort,
+        attrs=_SORT_ATTRS,
+        infer_shape=_flat_or_same,
+        gradient=_sorted_grad,
+        np_name="sort",
+        ignored_attrs=("kind", "order"),
+        save_outputs=False,
+        doc="Sorted copy along ``axis`` (``None``: flattened).",
+    )
+)
+for _name, _dtype, _np in (("argsort", "float32", None), ("_npi_argsort", "int64", "argsort")):
+    register(
+        Op(
+            name=_name,
+            compute=_argsort,
+            attrs=_SORT_ATTRS + (Attr("dtype", "dtype", _dtype),),
+            infer_shape=_flat_or_same,
+            infer_type=lambda a, d: [a["dtype"]],
+            np_name=_np,
+            gradient=lambda node, g: [None],
+            ignored_attrs=("kind", "order"),
+            save_inputs=False,
+            save_outputs=False,
+            doc="Indices that sort the input along ``axis``.",
+        )
+    )
+
+
+def _scatter_along(xp, inputs, a):
+    g, like, idx = inputs
+    axis = -1 if a["axis"] is None else a["axis"]
+    flat = a["axis"] is None
+    shape = (like.size,) if flat else like.shape
+    out = xp.zeros(shape, dtype=g.dtype)
+    idx = idx.astype(numpy.int64)
+    if hasattr(xp, "put_along_axis"):
+        xp.put_along_axis(out, idx, g, axis=axis)
+    else:  # NOTE: CuPy versions without put_along_axis: one masked add per selected position.
+        positions = xp.arange(shape[axis]).reshape(
+            (-1,) + (1,) * (len(shape) - axis % len(shape) - 1)
+        )
+        for k in range(idx.shape[axis]):
+            pick = xp.take(idx, [k], axis=axis)
+            out += xp.where(positions == pick, xp.take(g, [k], axis=axis), 0)
+    return out.reshape(like.shape)
+
+
+register(
+    Op(
+        name="_scatter_along_axis",
+        compute=_scatter_along,
+        num_inputs=3,
+        input_names=("grad", "like", "index"),
+        attrs=(Attr("axis", "int", -1, optional=True),),
+        infer_shape=_pass_shape(1),
+        infer_type=lambda a, d: [d[0]],
+        ignore_inputs=(1,),
+        hidden=True,
+        gradient=lambda node, g: [
+            F._gather_along_axis(g[0], node.inputs[2], **node.attrs),
+            None,
+            None,
+        ],
+        doc="Zeros shaped like ``like`` with ``grad`` placed at ``index`` along ``axis``.",
+    )
+)
+register(
+    Op(
+        name="_gather_along_axis",
+        num_inputs=2,
+        input_names=("data", "index"),
+        hidden=True,
+        attrs=(Attr("axis", "int", -1, optional=True),),
+        infer_shape=_pass_shape(1),
+        compute=lambda xp, inputs, a: xp.take_along_axis(
+            inputs[0] if a["axis"] is not None else inputs[0].reshape(-1),
+            inputs[1].astype(numpy.int64),
+            axis=-1 if a["axis"] is None else a["axis"],
+        ),
+        infer_type=lambda a, d: [d[0]],
+        gradient=lambda node, g: [F._scatter_along_axis(g[0], *node.inputs, **node.attrs), None],
+        doc="``take_along_axis`` (the gradient of ``_scatter_along_axis``).",
+    )
+)
+
+
+def _topk_outputs(a):
+    return 2 if a["ret_typ"] == "both" else 1
+
+
+def _topk(xp, inputs, a):
+    x = inputs[0]
+    idx, flat, axis = _order(xp, x, _sort_axis(a, x), a["is_ascend"])
+    k = a["k"] if a["k"] > 0 else flat.shape[axis]
+    idx = xp.take(idx, xp.arange(k), axis=axis)
+    values = xp.take_along_axis(flat, idx, axis=axis)
+    if a["ret_typ"] == "mask":
+        ones = xp.ones(idx.shape, dtype=x.dtype)
+        return _scatter_along(xp, [ones, x, idx], {"axis": a["axis"]})
+    indices = idx.astype(a["dtype"])
+    return {"value": values, "indices": indices, "both": (values, indices)}[a["ret_typ"]]
+
+
+def _topk_infer(a, in_shapes):
+    if any_unknown(in_shapes):
+        return [None] * _topk_outputs(a)
+    s = tuple(in_shapes[0])
+    if a["ret_typ"] == "mask":
+        return [s]
+    if a["axis"] is None:
+        s = (int(numpy.prod(s)),)
+    axis = norm_axis("topk", -1 if a["axis"] is None else a["axis"], len(s))
+    k = a["k"] if a["k"] > 0 else s[axis]
+    out = s[:axis] + (k,) + s[axis + 1 :]
+    return [out] * _topk_outputs(a)
+
+
+def _topk_grad(node, g):
+    if node.attrs["ret_typ"] not in ("value", "both"):
+        return [None]
+    attrs = dict(node.attrs, ret_typ="indices", dtype="int64")
+    idx = F.topk(node.inputs[0], **attrs)
+    return [F._scatter_along_axis(g[0], node.inputs[0], idx, axis=node.attrs["axis"])]
+
+
+register(
+    Op(
+        name="topk",
+        aliases=("_npx_topk",),
+        compute=_topk,
+        num_outputs=_topk_outputs,
+        attrs=(
+            Attr("axis", "int", -1, optional=True),
+            Attr("k", "int", 1),
+            Attr("ret_typ", "str", "indices", choices=("value", "indices", "mask", "both")),
+            Attr("is_ascend", "bool", False),
+            Attr("dtype", "dtype", "float32"),
+        ),
+        infer_shape=_topk_infer,
+        gradient=_topk_grad,
+        npx_name="topk",
+        save_outputs=False,
+        doc="The ``k`` largest (or smallest) entries along ``axis``: values, indices, a mask, or "
+        "both.",
+    )
+)
+
+
+# -- nonzero / diag --------------------------------------------------------------------------------
+def _nonzero(xp, inputs, a):
+    x = inputs[0]
+    x = x.reshape(1) if x.ndim == 0 else x
+    return xp.stack(xp.nonzero(x), axis=1).astype(numpy.int64)
+
+
+register(
+    Op(
+        name="_npi_nonzero",
+        compute=_nonzero,
+        dynamic_shape=True,
+        infer_shape=lambda a, s: [None if s[0] is None else (None, max(len(s[0]), 1))],
+        infer_type=lambda a, d: ["int64"],
+        gradient=lambda node, g: [None],
+        save_inputs=False,
+        save_outputs=False,
+        doc="Indices of non-zero entries as an ``(N, ndim)`` int64 array.",
+    )
+)
+register(
+    Op(
+        name="_npi_flatnonzero",
+        compute=lambda xp, inputs, a: xp.flatnonzero(inputs[0]).astype(numpy.int64),
+        dynamic_shape=True,
+        infer_shape=lambda a, s: [(None,)],
+        infer_type=lambda a, d: ["int64"],
+        gradient=lambda node, g: [None],
+        np_name="flatnonzero",
+        save_inputs=False,
+        save_outputs=False,
+        doc="Indices of non-zero entries of the flattened input.",
+    )
+)
+
+
+def _diag(xp, inputs, a):
+    x = inputs[0]
+    if x.ndim == 1:
+        return xp.diag(x, a["k"])
+    return xp.diagonal(x, a["k"], a["axis1"], a["axis2"]).copy()
+
+
+def _backward_diag(xp, inputs, a):
+    g, x = inputs
+    if x.ndim == 1:
+        return xp.diagonal(g, a["k"]).copy()
+    out = xp.zeros(x.shape, dtype=g.dtype)
+    view = xp.moveaxis(out, (a["axis1"], a["axis2"]), (-2, -1))
+    n = g.shape[-1]
+    rows = xp.arange(n) + max(-a["k"], 0)
+    view[..., rows, rows + a["k"]] = g
+    return out
+
+
+def _diag_infer(a, in_shapes):
+    if any_unknown(in_shapes):
+        return [None]
+    s, k = tuple(in_shapes[0]), a["k"]
+    if len(s) == 1:
+        return [(s[0] + abs(k),) * 2]
+    i, j = norm_axis("diag", a["axis1"], len(s), "axis1"), norm_axis(
+        "diag", a["axis2"], len(s), "axis2"
+    )
+    length = max(min(s[i] + min(k, 0), s[j] - max(k, 0)), 0)
+    return [tuple(d for n, d in enumerate(s) if n not in (i, j)) + (length,)]
+
+
+_DIAG_ATTRS = (Attr("k", "int", 0), Attr("axis1", "int", 0), Attr("axis2", "int", 1))
+register(
+    Op(
+        name="diag",
+        aliases=("_np_diag", "_npi_diag"),
+        compute=_diag,
+        attrs=_DIAG_ATTRS,
+        np_name="diag",
+        infer_shape=_diag_infer,
+        save_outputs=False,
+        gradient=lambda node, g: [F._backward_diag(g[0], node.inputs[0], **node.attrs)],
+        doc="1-D input: a matrix with it on the ``k``-th diagonal; N-D input: that diagonal.",
+    )
+)
+register(
+    Op(
+        name="_backward_diag",
+        compute=_backward_diag,
+        num_inputs=2,
+        input_names=("grad", "data"),
+        attrs=_DIAG_ATTRS,
+        infer_shape=_pass_shape(1),
+        infer_type=lambda a, d: [d[0]],
+        ignore_inputs=(1,),
+        hidden=True,
+        gradient=lambda node, g: [F.diag(g[0], **node.attrs), None],
+        doc="Gradient of ``diag``.",
+    )
+)
+
+
+# -- namespace frontends ---------------------------------------------------------------------------
+def _np_where(condition, x=None, y=None):
+    """NumPy ``where``: one argument gives ``nonzero(condition)``; scalars are filled to the other's
+    shape."""
+    if x is None and y is None:
+        return _np_nonzero(condition)
+    if x is None or y is None:
+        raise MXNetValueError("where: either both or neither of x and y should be given")
+    like = x if hasattr(x, "shape") else y if hasattr(y, "shape") else condition
+    dtype = None if hasattr(like, "dtype") and like is not condition else "float32"
+    x = x if hasattr(x, "shape") else call_op("_npi_full_like", [like], fill_value=x, dtype=dtype)
+    y = y if hasattr(y, "shape") else call_op("_npi_full_like", [like], fill_value=y, dtype=dtype)
+    return call_op("where", [condition, x, y])
+
+
+def _np_nonzero(a):
+    """NumPy ``nonzero``: a tuple with the indices of non-zero entries along each axis."""
+    pairs = call_op("_npi_nonzero", [a])
+    ndim = max(a.ndim, 1)
+    return tuple(
+        call_op(
+            "SliceChannel",
+            [call_op("transpose", [pairs])],
+            num_outputs=ndim,
+            axis=0,
+            squeeze_axis=True,
+        )
+        if ndim > 1
+        else [call_op("_np_reshape", [pairs], newshape=(-1,))]
+    )
+
+
+def _np_take(a, indices, axis=None, mode="clip", out=None):
+    """NumPy ``take``: ``axis=None`` takes from the flattened array (MXNet's default mode is
+    clip)."""
+    if axis is None:
+        a, axis = call_op("_np_reshape", [a], newshape=(-1,)), 0
+    from ..imperative import invoke
+
+    op = get_op("take")
+    attrs = op.parse_attrs({"axis": axis, "mode": mode})
+    return invoke(op, [a, indices], attrs, out=None if out is None else [out])[0]
+
+
+register_frontend("np", name="take")(_np_take)
+register_frontend("np", name="where")(_np_where)
+register_frontend("np", "nd", name="nonzero")(_np_nonzero)
+for _op_name, _public in (
+    ("pick", "pick"),
+    ("one_hot", "one_hot"),
+    ("slice", "slice"),
+    ("slice_axis", "slice_axis"),
+    ("topk", "topk"),
+):
+    publish(_op_name, "np", _public)
+
+from ..ndarray import (
+    indexing as _frontends,
+)  # noqa: E402,F401  (registers x[key] / x[key] = v frontends)
