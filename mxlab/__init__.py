@@ -23,3 +23,4 @@ from .util import (is_np_array, is_np_shape, np_array, np_shape, set_np_shape,  
 from . import test_utils, util  # noqa: E402,F401
 from . import op_cache  # noqa: E402,F401
 from . import subgraph  # noqa: E402,F401
+from . import initializer, initializer as init, lr_scheduler, optimizer, gluon  # noqa: E402,F401

@@ -325,11 +325,6 @@ def test_autograd_and_deferred_compute_exclude_each_other():
             autograd.set_recording(True)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="reshape's size check (owned by the shape ops) does not use MXNet's "
-    "deferred-compute text yet",
-)
 @pytest.mark.parametrize("numpy_", [False, True])
 def test_reshape_size_mismatch_text(numpy_):
     a = (mx.np if numpy_ else mx.nd).array(np.arange(10.0))

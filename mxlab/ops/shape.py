@@ -14,6 +14,7 @@ Example
 
 import numpy
 
+from ..imperative import STATE
 from ..base import MXNetAxisError, MXNetValueError
 from .attrs import Attr
 from .infer import known
@@ -86,6 +87,11 @@ def _size(shape):
 
 def _check_size(op_name, src, dst):
     if _size(src) != _size(dst):
+        if STATE.recording or STATE.deferred:
+            raise MXNetValueError(
+                "target shape must have the same size as current shape when recording with autograd "
+                f"or in deferred compute mode. ({op_name}: {tuple(src)} -> {tuple(dst)})"
+            )
         raise MXNetValueError(
             f"{op_name}: cannot reshape array of shape {tuple(src)} into shape {tuple(dst)}"
         )
