@@ -14,5 +14,6 @@ from . import matrix  # noqa: F401
 from . import creation  # noqa: F401
 from . import random  # noqa: F401
 from . import indexing  # noqa: F401
+from . import sorting  # noqa: F401
 from . import nn  # noqa: F401
 from .registry import F, Op, get_op, list_ops, register  # noqa: F401

@@ -1,6 +1,6 @@
 """Index ops: slicing, gathers (``take``, ``pick``, boolean masks, advanced keys), their scatter
-gradients, assignments used by ``x[key] = value``, ``one_hot``, ``where``, ``clip``, sorting and
-``nonzero``.
+gradients, assignments used by ``x[key] = value``, ``one_hot``, ``where``, ``clip``
+(sorting and ``nonzero`` live in :mod:`mxlab.ops.sorting`).
 
 Gathers and scatters come in pairs: the gradient of a gather is the matching scatter into zeros and
 the gradient of that scatter is the gather again, so gradients can be differentiated again.
@@ -717,304 +717,12 @@ register(
 )
 
 
-# -- sorting ---------------------------------------------------------------------------------------
-def _sort_axis(a, x):
-    return None if a["axis"] is None else norm_axis("sort", a["axis"], x.ndim)
-
-
-def _order(xp, x, axis, ascend):
-    """Stable ordering indices along ``axis`` (descending keeps ties in their original order
-    too)."""
-    if axis is None:
-        x, axis = x.reshape(-1), 0
-    if ascend:
-        return xp.argsort(x, axis=axis, kind="stable"), x, axis
-    flipped = xp.flip(x, axis=axis)
-    idx = xp.flip(xp.argsort(flipped, axis=axis, kind="stable"), axis=axis)
-    return x.shape[axis] - 1 - idx, x, axis
-
-
-def _sort(xp, inputs, a):
-    idx, x, axis = _order(xp, inputs[0], _sort_axis(a, inputs[0]), a["is_ascend"])
-    return xp.take_along_axis(x, idx, axis=axis)
-
-
-def _argsort(xp, inputs, a):
-    return _order(xp, inputs[0], _sort_axis(a, inputs[0]), a["is_ascend"])[0].astype(a["dtype"])
-
-
-def _flat_or_same(a, s):
-    if s[0] is None:
-        return [None]
-    return [(int(numpy.prod(s[0])),)] if a["axis"] is None else [tuple(s[0])]
-
-
-def _sorted_grad(node, g):
-    """Sort-like gradients: scatter the output gradient back to where each value came from."""
-    x = node.inputs[0]
-    attrs = dict(node.attrs)
-    attrs.pop("dtype", None)
-    idx = F.argsort(x, dtype="int64", **attrs)
-    return [F._scatter_along_axis(g[0], x, idx, axis=attrs["axis"])]
-
-
-_SORT_ATTRS = (Attr("axis", "int", -1, optional=True), Attr("is_ascend", "bool", True))
-register(
-    Op(
-        name="sort",
-        aliases=("_npi_sort",),
-        compute=_sort,
-        attrs=_SORT_ATTRS,
-        infer_shape=_flat_or_same,
-        gradient=_sorted_grad,
-        np_name="sort",
-        ignored_attrs=("kind", "order"),
-        save_outputs=False,
-        doc="Sorted copy along ``axis`` (``None``: flattened).",
-    )
-)
-for _name, _dtype, _np in (("argsort", "float32", None), ("_npi_argsort", "int64", "argsort")):
-    register(
-        Op(
-            name=_name,
-            compute=_argsort,
-            attrs=_SORT_ATTRS + (Attr("dtype", "dtype", _dtype),),
-            infer_shape=_flat_or_same,
-            infer_type=lambda a, d: [a["dtype"]],
-            np_name=_np,
-            gradient=lambda node, g: [None],
-            ignored_attrs=("kind", "order"),
-            save_inputs=False,
-            save_outputs=False,
-            doc="Indices that sort the input along ``axis``.",
-        )
-    )
-
-
-def _scatter_along(xp, inputs, a):
-    g, like, idx = inputs
-    axis = -1 if a["axis"] is None else a["axis"]
-    flat = a["axis"] is None
-    shape = (like.size,) if flat else like.shape
-    out = xp.zeros(shape, dtype=g.dtype)
-    idx = idx.astype(numpy.int64)
-    if hasattr(xp, "put_along_axis"):
-        xp.put_along_axis(out, idx, g, axis=axis)
-    else:  # NOTE: CuPy versions without put_along_axis: one masked add per selected position.
-        positions = xp.arange(shape[axis]).reshape(
-            (-1,) + (1,) * (len(shape) - axis % len(shape) - 1)
-        )
-        for k in range(idx.shape[axis]):
-            pick = xp.take(idx, [k], axis=axis)
-            out += xp.where(positions == pick, xp.take(g, [k], axis=axis), 0)
-    return out.reshape(like.shape)
-
-
-register(
-    Op(
-        name="_scatter_along_axis",
-        compute=_scatter_along,
-        num_inputs=3,
-        input_names=("grad", "like", "index"),
-        attrs=(Attr("axis", "int", -1, optional=True),),
-        infer_shape=_pass_shape(1),
-        infer_type=lambda a, d: [d[0]],
-        ignore_inputs=(1,),
-        hidden=True,
-        gradient=lambda node, g: [
-            F._gather_along_axis(g[0], node.inputs[2], **node.attrs),
-            None,
-            None,
-        ],
-        doc="Zeros shaped like ``like`` with ``grad`` placed at ``index`` along ``axis``.",
-    )
-)
-register(
-    Op(
-        name="_gather_along_axis",
-        num_inputs=2,
-        input_names=("data", "index"),
-        hidden=True,
-        attrs=(Attr("axis", "int", -1, optional=True),),
-        infer_shape=_pass_shape(1),
-        compute=lambda xp, inputs, a: xp.take_along_axis(
-            inputs[0] if a["axis"] is not None else inputs[0].reshape(-1),
-            inputs[1].astype(numpy.int64),
-            axis=-1 if a["axis"] is None else a["axis"],
-        ),
-        infer_type=lambda a, d: [d[0]],
-        gradient=lambda node, g: [F._scatter_along_axis(g[0], *node.inputs, **node.attrs), None],
-        doc="``take_along_axis`` (the gradient of ``_scatter_along_axis``).",
-    )
-)
-
-
-def _topk_outputs(a):
-    return 2 if a["ret_typ"] == "both" else 1
-
-
-def _topk(xp, inputs, a):
-    x = inputs[0]
-    idx, flat, axis = _order(xp, x, _sort_axis(a, x), a["is_ascend"])
-    k = a["k"] if a["k"] > 0 else flat.shape[axis]
-    idx = xp.take(idx, xp.arange(k), axis=axis)
-    values = xp.take_along_axis(flat, idx, axis=axis)
-    if a["ret_typ"] == "mask":
-        ones = xp.ones(idx.shape, dtype=x.dtype)
-        return _scatter_along(xp, [ones, x, idx], {"axis": a["axis"]})
-    indices = idx.astype(a["dtype"])
-    return {"value": values, "indices": indices, "both": (values, indices)}[a["ret_typ"]]
-
-
-def _topk_infer(a, in_shapes):
-    if any_unknown(in_shapes):
-        return [None] * _topk_outputs(a)
-    s = tuple(in_shapes[0])
-    if a["ret_typ"] == "mask":
-        return [s]
-    if a["axis"] is None:
-        s = (int(numpy.prod(s)),)
-    axis = norm_axis("topk", -1 if a["axis"] is None else a["axis"], len(s))
-    k = a["k"] if a["k"] > 0 else s[axis]
-    out = s[:axis] + (k,) + s[axis + 1 :]
-    return [out] * _topk_outputs(a)
-
-
-def _topk_grad(node, g):
-    if node.attrs["ret_typ"] not in ("value", "both"):
-        return [None]
-    attrs = dict(node.attrs, ret_typ="indices", dtype="int64")
-    idx = F.topk(node.inputs[0], **attrs)
-    return [F._scatter_along_axis(g[0], node.inputs[0], idx, axis=node.attrs["axis"])]
-
-
-register(
-    Op(
-        name="topk",
-        aliases=("_npx_topk",),
-        compute=_topk,
-        num_outputs=_topk_outputs,
-        attrs=(
-            Attr("axis", "int", -1, optional=True),
-            Attr("k", "int", 1),
-            Attr("ret_typ", "str", "indices", choices=("value", "indices", "mask", "both")),
-            Attr("is_ascend", "bool", False),
-            Attr("dtype", "dtype", "float32"),
-        ),
-        infer_shape=_topk_infer,
-        gradient=_topk_grad,
-        npx_name="topk",
-        save_outputs=False,
-        doc="The ``k`` largest (or smallest) entries along ``axis``: values, indices, a mask, or "
-        "both.",
-    )
-)
-
-
-# -- nonzero / diag --------------------------------------------------------------------------------
-def _nonzero(xp, inputs, a):
-    x = inputs[0]
-    x = x.reshape(1) if x.ndim == 0 else x
-    return xp.stack(xp.nonzero(x), axis=1).astype(numpy.int64)
-
-
-register(
-    Op(
-        name="_npi_nonzero",
-        compute=_nonzero,
-        dynamic_shape=True,
-        infer_shape=lambda a, s: [None if s[0] is None else (None, max(len(s[0]), 1))],
-        infer_type=lambda a, d: ["int64"],
-        gradient=lambda node, g: [None],
-        save_inputs=False,
-        save_outputs=False,
-        doc="Indices of non-zero entries as an ``(N, ndim)`` int64 array.",
-    )
-)
-register(
-    Op(
-        name="_npi_flatnonzero",
-        compute=lambda xp, inputs, a: xp.flatnonzero(inputs[0]).astype(numpy.int64),
-        dynamic_shape=True,
-        infer_shape=lambda a, s: [(None,)],
-        infer_type=lambda a, d: ["int64"],
-        gradient=lambda node, g: [None],
-        np_name="flatnonzero",
-        save_inputs=False,
-        save_outputs=False,
-        doc="Indices of non-zero entries of the flattened input.",
-    )
-)
-
-
-def _diag(xp, inputs, a):
-    x = inputs[0]
-    if x.ndim == 1:
-        return xp.diag(x, a["k"])
-    return xp.diagonal(x, a["k"], a["axis1"], a["axis2"]).copy()
-
-
-def _backward_diag(xp, inputs, a):
-    g, x = inputs
-    if x.ndim == 1:
-        return xp.diagonal(g, a["k"]).copy()
-    out = xp.zeros(x.shape, dtype=g.dtype)
-    view = xp.moveaxis(out, (a["axis1"], a["axis2"]), (-2, -1))
-    n = g.shape[-1]
-    rows = xp.arange(n) + max(-a["k"], 0)
-    view[..., rows, rows + a["k"]] = g
-    return out
-
-
-def _diag_infer(a, in_shapes):
-    if any_unknown(in_shapes):
-        return [None]
-    s, k = tuple(in_shapes[0]), a["k"]
-    if len(s) == 1:
-        return [(s[0] + abs(k),) * 2]
-    i, j = norm_axis("diag", a["axis1"], len(s), "axis1"), norm_axis(
-        "diag", a["axis2"], len(s), "axis2"
-    )
-    length = max(min(s[i] + min(k, 0), s[j] - max(k, 0)), 0)
-    return [tuple(d for n, d in enumerate(s) if n not in (i, j)) + (length,)]
-
-
-_DIAG_ATTRS = (Attr("k", "int", 0), Attr("axis1", "int", 0), Attr("axis2", "int", 1))
-register(
-    Op(
-        name="diag",
-        aliases=("_np_diag", "_npi_diag"),
-        compute=_diag,
-        attrs=_DIAG_ATTRS,
-        np_name="diag",
-        infer_shape=_diag_infer,
-        save_outputs=False,
-        gradient=lambda node, g: [F._backward_diag(g[0], node.inputs[0], **node.attrs)],
-        doc="1-D input: a matrix with it on the ``k``-th diagonal; N-D input: that diagonal.",
-    )
-)
-register(
-    Op(
-        name="_backward_diag",
-        compute=_backward_diag,
-        num_inputs=2,
-        input_names=("grad", "data"),
-        attrs=_DIAG_ATTRS,
-        infer_shape=_pass_shape(1),
-        infer_type=lambda a, d: [d[0]],
-        ignore_inputs=(1,),
-        hidden=True,
-        gradient=lambda node, g: [F.diag(g[0], **node.attrs), None],
-        doc="Gradient of ``diag``.",
-    )
-)
-
-
 # -- namespace frontends ---------------------------------------------------------------------------
 def _np_where(condition, x=None, y=None):
     """NumPy ``where``: one argument gives ``nonzero(condition)``; scalars are filled to the other's
     shape."""
     if x is None and y is None:
+        from .sorting import _np_nonzero  # NOTE: sorting imports this module, so import late.
         return _np_nonzero(condition)
     if x is None or y is None:
         raise MXNetValueError("where: either both or neither of x and y should be given")
@@ -1023,23 +731,6 @@ def _np_where(condition, x=None, y=None):
     x = x if hasattr(x, "shape") else call_op("_npi_full_like", [like], fill_value=x, dtype=dtype)
     y = y if hasattr(y, "shape") else call_op("_npi_full_like", [like], fill_value=y, dtype=dtype)
     return call_op("where", [condition, x, y])
-
-
-def _np_nonzero(a):
-    """NumPy ``nonzero``: a tuple with the indices of non-zero entries along each axis."""
-    pairs = call_op("_npi_nonzero", [a])
-    ndim = max(a.ndim, 1)
-    return tuple(
-        call_op(
-            "SliceChannel",
-            [call_op("transpose", [pairs])],
-            num_outputs=ndim,
-            axis=0,
-            squeeze_axis=True,
-        )
-        if ndim > 1
-        else [call_op("_np_reshape", [pairs], newshape=(-1,))]
-    )
 
 
 def _np_take(a, indices, axis=None, mode="clip", out=None):
@@ -1056,13 +747,11 @@ def _np_take(a, indices, axis=None, mode="clip", out=None):
 
 register_frontend("np", name="take")(_np_take)
 register_frontend("np", name="where")(_np_where)
-register_frontend("np", "nd", name="nonzero")(_np_nonzero)
 for _op_name, _public in (
     ("pick", "pick"),
     ("one_hot", "one_hot"),
     ("slice", "slice"),
     ("slice_axis", "slice_axis"),
-    ("topk", "topk"),
 ):
     publish(_op_name, "np", _public)
 
