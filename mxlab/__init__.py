@@ -22,5 +22,9 @@ from .util import (is_np_array, is_np_shape, np_array, np_shape, set_np_shape,  
                    use_np, use_np_array, use_np_shape)
 from . import test_utils, util  # noqa: E402,F401
 from . import op_cache  # noqa: E402,F401
+from . import executor  # noqa: E402,F401
 from . import subgraph  # noqa: E402,F401
+from . import library  # noqa: E402,F401
 from . import initializer, initializer as init, lr_scheduler, optimizer, gluon  # noqa: E402,F401
+from . import viz, notebook  # noqa: E402,F401
+from .notebook import load_ipython_extension  # noqa: E402,F401  (`%load_ext mxlab`)

@@ -20,7 +20,7 @@ import typing
 from ..base import MXNetKeyError, MXNetValueError
 from .graph import PassRecord
 
-__all__ = ["register_pass", "apply_pass", "list_passes", "get_pass", "PassInfo"]
+__all__ = ["register_pass", "unregister_pass", "apply_pass", "list_passes", "get_pass", "PassInfo"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,6 +54,11 @@ def get_pass(name):
         raise MXNetKeyError(f"graph pass '{name}' is not registered; registered passes: "
                             f"{list_passes()}")
     return _PASSES[name]
+
+
+def unregister_pass(name):
+    """Remove pass ``name`` (extensions unloading); an unknown name is ignored."""
+    _PASSES.pop(name, None)
 
 
 def list_passes():

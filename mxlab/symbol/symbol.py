@@ -525,16 +525,28 @@ class Symbol:
 
     def optimize_for(self, backend, args=None, aux=None, ctx=None, **kwargs):
         """This graph partitioned by subgraph ``backend`` (see :mod:`mxlab.subgraph`); ``args`` /
-        ``aux`` arrays (by name or in order) give the backend inferred shapes and dtypes."""
+        ``aux`` arrays (by name or in order) give the backend inferred shapes and dtypes; ``ctx``
+        is accepted for MXNet compatibility (partitioning does not depend on it)."""
         from ..subgraph import partition_for_backend
 
         return partition_for_backend(self, backend, args, aux, **kwargs)
 
-    def bind(self, *args, **kwargs):
-        raise MXNetNotImplementedError("Symbol.bind needs the GraphExecutor (not built yet)")
+    def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None, group2ctx=None,
+             shared_exec=None):
+        """Bind to arrays: a :class:`~mxlab.executor.GraphExecutor` (see
+        :func:`mxlab.executor.graph_executor.bind`)."""
+        from ..executor.graph_executor import bind
 
-    def simple_bind(self, *args, **kwargs):
-        raise MXNetNotImplementedError("Symbol.simple_bind needs the GraphExecutor (not built yet)")
+        return bind(self, ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec)
+
+    def simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
+                    shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
+        """Allocate arrays from shapes and bind (see
+        :func:`mxlab.executor.graph_executor.simple_bind`)."""
+        from ..executor.graph_executor import simple_bind
+
+        return simple_bind(self, ctx, grad_req, type_dict, stype_dict, group2ctx,
+                           shared_arg_names, shared_exec, shared_buffer, **kwargs)
 
     def __getattr__(self, name):
         """Fluent methods: ``sym.reshape(...)`` is the namespace function ``reshape(sym, ...)``."""

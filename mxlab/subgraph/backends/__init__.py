@@ -1,0 +1,1 @@
+"""Built-in subgraph backends: ``default`` (by op names) and ``fuse`` (elementwise fusion)."""
