@@ -299,7 +299,7 @@ def _first_type(attrs, dtypes):
 
 register(Op(name="_reduce_sum_like", compute=_reduce_sum_like, num_inputs=2,
             input_names=("data", "like"), infer_shape=_like_shape, infer_type=_first_type,
-            ignore_inputs=(1,), save_inputs=(0,),
+            ignore_inputs=(1,), save_inputs=(0,), inplace=((0, 0),),
             gradient=lambda node, g: [F.broadcast_like(g[0], node.inputs[0]), None],
             doc="Sum ``data`` over broadcast axes so it has the shape of ``like``."))
 register(Op(name="broadcast_like", num_inputs=2, input_names=("lhs", "rhs"),
