@@ -1,0 +1,8 @@
+"""Graph executors: :class:`CachedOp` (hybridized blocks) and :class:`GraphExecutor`
+(``Symbol.bind``), on one planned runtime (:mod:`.runtime`) and one planning pipeline
+(:mod:`.planning`)."""
+from .runtime import ReplanEvent, BufferPool, Frame, Program  # noqa: F401
+from .planning import PlannedGraph, plan_graph, infer_graph  # noqa: F401
+from .config import CachedOpConfig  # noqa: F401
+from .cached_op import CachedOp  # noqa: F401
+from .graph_executor import GraphExecutor, Executor  # noqa: F401

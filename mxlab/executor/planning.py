@@ -1,0 +1,129 @@
+"""The pass pipelines CachedOp and GraphExecutor run: gradient graph, inference, memory, segments.
+
+Three plans, as MXNet's CachedOp keeps them (``forward_mem_plan``, ``full_mem_plan``,
+``backward_mem_plan``):
+
+- ``forward``: the inference graph, one plan over all its nodes, outputs external;
+- ``full``: the forward part of the gradient graph (run while recording), planned with the whole
+  graph's reference counts so the entries backward reads stay alive;
+- ``backward``: the backward part, forward entries preset external (they live in the forward
+  frame), then in-place add-to.
+
+GraphExecutor plans the gradient graph jointly (``joint``), as nnvm's PlanMemory does.
+
+Example
+-------
+>>> import mxlab as mx
+>>> from mxlab.graph import Graph
+>>> g = Graph(mx.sym.tanh(mx.sym.var('x'))._outputs)
+>>> p = plan_graph(infer_graph(g, {'x': (4,)}, {'x': 'float32'}), 'forward')
+>>> p.memory_plan.planned_bytes, [s.reason for s in p.segments]
+(0, ['end_of_graph'])
+"""
+import dataclasses
+
+from ..graph.gradient import build_gradient_graph
+from ..graph.memory import BAD_STORAGE, EXTERNAL_STORAGE
+from ..graph.node import topo_sort
+from ..graph.passes import apply_pass
+from ..graph.recompute import plan_sublinear
+
+__all__ = ["PlannedGraph", "infer_graph", "gradient_graph", "plan_graph", "num_forward_nodes",
+           "head_entry_ids", "infer_gradient_graph", "KINDS"]
+
+KINDS = ("forward", "full", "backward", "joint")
+
+
+@dataclasses.dataclass
+class PlannedGraph:
+    """A graph with its memory plan and bulk segments for one node range (``kind``)."""
+    kind: str
+    graph: object
+    memory_plan: object
+    segments: list
+    node_range: tuple
+    key: object = None       # what the plan was made for (CachedOp: signature and reqs)
+    program: object = None   # the compiled :class:`~mxlab.executor.runtime.Program`
+    input_eids: list = None  # entry id per caller input, in the caller's order
+    output_eids: list = None
+    variable_eids: set = None
+    output_meta: list = None  # (shape, dtype) per output
+    simple_outputs: bool = True  # no output is an input or repeats another
+    head_eids: list = None   # entry id of each head-gradient variable (None: unused by backward)
+
+    @property
+    def planned_bytes(self):
+        return self.memory_plan.planned_bytes
+
+
+def infer_graph(graph, shapes, dtypes):
+    """``graph`` with ``shape`` and ``dtype`` attributes from variable shapes/dtypes by name."""
+    graph = apply_pass(graph, "infer_shape", shapes=shapes, strict=True)
+    return apply_pass(graph, "infer_type", dtypes=dtypes, strict=True)
+
+
+def num_forward_nodes(graph):
+    """Node count of the forward part (a prefix of the node ids, see build_gradient_graph)."""
+    num_outputs = graph.attrs.get("num_forward_outputs", len(graph.outputs))
+    return len(topo_sort(graph.outputs[:num_outputs]))
+
+
+def infer_gradient_graph(graph, forward, shapes, dtypes):
+    """Infer a gradient graph; its head-gradient variables take the inferred ``forward`` graph's
+    output shapes and dtypes."""
+    shapes, dtypes = dict(shapes), dict(dtypes)
+    for node, eid in zip(graph.attrs["head_grad_nodes"], forward.indexed.outputs):
+        shapes[node.name] = forward.attrs["shape"][eid]
+        dtypes[node.name] = forward.attrs["dtype"][eid]
+    return infer_graph(graph, shapes, dtypes)
+
+
+def head_entry_ids(graph):
+    """Entry id of each ``<output>_head_grad`` variable, None where backward never reads it (the
+    output's gradient rule ignores its head gradient, as loss ops do)."""
+    idx = graph.indexed
+    present = {id(idx[n].node): idx.node_row_ptr[n] for n in idx.input_nodes}
+    return [present.get(id(node)) for node in graph.attrs.get("head_grad_nodes", ())]
+
+
+def gradient_graph(forward, xs, recompute=False, recompute_budget=None, sum_cap=None):
+    """The full graph (forward outputs + gradients of ``xs``); ``forward`` must be inferred when
+    ``recompute`` asks the sublinear planner which nodes to mirror."""
+    mirror = None
+    if recompute:
+        mirror = plan_sublinear(forward, budget=recompute_budget).mirrored
+    return build_gradient_graph(forward, xs=xs, sum_cap=sum_cap, mirror=mirror)
+
+
+def _segments(graph, part, bulk_size, excluded, bulk):
+    graph = apply_pass(graph, "plan_segments", bulk_size=bulk_size, excluded=excluded, bulk=bulk)
+    return [s for s in graph.attrs["segments"] if part is None or s.part == part]
+
+
+def plan_graph(graph, kind, bulk_size=15, match_range=None, excluded=(), bulk=None,
+               external=()):
+    """Plan ``graph`` (inferred) for ``kind`` (see module doc); returns a :class:`PlannedGraph`.
+
+    ``excluded`` entry ids end segments (recording: inputs and outputs); ``external`` entry ids are
+    the caller's arrays besides inputs and outputs.
+    """
+    idx = graph.indexed
+    nf = num_forward_nodes(graph)
+    options = {"match_range": match_range, "external_outputs": True, "external": external}
+    if kind == "forward" or kind == "joint":
+        planned = apply_pass(graph, "plan_memory", **options)
+        node_range, part = (0, idx.num_nodes), None
+    elif kind == "full":
+        planned = apply_pass(graph, "plan_memory", node_range=(0, nf), **options)
+        node_range, part = (0, nf), "forward"
+    else:
+        forward_entries = idx.node_row_ptr[nf]
+        storage = [EXTERNAL_STORAGE if eid < forward_entries else BAD_STORAGE
+                   for eid in range(idx.num_entries)]
+        planned = apply_pass(graph, "plan_memory", node_range=(nf, idx.num_nodes),
+                             storage=storage, **options)
+        node_range, part = (nf, idx.num_nodes), "backward"
+    if kind in ("backward", "joint"):
+        planned = apply_pass(planned, "detect_inplace_addto")
+    segments = _segments(planned, part, bulk_size, excluded, bulk)
+    return PlannedGraph(kind, planned, planned.attrs["memory_plan"], segments, node_range)

@@ -1,0 +1,470 @@
+"""The planned runtime shared by CachedOp and GraphExecutor: buffers, frames, compiled programs.
+
+A :class:`Frame` holds the value of every entry of one planned graph run (``slots``, a list by
+entry id): views into pool blocks for planned entries, the data of the caller's arrays for
+external entries (``arrays``: inputs, head gradients, outputs, gradient arrays). A
+:class:`Program` compiles a node range of a planned graph once: per node a kernel callable, per
+bulk segment one engine push with its read and write vars. :meth:`Program.bind` turns it into a
+list of :class:`BoundSegment` (kernels bound to a frame's buffers: a call is then a tight loop of
+``ufunc(..., out)`` calls), and :meth:`BoundSegment.push` pushes one segment to the engine.
+
+Kernels are bound three ways (see :func:`bind_kernel`): a NumPy ufunc called with positional
+``out`` when the op is a plain float ufunc (scalar arithmetic, ``tanh``, ...), the op's
+``compute_into``, or :func:`~mxlab.imperative.run_kernel` with the write requests. Kernels whose
+inputs or outputs are not fixed views (graph inputs and outputs, dynamic shapes) read the frame's
+slots at call time instead.
+
+Example
+-------
+>>> import numpy
+>>> pool = BufferPool(numpy)
+>>> block = pool.request(64)
+>>> pool.release(block)
+>>> pool.request(48) is block
+True
+"""
+import bisect
+import dataclasses
+import functools
+import time
+import weakref
+
+import numpy
+
+from .. import engine as _engine
+from ..engine.var import Var
+from ..graph.memory import EXTERNAL_STORAGE
+from ..imperative import STATE, run_kernel
+from ..ops.registry import OpReq
+
+__all__ = ["ReplanEvent", "BufferPool", "Frame", "Program", "BoundSegment", "bind_kernel",
+           "SCALAR_UFUNCS"]
+
+#: Scalar ops computed by one NumPy/CuPy ufunc: name -> (ufunc name, scalar first).
+SCALAR_UFUNCS = {
+    "_plus_scalar": ("add", False), "_minus_scalar": ("subtract", False),
+    "_rminus_scalar": ("subtract", True), "_mul_scalar": ("multiply", False),
+    "_div_scalar": ("true_divide", False), "_rdiv_scalar": ("true_divide", True),
+    "_power_scalar": ("power", False), "_rpower_scalar": ("power", True),
+}
+# NOTE: NumPy deprecates a positional ``out`` for these two; they keep the op's compute_into.
+_NO_POSITIONAL_OUT = frozenset({"maximum", "minimum"})
+
+
+@dataclasses.dataclass(frozen=True)
+class ReplanEvent:
+    """One re-plan: ``trigger`` ("initial", "shape", "dtype", "recording", "grad_req",
+    "param_identity", "flags"), a human ``detail`` and the ``time`` (``time.time()``)."""
+    trigger: str
+    detail: str
+    time: float
+
+    @classmethod
+    def now(cls, trigger, detail):
+        return cls(trigger, detail, time.time())
+
+
+class BufferPool:
+    """Byte blocks of one device, reused best-fit (the smallest free block of at least the size).
+
+    The dynamic path takes a frame's blocks from here each call and gives them back when the
+    frame dies, so steady-state calls allocate nothing.
+    """
+
+    def __init__(self, xp):
+        self.xp = xp
+        self.free = []     # sorted (nbytes, sequence, block)
+        self._sequence = 0
+        self.allocated_bytes = 0
+
+    def request(self, nbytes):
+        """A uint8 block of at least ``nbytes`` (a pooled one when one fits)."""
+        position = bisect.bisect_left(self.free, (nbytes,))
+        if position < len(self.free):
+            return self.free.pop(position)[2]
+        self.allocated_bytes += nbytes
+        return self.xp.empty(max(nbytes, 1), dtype=numpy.uint8)
+
+    def release(self, block):
+        self._sequence += 1
+        bisect.insort(self.free, (block.nbytes, self._sequence, block))
+
+    def release_all(self, blocks):
+        for block in blocks:
+            self.release(block)
+
+
+def _view(block, entry):
+    return block[:entry.nbytes].view(entry.dtype).reshape(entry.shape)
+
+
+class Frame:
+    """Entry values of one planned graph run.
+
+    Attributes
+    ----------
+    slots : list
+        xp array per entry id (None until produced or bound).
+    arrays : dict of int -> NDArray
+        External entries bound to the caller's arrays (their data is read or written at run time).
+    stable : set of int
+        Entry ids whose slot is a fixed view into this frame's blocks.
+    blocks : dict of str -> list
+        The pool blocks per plan name, with one engine :class:`~mxlab.engine.Var` per block.
+    """
+
+    def __init__(self, num_entries, device, ordered=False):
+        self.slots = [None] * num_entries
+        self.arrays = {}
+        self.stable = set()
+        self.blocks = {}
+        self.block_vars = {}
+        self.entry_vars = {}
+        self.device = device
+        # NOTE: with ``ordered`` every segment run on this frame writes this var, so a later push
+        #   (backward reading the forward's saved inputs from the slots) waits for earlier ones.
+        self.sync_var = Var("frame") if ordered else None
+
+    def allocate(self, name, plan, node_range, idx, pool=None, shared=None, blocks=None):
+        """Give every entry produced in ``node_range`` with a pool storage id its view.
+
+        Blocks are ``blocks`` when given, else come from ``pool`` (released back with
+        :meth:`release`), else from ``shared`` (another executor's blocks, best fit), else are
+        new.
+        """
+        if blocks is None:
+            blocks = take_blocks(plan, self.device.xp, pool, shared)
+        self.blocks[name] = blocks
+        block_vars = [Var(f"{name}:block{i}") for i in range(len(blocks))]
+        self.block_vars[name] = block_vars
+        start, stop = idx.node_row_ptr[node_range[0]], idx.node_row_ptr[node_range[1]]
+        for eid in range(start, stop):
+            entry = plan.entries[eid]
+            if entry.storage_id >= 0 and not entry.is_variable:
+                self.slots[eid] = _view(blocks[entry.storage_id], entry)
+                self.stable.add(eid)
+                self.entry_vars[eid] = block_vars[entry.storage_id]
+        return blocks
+
+    def release(self, name, pool):
+        """Return plan ``name``'s blocks to ``pool``."""
+        blocks = self.blocks.pop(name, None)
+        if blocks is not None:
+            pool.release_all(blocks)
+
+
+def take_blocks(plan, xp, pool=None, shared=None):
+    """One byte block per storage block of ``plan`` (see :meth:`Frame.allocate`)."""
+    spare = sorted(shared or (), key=lambda b: b.nbytes)
+    return [_take_block(b.nbytes, pool, spare, xp) for b in plan.blocks]
+
+
+def _take_block(nbytes, pool, spare, xp):
+    for i, block in enumerate(spare):
+        if block.nbytes >= nbytes:
+            return spare.pop(i)
+    if pool is not None:
+        return pool.request(nbytes)
+    return xp.empty(max(nbytes, 1), dtype=numpy.uint8)
+
+
+# -- kernels ---------------------------------------------------------------------------------------
+def _float_ufunc(op, num_inputs, num_outputs, dtypes):
+    """(ufunc name, None, None) or (None, scalar ufunc name, scalar first) for a float op that is
+    exactly one ufunc, else None."""
+    if num_outputs != 1 or not all(d is not None and numpy.dtype(d).kind == "f" for d in dtypes):
+        return None
+    if len(set(dtypes)) != 1:
+        return None
+    scalar = SCALAR_UFUNCS.get(op.name)
+    if scalar is not None:
+        name, first = scalar
+        return None, name, first
+    # NOTE: an op with compute_into named like a NumPy ufunc of the same arity computes that ufunc
+    #   (the unary/binary factories in mxlab.ops register them so).
+    ufunc = getattr(numpy, op.name, None)
+    if (op.compute_into is not None and isinstance(ufunc, numpy.ufunc)
+            and ufunc.nin == num_inputs and op.name not in _NO_POSITIONAL_OUT):
+        return ufunc.__name__, None, None
+    return None
+
+
+def kernel_caller(op, xp, attrs, reqs, dtypes, num_inputs):
+    """``(fn, arrange)``: ``fn(*arrange(ins, outs))`` runs ``op`` from arrays ``ins`` into
+    ``outs``, every decision (ufunc or not, the scalar as a 0-d array) taken once here.
+
+    ``dtypes`` are the input and output dtypes (names); they decide whether the direct ufunc path
+    is exact.
+    """
+    plain = all(r in (OpReq.WRITE, OpReq.INPLACE) for r in reqs)
+    # NOTE: direct ufuncs with a positional ``out`` on NumPy only (not verified on CuPy yet; GPU
+    #   kernels cost far more than the Python call this saves).
+    fast = _float_ufunc(op, num_inputs, len(reqs), dtypes) if plain and xp is numpy else None
+    if fast is not None:
+        unary, name, first = fast
+        if unary is not None:
+            return getattr(xp, unary), _ufunc_args
+        scalar = xp.asarray(attrs["scalar"], dtype=dtypes[0])
+        if first:
+            return getattr(xp, name), lambda ins, outs: (scalar, ins[0], outs[0])
+        return getattr(xp, name), lambda ins, outs: (ins[0], scalar, outs[0])
+    if plain and op.compute_into is not None:
+        return op.compute_into, lambda ins, outs: (xp, ins, attrs, outs)
+    reqs = list(reqs)
+    return run_kernel, lambda ins, outs: (op, xp, ins, attrs, outs, reqs)
+
+
+def _ufunc_args(ins, outs):
+    return (*ins, outs[0])
+
+
+def bind_kernel(op, xp, ins, attrs, outs, reqs, dtypes):
+    """A zero-argument callable running ``op`` from arrays ``ins`` into arrays ``outs``."""
+    fn, arrange = kernel_caller(op, xp, attrs, reqs, dtypes, len(ins))
+    return functools.partial(fn, *arrange(list(ins), list(outs)))
+
+
+@dataclasses.dataclass
+class NodeStep:
+    """One op node of a program: entry ids, write requests, dtypes."""
+    nid: int
+    name: str
+    op: object
+    attrs: dict
+    ins: list
+    outs: list
+    reqs: list
+    dtypes: list
+    fresh: bool     # some output has no planned buffer (dynamic shape): the op allocates
+    callers: dict = dataclasses.field(default_factory=dict)  # xp -> kernel_caller result
+
+    def caller(self, xp):
+        """:func:`kernel_caller` for this node on ``xp`` (decided once per program)."""
+        found = self.callers.get(xp)
+        if found is None:
+            found = self.callers[xp] = kernel_caller(self.op, xp, self.attrs, self.reqs,
+                                                     self.dtypes, len(self.ins))
+        return found
+
+
+def _slot_kernel(step, frame, xp):
+    """A kernel reading the frame's slots when called (entries that are not fixed views)."""
+    slots = frame.slots
+    op, attrs, ins, outs = step.op, step.attrs, step.ins, step.outs
+    if step.fresh:
+        def call():
+            results = run_kernel(op, xp, [slots[e] for e in ins], attrs)
+            for eid, value in zip(outs, results):
+                slots[eid] = value
+        return call
+    fn, arrange = step.caller(xp)
+
+    def call():
+        fn(*arrange([slots[e] for e in ins], [slots[e] for e in outs]))
+    return call
+
+
+class BoundSegment:
+    """One bulk segment bound to a frame: kernels, external entries, engine vars.
+
+    ``ext_reads`` are the external entry ids it reads (``mutated``: those it writes in place,
+    auxiliary states); ``ext_writes`` ``(eid, shape, dtype)`` the external entries it writes into
+    the caller's arrays, ``fresh`` those whose array the op makes (dynamic shape). :meth:`push`
+    takes the caller's arrays from the frame at push time, so the frame need not keep them.
+    """
+
+    __slots__ = ("name", "kernels", "steps", "ext_reads", "ext_writes", "write_eids",
+                 "block_reads", "write_base", "frame", "xp", "mutated", "fresh", "times",
+                 "__weakref__")
+
+    def __init__(self, name, kernels, steps, ext_reads, ext_writes, block_reads, block_writes,
+                 frame, resource_vars, mutated):
+        self.name, self.kernels, self.steps, self.frame = name, kernels, steps, frame
+        self.ext_reads, self.mutated = ext_reads, mutated
+        self.ext_writes = [(e, shape, dtype) for e, shape, dtype, fresh in ext_writes if not fresh]
+        self.fresh = [e for e, _, _, fresh in ext_writes if fresh]
+        self.write_eids = [w[0] for w in self.ext_writes] + self.fresh
+        self.block_reads = list(block_reads)
+        self.write_base = list(block_writes) + list(resource_vars)
+        self.xp = frame.device.xp
+        self.times = None
+
+    def push(self):
+        """Push with the caller's arrays bound in the frame."""
+        arrays = self.frame.arrays
+        self.push_arrays([arrays[e] for e in self.ext_reads], [arrays[e] for e in self.write_eids])
+
+    def push_arrays(self, reads, writes):
+        """Push with the arrays of ``ext_reads`` and ``write_eids`` given in that order."""
+        write_vars = self.write_base + [arr._var for arr in writes]
+        if self.mutated:
+            read_vars = list(self.block_reads)
+            for eid, arr in zip(self.ext_reads, reads):
+                (write_vars if eid in self.mutated else read_vars).append(arr._var)
+        else:
+            read_vars = self.block_reads + [arr._var for arr in reads]
+        _engine.push(functools.partial(self.run, reads, writes), read_vars, write_vars,
+                     self.name)
+
+    def run(self, reads, writes):
+        """Bind the external arrays' data, then run every kernel (one engine task)."""
+        slots = self.frame.slots
+        for eid, arr in zip(self.ext_reads, reads):
+            slots[eid] = arr._data
+        for (eid, shape, dtype), arr in zip(self.ext_writes, writes):
+            data = arr._data
+            if data is None:
+                data = arr._data = self.xp.empty(shape, dtype=dtype)
+            slots[eid] = data
+        if self.times is not None:
+            self._run_timed()
+        else:
+            kernel = None
+            try:
+                for kernel in self.kernels:
+                    kernel()
+            except Exception as exc:  # noqa: BLE001 - re-raised naming the failing op
+                self._raise_for(kernel, exc)
+        if self.fresh:
+            for eid, arr in zip(self.fresh, writes[len(self.ext_writes):]):
+                arr._data = slots[eid]
+
+    def _run_timed(self):
+        for kernel, step in zip(self.kernels, self.steps):
+            start = time.perf_counter()
+            try:
+                kernel()
+            except Exception as exc:  # noqa: BLE001
+                self._raise_for(kernel, exc)
+            if step is not None:
+                self.times[step.name] = time.perf_counter() - start
+
+    def _raise_for(self, kernel, exc):
+        step = self.steps[self.kernels.index(kernel)] if kernel in self.kernels else None
+        if step is None:
+            raise exc
+        # NOTE: re-run through run_kernel, which translates the error and names the op.
+        run_kernel(step.op, self.xp, [self.frame.slots[e] for e in step.ins], step.attrs)
+        raise exc
+
+
+class Program:
+    """A compiled node range of a planned graph (see module doc).
+
+    Parameters
+    ----------
+    graph : Graph
+        With ``shape``/``dtype`` attributes.
+    plan : MemoryPlan
+    segments : list of Segment
+        The bulk segments of this range (one push each).
+    node_range : (int, int)
+    req_override : dict of int -> str, optional
+        Write request per entry id replacing the plan's (gradient arrays with grad_req 'add').
+    """
+
+    def __init__(self, graph, plan, segments, node_range, req_override=None):
+        self.graph, self.plan, self.node_range = graph, plan, tuple(node_range)
+        idx = graph.indexed
+        dtypes = graph.attrs["dtype"]
+        reqs = plan.requests()
+        reqs = [r if r is not None else OpReq.WRITE for r in reqs]
+        for eid, req in (req_override or {}).items():
+            reqs[eid] = req
+        skipped = set(plan.skipped_nodes)
+        self.steps = {}
+        for nid in range(*self.node_range):
+            n = idx[nid]
+            if n.is_variable or nid in skipped:
+                continue
+            outs = idx.output_entries(nid)
+            fresh = any(plan.entries[e].storage_id < EXTERNAL_STORAGE or
+                        plan.entries[e].shape is None or plan.entries[e].dtype is None
+                        for e in outs)
+            self.steps[nid] = NodeStep(nid, n.name, n.op, n.node.attrs, list(n.inputs), outs,
+                                       [reqs[e] for e in outs],
+                                       [dtypes[e] for e in n.inputs + outs], fresh)
+        self.segments = [[self.steps[nid] for nid in seg.nodes if nid in self.steps]
+                         for seg in segments]
+        self.segments = [s for s in self.segments if s]
+        self.segment_info = [s for s in segments if any(nid in self.steps for nid in s.nodes)]
+
+    @property
+    def num_ops(self):
+        return len(self.steps)
+
+    def bind(self, frame, monitor=None):
+        """:class:`BoundSegment` list for ``frame``; ``monitor.after(step, frame)`` gives a
+        callable run after each node (the executor's monitor callback)."""
+        xp = frame.device.xp
+        bound = []
+        for i, seg in enumerate(self.segments):
+            kernels, steps = [], []
+            for step in seg:
+                kernels.append(self._kernel(step, frame, xp))
+                steps.append(step)
+                if monitor is not None:
+                    kernels.append(monitor.after(step, frame))
+                    steps.append(None)
+            bound.append(self._bound_segment(i, seg, kernels, steps, frame))
+        return bound
+
+    def _kernel(self, step, frame, xp):
+        stable = frame.stable
+        if step.fresh or not all(e in stable for e in step.ins + step.outs):
+            return _slot_kernel(step, frame, xp)
+        slots = frame.slots
+        fn, arrange = step.caller(xp)
+        return functools.partial(fn, *arrange([slots[e] for e in step.ins],
+                                              [slots[e] for e in step.outs]))
+
+    def _bound_segment(self, i, seg, kernels, steps, frame):
+        plan, arrays = self.plan, frame.arrays
+        reads, writes, mutated, resources = [], [], set(), []
+        block_reads, block_writes = {}, {}
+        if frame.sync_var is not None:
+            block_writes[id(frame.sync_var)] = frame.sync_var
+        for step in seg:
+            for pos, eid in enumerate(step.ins):
+                if eid in arrays and eid not in reads:
+                    reads.append(eid)
+                if eid in arrays and pos in step.op.mutate_inputs:
+                    mutated.add(eid)
+                self._block_var(frame, eid, block_reads)
+            for eid in step.outs:
+                if eid in arrays and all(w[0] != eid for w in writes):
+                    entry = plan.entries[eid]
+                    writes.append((eid, entry.shape, entry.dtype, step.fresh))
+                self._block_var(frame, eid, block_writes)
+            for kind in step.op.resources:
+                var = _engine.resource_var(kind, frame.device)
+                if var not in resources:
+                    resources.append(var)
+        name = f"segment{i}:" + ",".join(s.name for s in seg[:3]) + ("..." if len(seg) > 3 else "")
+        return BoundSegment(name, kernels, steps, reads, writes, list(block_reads.values()),
+                            list(block_writes.values()), frame, resources, mutated)
+
+    @staticmethod
+    def _block_var(frame, eid, into):
+        var = frame.entry_vars.get(eid)
+        if var is not None:
+            into[id(var)] = var
+
+
+def run_segments(bound, training=None):
+    """Push every bound segment, in order, with the training flag set as asked."""
+    if training is None or training == STATE.training:
+        for seg in bound:
+            seg.push()
+        return
+    previous, STATE.training = STATE.training, training
+    try:
+        for seg in bound:
+            seg.push()
+    finally:
+        STATE.training = previous
+
+
+def finalize_release(owner, callback, *args):
+    """Call ``callback(*args)`` when ``owner`` is garbage-collected (state pool holds)."""
+    return weakref.finalize(owner, callback, *args)
