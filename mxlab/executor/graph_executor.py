@@ -185,10 +185,10 @@ class GraphExecutor:
         num_fwd = graph.attrs.get("num_forward_outputs", len(graph.outputs))
         self._output_eids = idx.outputs[:num_fwd]
         entries = self._planned.memory_plan.entries
-        self.outputs = [self._zeros(entries[e].shape, entries[e].dtype)
-                        for e in self._output_eids]
-        for eid, arr in zip(self._output_eids, self.outputs):
-            frame.arrays[eid] = arr
+        # NOTE: an entry listed several times (Group([e, e])) is one buffer, shared by those outputs.
+        by_eid = {e: self._zeros(entries[e].shape, entries[e].dtype) for e in self._output_eids}
+        self.outputs = [by_eid[e] for e in self._output_eids]
+        frame.arrays.update(by_eid)
         self._grad_eids = {}
         self._req_override = {}
         for name, eid in zip(graph.attrs.get("xs", ()), idx.outputs[num_fwd:]):

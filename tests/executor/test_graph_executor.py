@@ -233,3 +233,12 @@ def test_grad_req_forms_and_aux_arrays():
         sym.simple_bind(mx.cpu(), grad_req="inplace", data=(4, 2))
     with pytest.raises(mx.MXNetError, match="grad_req has 2 items for 5 arguments"):
         sym.simple_bind(mx.cpu(), grad_req=["write", "null"], data=(4, 2))
+
+
+def test_group_listing_one_entry_several_times_fills_every_output():
+    data = mx.sym.var("data")
+    twice = mx.sym.exp(data)
+    executor = mx.sym.Group([twice, twice, twice]).simple_bind(mx.cpu(), data=(2,))
+    outputs = executor.forward(data=mx.nd.array([1.0, 2.0]))
+    for out in outputs:
+        numpy.testing.assert_allclose(out.asnumpy(), numpy.exp([1.0, 2.0]), rtol=1e-6)
