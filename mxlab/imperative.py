@@ -111,6 +111,8 @@ def invoke(op, inputs, attrs, out=None, cls=None, device=None):
         write_vars += [_engine_mod.resource_var(kind, device) for kind in op.resources]
     read_vars = [x._var for x in inputs if x._var not in write_vars] if out is not None or op.mutate_inputs \
         else [x._var for x in inputs]
+    if len(read_vars) > 1:
+        read_vars = list(dict.fromkeys(read_vars))   # NOTE: x * x reads one var once
 
     def kernel():
         datas = [x._data for x in inputs]
@@ -132,7 +134,7 @@ def invoke(op, inputs, attrs, out=None, cls=None, device=None):
         else:
             outputs[0]._data = xp.asarray(results) if isinstance(results, numpy.generic) else results
 
-    _engine_mod.get_engine().push(kernel, read_vars, write_vars, op.name)
+    _engine_mod.get_engine().push_checked(kernel, read_vars, write_vars, op.name)
     if recording:
         _hooks["record"](op, attrs, inputs, outputs)
     return outputs

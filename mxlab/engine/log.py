@@ -105,11 +105,8 @@ class EventLog:
         The buffer keeps plain tuples (one per op on the hot path); :meth:`events` turns them into
         :class:`EngineEvent` objects when someone looks.
         """
-        ident = threading.get_ident()
-        if ident not in _THREAD_NAMES:
-            _THREAD_NAMES[ident] = threading.current_thread().name
-        raw = (next(self._counter), name, reads, writes, ident, start, end, error, pushed, push_seq,
-               bulk)
+        raw = (next(self._counter), name, reads, writes, threading.current_thread(), start, end, error,
+               pushed, push_seq, bulk)
         if self.enabled:
             self._events.append(raw)   # NOTE: deque.append is atomic; no lock on the hot path.
         listeners = self._listeners
@@ -134,17 +131,11 @@ class EventLog:
     now = staticmethod(time.perf_counter)
 
 
-_THREAD_NAMES = {}   # NOTE: thread ident -> name, taken the first time a thread records an event.
-
-
-def _thread_name(ident):
-    return _THREAD_NAMES.get(ident) or f"thread-{ident}"
-
-
 def _event(raw):
-    seq, name, reads, writes, ident, start, end, error, pushed, push_seq, bulk = raw
-    return EngineEvent(seq, name, reads, writes, _thread_name(ident), start, end, error, pushed,
-                       push_seq, bulk)
+    # NOTE: the buffer holds the Thread object; its name is read only when someone looks.
+    seq, name, reads, writes, thread, start, end, error, pushed, push_seq, bulk = raw
+    return EngineEvent(seq, name, reads, writes, thread.name, start, end, error, pushed, push_seq,
+                       bulk)
 
 
 def _notify(callback, event):

@@ -30,8 +30,13 @@ class NaiveEngine:
 
     def push(self, fn, read_vars=(), write_vars=(), name="op"):
         """Run ``fn()`` now; bump the version of every written var; log the event."""
-        log = self.event_log
         reads, writes = split_vars(read_vars, write_vars)
+        self.push_checked(fn, reads, writes, name)
+
+    def push_checked(self, fn, reads, writes, name="op"):
+        """:meth:`push` for callers whose ``reads`` and ``writes`` are already disjoint and free of
+        repeats (the imperative dispatcher), skipping the deduplication."""
+        log = self.event_log
         if not log.active:
             _run_unlogged(fn, writes, name)
             return

@@ -147,6 +147,8 @@ class ThreadedEngine:
         else:
             self._submit(_Task([op], reads, writes))
 
+
+    push_checked = push   # NOTE: the dispatcher's fast entry; deduplicating here costs little.
     def _bulk_append(self, op):
         gathered = self._gathered()
         gathered.append(op)
