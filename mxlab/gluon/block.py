@@ -1,0 +1,682 @@
+"""Gluon blocks: :class:`Block` (imperative), :class:`HybridBlock` (traceable) and
+:class:`SymbolBlock` (a block around a loaded Symbol).
+
+Hybridizing, in named stages as in MXNet:
+
+1. ``_get_graph``: inputs are detached and bound to variables ``data`` (or ``data0, data1, ...``);
+   ``forward`` runs under ``autograd.pause()`` with deferred compute on, so every op (and every
+   ``Parameter.data()``, bound to its ``var()``) is recorded; ``dc.get_symbol`` gives the graph.
+2. ``_build_cache``: the graph's inputs are matched to data and parameters
+   (``data_indices``/``param_indices``) and a ``CachedOp`` is made with the hybridize flags.
+3. ``_call_cached_op``: the CachedOp runs on the call's inputs and the current parameter arrays.
+
+A block overriding ``hybrid_forward(self, F, x, *args, **params)`` is a Gluon 1 block: ``F`` is
+``mx.nd`` for arrays (also while tracing) and ``mx.sym`` for symbols, parameters come as keywords.
+Otherwise ``forward(self, x, ...)`` is Gluon 2 code (``mx.np`` ops, ``self.weight.data()``).
+
+Example
+-------
+>>> import mxlab as mx
+>>> net = mx.gluon.nn.HybridSequential()
+>>> net.add(mx.gluon.nn.Dense(4, activation='relu'), mx.gluon.nn.Dense(2))
+>>> net.initialize()
+>>> x = mx.nd.ones((3, 5))
+>>> y0 = net(x)
+>>> net.hybridize()
+>>> bool(abs(net(x) - y0).max() < 1e-6)
+True
+>>> sorted(net.collect_params())
+['0.bias', '0.weight', '1.bias', '1.weight']
+"""
+import collections
+import importlib
+import re
+import warnings
+import weakref
+
+from .. import autograd
+from .. import deferred_compute as dc
+from ..base import (MXNetNotImplementedError, MXNetRuntimeError, MXNetTypeError,
+                    MXNetValueError)
+from ..graph.node import topo_sort
+from ..ndarray.ndarray import NDArray, ndarray
+from ..symbol.symbol import Symbol
+from .parameter import Parameter, ParameterDict, shape_is_known
+
+__all__ = ["Block", "HybridBlock", "SymbolBlock", "HookHandle"]
+
+UNKNOWN_SHAPE_MSG = (
+    "{name} has parameters with unknown shape. You need to either specify the shape in __init__ "
+    "or implement {name}.infer_shape to set the parameter shapes based on the first input. "
+    "Parameters with unknown shapes are {params}"
+)
+
+
+# -- nested inputs/outputs -------------------------------------------------------------------------
+def _flatten(args, what):
+    """``(flat list, format)``: format 0 is one array, -1 is None, a list is a nested sequence."""
+    if isinstance(args, (NDArray, Symbol)):
+        return [args], 0
+    if args is None:
+        return [None], -1
+    if not isinstance(args, (list, tuple)):
+        raise MXNetValueError(
+            f"When hybridized, the {what} of HybridBlock must be (nested) list of Symbol or "
+            f"NDArray, but got {args} of type {type(args)}"
+        )
+    flat, fmts = [], []
+    for arg in args:
+        items, fmt = _flatten(arg, what)
+        flat.extend(items)
+        fmts.append(fmt)
+    return flat, fmts
+
+
+def _regroup(args, fmt):
+    """Inverse of :func:`_flatten`."""
+    def merge(rest, fmt):
+        if isinstance(fmt, int):
+            return (None if fmt == -1 else rest[0]), rest[1:]
+        out = []
+        for item in fmt:
+            value, rest = merge(rest, item)
+            out.append(value)
+        return out, rest
+
+    return merge(list(args), fmt)[0]
+
+
+def _data_names(count):
+    return ["data"] if count == 1 else [f"data{i}" for i in range(count)]
+
+
+def _brief(names, limit=5):
+    names = list(names)
+    shown = ", ".join(repr(n) for n in names[:limit])
+    return shown + (", ..." if len(names) > limit else "")
+
+
+class HookHandle:
+    """Detaches a forward (pre-)hook: ``handle.detach()`` or leaving ``with handle:``."""
+
+    _ids = iter(range(1 << 62))
+
+    def __init__(self, hooks_dict, hook):
+        self._hooks_ref = weakref.ref(hooks_dict)
+        self._id = next(HookHandle._ids)
+        hooks_dict[self._id] = hook
+
+    def detach(self):
+        hooks = self._hooks_ref()
+        if hooks is not None:
+            hooks.pop(self._id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.detach()
+
+
+# -- Block -----------------------------------------------------------------------------------------
+class Block:
+    """Base class of all layers and models; children and parameters register by attribute.
+
+    Example
+    -------
+    >>> import mxlab as mx
+    >>> class Net(mx.gluon.Block):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.fc = mx.gluon.nn.Dense(2, in_units=3)
+    ...     def forward(self, x):
+    ...         return self.fc(x) * 2
+    >>> net = Net()
+    >>> list(net.collect_params())
+    ['fc.weight', 'fc.bias']
+    """
+
+    def __init__(self):
+        self._children = collections.OrderedDict()
+        self._reg_params = collections.OrderedDict()
+        self._forward_hooks = collections.OrderedDict()
+        self._forward_pre_hooks = collections.OrderedDict()
+
+    def __setattr__(self, name, value):
+        existing = self.__dict__.get(name)
+        if isinstance(existing, (Parameter, Block)) and not isinstance(value, type(existing)):
+            raise MXNetTypeError(
+                f"Changing attribute type for {name} from {type(existing)} to {type(value)} "
+                f"is not allowed."
+            )
+        if isinstance(value, Block):
+            self.register_child(value, name)
+        elif isinstance(value, Parameter):
+            self.__dict__["_reg_params"][name] = value
+        super().__setattr__(name, value)
+
+    def __repr__(self):
+        lines = [f"  ({key}): " + repr(block).replace("\n", "\n  ")
+                 for key, block in self._children.items()]
+        body = "\n" + "\n".join(lines) + "\n" if lines else ""
+        return f"{type(self).__name__}({body})"
+
+    def register_child(self, block, name=None):
+        """Register ``block`` as a child (its parameters become ``<name>.<param>``)."""
+        if name is None:
+            name = str(len(self._children))
+        self._children[name] = block
+
+    @property
+    def params(self):
+        """This block's own parameters (not its children's)."""
+        return ParameterDict(self._reg_params)
+
+    def _collect_params_with_prefix(self, prefix=""):
+        prefix = prefix + "." if prefix else ""
+        found = ParameterDict((prefix + key, p) for key, p in self._reg_params.items())
+        for name, child in self._children.items():
+            found.update(child._collect_params_with_prefix(prefix + name))
+        return found
+
+    def collect_params(self, select=None):
+        """``{structured name: Parameter}`` of this block and its children.
+
+        ``select`` is a regex (``'.*weight|.*bias'``) matched at the start of each name.
+        """
+        params = self._collect_params_with_prefix()
+        if not select:
+            return params
+        pattern = re.compile(select)
+        return ParameterDict((k, p) for k, p in params.items() if pattern.match(k))
+
+    def initialize(self, init=None, ctx=None, verbose=False, force_reinit=False, device=None):
+        """Initialise every parameter (a parameter's own ``init`` wins over ``init``)."""
+        self.collect_params().initialize(init, device if device is not None else ctx, verbose,
+                                         force_reinit)
+
+    def hybridize(self, active=True, **kwargs):
+        """Hybridize every HybridBlock child (a plain Block itself runs imperatively)."""
+        for child in self._children.values():
+            child.hybridize(active, **kwargs)
+
+    def cast(self, dtype):
+        """Cast every parameter to ``dtype``."""
+        for child in self._children.values():
+            child.cast(dtype)
+        for param in self._reg_params.values():
+            param.cast(dtype)
+
+    def zero_grad(self):
+        """Set every parameter gradient to 0."""
+        self.collect_params().zero_grad()
+
+    def reset_ctx(self, ctx):
+        self.collect_params().reset_ctx(ctx)
+
+    reset_device = reset_ctx
+
+    def apply(self, fn):
+        """Call ``fn(block)`` on every child (depth first) and then on this block."""
+        for child in self._children.values():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    def share_parameters(self, shared):
+        """Use the parameters of ``shared`` (``{structured name: Parameter}``) where names match."""
+        if shared is None:
+            return self
+        if not isinstance(shared, dict):
+            raise MXNetValueError(f"'shared' should be in type of Dict. Get type {type(shared)}!")
+        remaining = set(shared)
+        self._share_parameters(shared, remaining, "")
+        for name in sorted(remaining):
+            warnings.warn(f"Parameter name {name} is not in the current model!", stacklevel=2)
+        return self
+
+    def _share_parameters(self, shared, remaining, prefix):
+        prefix = prefix + "." if prefix else ""
+        for name in list(self._reg_params):
+            if shared.get(prefix + name) is not None:
+                setattr(self, name, shared[prefix + name])
+                remaining.discard(prefix + name)
+        for name, child in self._children.items():
+            child._share_parameters(shared, remaining, prefix + name)
+        self._clear_cached_op()
+
+    def _clear_cached_op(self):
+        """Forget traced graphs (HybridBlock overrides)."""
+
+    def register_forward_pre_hook(self, hook):
+        """``hook(block, inputs)`` before each forward; returns a :class:`HookHandle`."""
+        return HookHandle(self._forward_pre_hooks, hook)
+
+    def register_forward_hook(self, hook):
+        """``hook(block, inputs, outputs)`` after each forward; returns a :class:`HookHandle`."""
+        return HookHandle(self._forward_hooks, hook)
+
+    def __call__(self, *args):
+        for hook in list(self._forward_pre_hooks.values()):
+            hook(self, args)
+        out = self.forward(*args)
+        for hook in list(self._forward_hooks.values()):
+            hook(self, args, out)
+        return out
+
+    def forward(self, *args):
+        raise MXNetNotImplementedError(f"{type(self).__name__} must implement forward")
+
+    # -- checkpoints -------------------------------------------------------------------------------
+    def save_parameters(self, filename, deduplicate=False):
+        """Save the parameters under structured names (``0.weight``) in MXNet's .params format."""
+        from ..ndarray import serialization
+
+        params = self._collect_params_with_prefix()
+        if deduplicate:
+            first = {}
+            for name, param in params.items():
+                first.setdefault(id(param), name)
+            params = {name: p for name, p in params.items() if first[id(p)] == name}
+        serialization.save(filename, {name: p._reduce() for name, p in params.items()})
+
+    def load_parameters(self, filename, ctx=None, allow_missing=False, ignore_extra=False,
+                        cast_dtype=False, dtype_source="current", device=None):
+        """Load parameters saved by ``save_parameters`` (here or in MXNet), or exported ones.
+
+        Names may carry ``arg:``/``aux:`` prefixes; MXNet 1.x prefixed names (``dense0_weight``)
+        are matched in order when that pairing is unambiguous.
+        """
+        from ..ndarray import serialization
+
+        loaded = serialization.load(filename)
+        loaded = {_strip_role(k): v for k, v in loaded.items()}
+        params = self._collect_params_with_prefix()
+        if loaded and params and not set(loaded) & set(params):
+            loaded = _match_legacy_names(loaded, params, filename)
+        if not allow_missing:
+            by_param = collections.defaultdict(list)
+            for name, param in params.items():
+                by_param[id(param)].append(name)
+            for name, param in params.items():
+                if not any(alias in loaded for alias in by_param[id(param)]):
+                    raise MXNetValueError(
+                        f"Parameter '{name}' is missing in file '{filename}', which contains "
+                        f"parameters: {_brief(loaded)}. Set allow_missing=True to ignore missing "
+                        f"parameters."
+                    )
+        for name, value in loaded.items():
+            if name not in params:
+                if ignore_extra:
+                    continue
+                raise MXNetValueError(
+                    f"Parameter '{name}' loaded from file '{filename}' is not present in Dict, "
+                    f"which contains parameters {_brief(params)}. Set ignore_extra=True to ignore."
+                )
+            params[name]._load_init(value, device if device is not None else ctx,
+                                    cast_dtype=cast_dtype, dtype_source=dtype_source)
+
+    # -- summary -----------------------------------------------------------------------------------
+    def summary(self, *inputs):
+        """Print each layer's output shape and parameter count for one forward of ``inputs``."""
+        rows, handles, seen = [], [], set()
+
+        def record(block, _, outputs):
+            shapes = [tuple(o.shape) for o in _flatten(outputs, "output")[0] if o is not None]
+            count = 0
+            for param in block._reg_params.values():
+                if id(param) not in seen:
+                    seen.add(id(param))
+                    count += _size(param.shape)
+            rows.append((f"{type(block).__name__}-{len(rows) + 1}", shapes, count))
+
+        self.apply(lambda block: handles.append(block.register_forward_hook(record)))
+        try:
+            self(*inputs)
+        finally:
+            for handle in handles:
+                handle.detach()
+        print(_summary_table(rows, inputs, self.collect_params()))
+
+
+def _size(shape):
+    total = 1
+    for dim in shape:
+        total *= dim
+    return total
+
+
+def _summary_table(rows, inputs, params):
+    line = "-" * 80
+    out = [line, f"{'Layer (type)':>30}{'Output Shape':>30}{'Param #':>18}", "=" * 80]
+    in_shapes = [tuple(x.shape) for x in inputs if x is not None]
+    out.append(f"{'Input':>30}{str(in_shapes[0] if len(in_shapes) == 1 else in_shapes):>30}"
+               f"{0:>18}")
+    for name, shapes, count in rows:
+        shown = shapes[0] if len(shapes) == 1 else shapes
+        out.append(f"{name:>30}{str(shown):>30}{count:>18}")
+    unique = {id(p): p for p in params.values()}.values()
+    trainable = sum(_size(p.shape) for p in unique if p.grad_req != "null")
+    total = sum(_size(p.shape) for p in unique)
+    out += ["=" * 80, "Parameters in forward computation graph, duplicate included",
+            f"   Total params: {total}", f"   Trainable params: {trainable}",
+            f"   Non-trainable params: {total - trainable}", line]
+    return "\n".join(out)
+
+
+def _strip_role(name):
+    return name[4:] if name.startswith(("arg:", "aux:")) else name
+
+
+def _match_legacy_names(loaded, params, filename):
+    """MXNet 1.x names (``dense0_weight``) paired in order with structured names, when each
+    pair agrees on the parameter's own name; anything else is left unmatched."""
+    names = list(params)
+    if len(loaded) != len(names):
+        return loaded
+    pairs = list(zip(loaded, names))
+    if all(old.endswith(new.rsplit(".", 1)[-1]) for old, new in pairs):
+        return {new: loaded[old] for old, new in pairs}
+    return loaded
+
+
+# -- HybridBlock -----------------------------------------------------------------------------------
+def _namespace(x):
+    """``F`` of ``hybrid_forward``: ``mx.sym`` for symbols, else ``mx.nd``."""
+    from .. import nd, sym
+
+    return sym if isinstance(x, Symbol) else nd
+
+
+def _make_cached_op(symbol, flags):
+    """The CachedOp running a traced graph (``mxlab.executor``)."""
+    try:
+        from ..executor import CachedOp
+    except ImportError as err:
+        raise MXNetNotImplementedError(
+            "A hybridized HybridBlock runs through mxlab.executor.CachedOp, which is not "
+            "available"
+        ) from err
+    return CachedOp(symbol, flags)
+
+
+def _warn_unused(data_index, params, input_names):
+    """MXNet's warnings for inputs and parameters the traced graph never reads."""
+    used = set(input_names)
+    unused_data = [f"{i}-th" for name, i in data_index.items() if name not in used]
+    if unused_data:
+        warnings.warn(f"The {', '.join(unused_data)} input to HybridBlock is not used by any "
+                      f"computation. Is this intended?", stacklevel=4)
+    unused_params = [p.name for name, p in params.items() if name not in used]
+    if unused_params:
+        warnings.warn(f"Parameter {', '.join(unused_params)} is not used by any computation. "
+                      f"Is this intended?", stacklevel=4)
+
+
+class HybridBlock(Block):
+    """A block that can be traced into a graph and run by a CachedOp (``hybridize()``).
+
+    Example
+    -------
+    >>> import mxlab as mx
+    >>> class Scale(mx.gluon.HybridBlock):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.w = mx.gluon.Parameter('w', shape=(3,), init=mx.init.One())
+    ...     def forward(self, x):
+    ...         return x * self.w.data()
+    >>> net = Scale()
+    >>> net.initialize()
+    >>> net.hybridize()
+    >>> net(mx.np.array([1.0, 2.0, 3.0])).asnumpy()
+    array([1., 2., 3.], dtype=float32)
+    """
+
+    def __init__(self):
+        super().__init__()
+        self._active = False
+        self._flags = {}
+        self._backend, self._backend_opts = None, {}
+        self._cached_graph = ()
+        self._cached_op = None
+        self._cached_op_args = []
+        self._in_format = self._out_format = None
+
+    @classmethod
+    def _is_gluon1(cls):
+        return cls.hybrid_forward is not HybridBlock.hybrid_forward
+
+    def hybridize(self, active=True, static_alloc=False, static_shape=False, inline_limit=2,
+                  forward_bulk_size=None, backward_bulk_size=None, backend=None,
+                  backend_opts=None, **kwargs):
+        """Trace on the next call and run through a CachedOp with these flags (children too)."""
+        self._active = active
+        flags = {"static_alloc": static_alloc, "static_shape": static_shape,
+                 "inline_limit": inline_limit, "forward_bulk_size": forward_bulk_size,
+                 "backward_bulk_size": backward_bulk_size, **kwargs}
+        self._flags = {k: v for k, v in flags.items() if v is not None}
+        self._backend, self._backend_opts = backend, dict(backend_opts or {})
+        self._clear_cached_op()
+        if active and (self._forward_hooks or self._forward_pre_hooks):
+            warnings.warn(
+                f'"{type(self).__name__}" is being hybridized while still having forward '
+                f"hook/pre-hook. If it is a child of HybridBlock, the hooks will not take effect.",
+                stacklevel=2,
+            )
+        Block.hybridize(self, active, static_alloc=static_alloc, static_shape=static_shape,
+                        inline_limit=inline_limit, forward_bulk_size=forward_bulk_size,
+                        backward_bulk_size=backward_bulk_size, backend=backend,
+                        backend_opts=backend_opts, **kwargs)
+
+    def _clear_cached_op(self):
+        self._cached_graph = ()
+        self._cached_op = None
+        self._cached_op_args = []
+
+    def cast(self, dtype):
+        self._clear_cached_op()
+        super().cast(dtype)
+
+    # -- calling -----------------------------------------------------------------------------------
+    def __call__(self, *args):
+        if args and isinstance(args[0], Symbol):
+            return self._call_symbolic(*args)
+        self._ensure_params(*args)
+        if not self._active or dc.is_deferred_compute():
+            return super().__call__(*args)
+        return self._call_cached_op(*args)
+
+    def _ensure_params(self, *args):
+        """On the first call: ``infer_shape`` for unknown shapes, then finish deferred init."""
+        pending = [p for p in self._reg_params.values() if p._data is None]
+        if not pending:
+            return
+        if any(not shape_is_known(p.shape) for p in pending):
+            self.infer_shape(*args)
+        for param in pending:
+            param._finish_deferred_init()
+
+    def forward(self, x, *args):
+        """Gluon 1 blocks: ``hybrid_forward(F, x, *args, **params)``; Gluon 2 blocks override."""
+        if not self._is_gluon1():
+            raise MXNetNotImplementedError(f"{type(self).__name__} must implement forward")
+        device = x.device if isinstance(x, NDArray) else None
+        params = {name: p.data(device) for name, p in self._reg_params.items()}
+        return self.hybrid_forward(_namespace(x), x, *args, **params)
+
+    def hybrid_forward(self, F, x, *args, **kwargs):
+        """Gluon 1 style forward (``F`` is ``mx.nd`` or ``mx.sym``)."""
+        raise MXNetNotImplementedError(f"{type(self).__name__} must implement forward")
+
+    def _call_symbolic(self, *args):
+        if not self._is_gluon1():
+            raise MXNetTypeError(
+                f"{type(self).__name__} is a Gluon 2 block (forward); call it with arrays, not "
+                f"Symbols"
+            )
+        params = {name: p.var() for name, p in self._reg_params.items()}
+        return self.hybrid_forward(_namespace(args[0]), *args, **params)
+
+    def infer_shape(self, *args):
+        """Set unknown parameter shapes from the inputs.
+
+        Gluon 1 blocks infer them from their symbolic graph; Gluon 2 blocks with unknown shapes
+        must override this.
+        """
+        unknown = [p for p in self._reg_params.values() if not shape_is_known(p.shape)]
+        if not unknown:
+            return
+        if self._is_gluon1():
+            self._infer_shape_symbolically(*args)
+            return
+        raise MXNetRuntimeError(UNKNOWN_SHAPE_MSG.format(
+            name=type(self).__name__, params=", ".join(f"{p.name} ({p.shape})" for p in unknown)
+        ))
+
+    def _infer_shape_symbolically(self, *args):
+        from .. import symbol
+
+        flat, fmt = _flatten(args, "input")
+        real = [x for x in flat if x is not None]
+        names = iter(_data_names(len(real)))
+        variables = [None if x is None else symbol.var(next(names)) for x in flat]
+        out = self._call_symbolic(*_regroup(variables, fmt))
+        group = symbol.Group(_flatten(out, "output")[0])
+        shapes = {v.name: tuple(x.shape) for v, x in zip(variables, flat) if x is not None}
+        arg_shapes, _, aux_shapes = group.infer_shape_partial(**shapes)
+        found = dict(zip(group.list_arguments(), arg_shapes))
+        found.update(zip(group.list_auxiliary_states(), aux_shapes))
+        for param in self.collect_params().values():
+            if param._var is not None and param._var_name in found:
+                known = param.shape
+                param.shape = found[param._var_name]
+                if param.shape != known:
+                    param._var = None  # NOTE: re-made (same name) with the full shape hint
+
+    # -- hybridized path ---------------------------------------------------------------------------
+    def _get_graph(self, *args):
+        """Trace ``forward`` with deferred compute once; returns ``(input vars, output symbol)``."""
+        if self._cached_graph:
+            return self._cached_graph
+        from .. import symbol
+
+        flat, self._in_format = _flatten(args, "input")
+        inputs = [None if x is None else x.detach() for x in flat]
+        real = [x for x in inputs if x is not None]
+        if not real:
+            raise MXNetValueError(
+                f"All args are None and we do not support such a case. Received args={args}"
+            )
+        variables = [symbol.var(name) for name in _data_names(len(real))]
+        if isinstance(real[0], ndarray):
+            variables = [v.as_np_ndarray() for v in variables]
+        dc.set_variable(real, variables)
+        with autograd.pause(), dc.context():
+            out = Block.__call__(self, *_regroup(inputs, self._in_format))
+        flat_out, self._out_format = _flatten(out, "output")
+        outputs = dc.get_symbol(flat_out, sym_cls=type(variables[0]))
+        self._cached_graph = variables, outputs
+        return self._cached_graph
+
+    def _build_cache(self, *args):
+        data, out = self._get_graph(*args)
+        data_index = {v.name: i for i, v in enumerate(data)}
+        params = {p.var().name: p for p in self.collect_params().values()}
+        input_names = out.list_inputs()
+        for name in input_names:
+            if name not in data_index and name not in params:
+                raise MXNetValueError(f"Unknown input to HybridBlock: {name}")
+        _warn_unused(data_index, params, input_names)
+        self._cached_op_args = [(True, data_index[n]) if n in data_index else (False, params[n])
+                                for n in input_names]
+        flags = [("data_indices", [i for i, (is_data, _) in enumerate(self._cached_op_args)
+                                   if is_data]),
+                 ("param_indices", [i for i, (is_data, _) in enumerate(self._cached_op_args)
+                                    if not is_data])]
+        flags += list(self._flags.items())
+        if self._backend:
+            out = self._partition(out)
+        self._cached_op = _make_cached_op(out, flags)
+
+    def _partition(self, out):
+        if not hasattr(out, "optimize_for"):
+            raise MXNetNotImplementedError(
+                "hybridize(backend=...) needs Symbol.optimize_for from mxlab.subgraph, which is "
+                "not available"
+            )
+        return out.optimize_for(self._backend, **self._backend_opts)
+
+    def _call_cached_op(self, *args):
+        if self._cached_op is None:
+            self._build_cache(*args)
+        flat, fmt = _flatten(args, "input")
+        if fmt != self._in_format:
+            raise MXNetValueError("Invalid input format")
+        real = [x for x in flat if x is not None]
+        device = real[0].device
+        inputs = [real[ref] if is_data else ref.data(device)
+                  for is_data, ref in self._cached_op_args]
+        out = self._cached_op(*inputs)
+        if isinstance(out, NDArray):
+            out = [out]
+        return _regroup(out, self._out_format)
+
+    # -- export ------------------------------------------------------------------------------------
+    def export(self, path, epoch=0, remove_amp_cast=True):
+        """Write ``path-symbol.json`` and ``path-%04d.params`` (``arg:``/``aux:`` names) as MXNet.
+
+        Returns the two file names.
+        """
+        from ..ndarray import serialization
+        from ..symbol.compose import copy_graph
+
+        if not self._cached_graph:
+            raise MXNetRuntimeError(
+                "Please first call block.hybridize() and then run forward with this block at "
+                "least once before calling export."
+            )
+        out = self._cached_graph[1]
+        params = {}
+        for name, param in self.collect_params().items():
+            params.setdefault(id(param), (name, param))
+        rename = {param.var().name: name for name, param in params.values()}
+        entries = copy_graph(out._outputs)
+        for node in topo_sort(entries):
+            if node.op is None and node.name in rename:
+                node.name = rename[node.name]
+        sym = type(out)(entries)
+        sym_file = f"{path}-symbol.json"
+        sym.save(sym_file, remove_amp_cast=remove_amp_cast)
+        arg_names, aux_names = set(sym.list_arguments()), set(sym.list_auxiliary_states())
+        arrays = {}
+        for name, param in params.values():
+            if name in arg_names:
+                arrays[f"arg:{name}"] = param._reduce()
+            elif name in aux_names:
+                arrays[f"aux:{name}"] = param._reduce()
+        params_file = f"{path}-{epoch:04d}.params"
+        serialization.save(params_file, arrays)
+        return sym_file, params_file
+
+    def optimize_for(self, x, *args, backend=None, backend_opts=None, clear=True,
+                     static_alloc=False, static_shape=False, inline_limit=2,
+                     forward_bulk_size=None, backward_bulk_size=None, **kwargs):
+        """Partition the traced graph for ``backend`` (``mxlab.subgraph``) and hybridize with it."""
+        try:
+            importlib.import_module("mxlab.subgraph")
+        except ImportError as err:
+            raise MXNetNotImplementedError(
+                "HybridBlock.optimize_for needs mxlab.subgraph (subgraph backends), which is not "
+                "available"
+            ) from err
+        opts = dict(backend_opts or {}, **kwargs)
+        self.hybridize(True, static_alloc=static_alloc, static_shape=static_shape,
+                       inline_limit=inline_limit, forward_bulk_size=forward_bulk_size,
+                       backward_bulk_size=backward_bulk_size, backend=backend,
+                       backend_opts=opts)
+        self._ensure_params(x, *args)
+        self._build_cache(x, *args)
+
+
+# NOTE: MXNet defines SymbolBlock in gluon/block.py; it lives next door here.
+from .symbol_block import SymbolBlock  # noqa: E402,F401

@@ -1,0 +1,82 @@
+"""Datasets: anything with ``__getitem__`` and ``__len__``.
+
+Example
+-------
+>>> import mxlab as mx
+>>> ds = mx.gluon.data.ArrayDataset([1, 2, 3], [4, 5, 6])
+>>> len(ds), ds[1]
+(3, (2, 5))
+"""
+from ...base import MXNetValueError
+
+__all__ = ["Dataset", "SimpleDataset", "ArrayDataset"]
+
+
+class Dataset:
+    """Base class; ``transform``/``transform_first`` give lazily mapped views."""
+
+    def __getitem__(self, idx):
+        raise NotImplementedError(f"{type(self).__name__} must implement __getitem__")
+
+    def __len__(self):
+        raise NotImplementedError(f"{type(self).__name__} must implement __len__")
+
+    def transform(self, fn, lazy=True):
+        """A dataset of ``fn(*sample)`` (``fn(sample)`` for single-item samples)."""
+        mapped = _TransformedDataset(self, fn)
+        return mapped if lazy else SimpleDataset([mapped[i] for i in range(len(mapped))])
+
+    def transform_first(self, fn, lazy=True):
+        """Apply ``fn`` to the first element of each sample only."""
+        def first(*sample):
+            return (fn(sample[0]),) + sample[1:] if len(sample) > 1 else fn(sample[0])
+        return self.transform(first, lazy)
+
+
+class _TransformedDataset(Dataset):
+    def __init__(self, data, fn):
+        self._data, self._fn = data, fn
+
+    def __len__(self):
+        return len(self._data)
+
+    def __getitem__(self, idx):
+        item = self._data[idx]
+        return self._fn(*item) if isinstance(item, tuple) else self._fn(item)
+
+
+class SimpleDataset(Dataset):
+    """Wraps any sequence (list, array)."""
+
+    def __init__(self, data):
+        self._data = data
+
+    def __len__(self):
+        return len(self._data)
+
+    def __getitem__(self, idx):
+        return self._data[idx]
+
+
+class ArrayDataset(Dataset):
+    """Zips equally long sequences: sample ``i`` is ``(a[i], b[i], ...)`` (``a[i]`` for one)."""
+
+    def __init__(self, *args):
+        if not args:
+            raise MXNetValueError("ArrayDataset needs at least 1 array")
+        self._length = len(args[0])
+        for i, data in enumerate(args):
+            if len(data) != self._length:
+                raise MXNetValueError(
+                    f"All arrays must have the same length; array[0] has length {self._length} "
+                    f"while array[{i}] has {len(data)}."
+                )
+        self._data = args
+
+    def __len__(self):
+        return self._length
+
+    def __getitem__(self, idx):
+        if len(self._data) == 1:
+            return self._data[0][idx]
+        return tuple(data[idx] for data in self._data)

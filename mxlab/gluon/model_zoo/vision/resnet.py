@@ -1,0 +1,163 @@
+"""ResNet v1 and v2 (He et al.) as in MXNet's model zoo, randomly initialised.
+
+Pretrained weights cannot be downloaded here: ``pretrained=True`` raises.
+
+Example
+-------
+>>> import mxlab as mx
+>>> net = mx.gluon.model_zoo.vision.resnet18_v1(classes=10, thumbnail=True)
+>>> net.initialize()
+>>> net(mx.nd.ones((1, 3, 32, 32))).shape
+(1, 10)
+"""
+from ....base import MXNetValueError
+from ....ops.registry import F as _F
+from ...block import HybridBlock
+from ... import nn
+
+__all__ = ["ResNetV1", "ResNetV2", "BasicBlockV1", "BasicBlockV2", "get_resnet",
+           "resnet18_v1", "resnet34_v1", "resnet18_v2", "resnet34_v2"]
+
+
+def _conv3x3(channels, stride, in_channels):
+    return nn.Conv2D(channels, kernel_size=3, strides=stride, padding=1, use_bias=False,
+                     in_channels=in_channels)
+
+
+class BasicBlockV1(HybridBlock):
+    """conv-BN-relu-conv-BN plus the (optionally downsampled) input, then relu."""
+
+    def __init__(self, channels, stride, downsample=False, in_channels=0):
+        super().__init__()
+        self.body = nn.HybridSequential()
+        self.body.add(_conv3x3(channels, stride, in_channels), nn.BatchNorm(),
+                      nn.Activation("relu"), _conv3x3(channels, 1, channels), nn.BatchNorm())
+        self.downsample = None
+        if downsample:
+            self.downsample = nn.HybridSequential()
+            self.downsample.add(nn.Conv2D(channels, kernel_size=1, strides=stride,
+                                          use_bias=False, in_channels=in_channels),
+                                nn.BatchNorm())
+
+    def hybrid_forward(self, F, x):
+        residual = self.downsample(x) if self.downsample is not None else x
+        return _F.Activation(self.body(x) + residual, act_type="relu")
+
+
+class BasicBlockV2(HybridBlock):
+    """Pre-activation block: BN-relu-conv-BN-relu-conv plus the input."""
+
+    def __init__(self, channels, stride, downsample=False, in_channels=0):
+        super().__init__()
+        self.bn1 = nn.BatchNorm()
+        self.conv1 = _conv3x3(channels, stride, in_channels)
+        self.bn2 = nn.BatchNorm()
+        self.conv2 = _conv3x3(channels, 1, channels)
+        self.downsample = (nn.Conv2D(channels, 1, stride, use_bias=False, in_channels=in_channels)
+                           if downsample else None)
+
+    def hybrid_forward(self, F, x):
+        residual = x
+        x = _F.Activation(self.bn1(x), act_type="relu")
+        if self.downsample is not None:
+            residual = self.downsample(x)
+        x = self.conv1(x)
+        x = _F.Activation(self.bn2(x), act_type="relu")
+        return self.conv2(x) + residual
+
+
+def _stem(features, channels, thumbnail):
+    if thumbnail:
+        features.add(_conv3x3(channels, 1, 0))
+        return
+    features.add(nn.Conv2D(channels, 7, 2, 3, use_bias=False), nn.BatchNorm(),
+                 nn.Activation("relu"), nn.MaxPool2D(3, 2, 1))
+
+
+def _make_layer(block, layers, channels, stride, in_channels):
+    layer = nn.HybridSequential()
+    layer.add(block(channels, stride, channels != in_channels, in_channels=in_channels))
+    for _ in range(layers - 1):
+        layer.add(block(channels, 1, False, in_channels=channels))
+    return layer
+
+
+class ResNetV1(HybridBlock):
+    """ResNet v1: stem, four stages of ``block``, global average pool, Dense classifier."""
+
+    def __init__(self, block, layers, channels, classes=1000, thumbnail=False):
+        super().__init__()
+        if len(layers) != len(channels) - 1:
+            raise MXNetValueError("ResNetV1: len(channels) must be len(layers) + 1")
+        self.features = nn.HybridSequential()
+        _stem(self.features, channels[0], thumbnail)
+        for i, num_layer in enumerate(layers):
+            self.features.add(_make_layer(block, num_layer, channels[i + 1], 1 if i == 0 else 2,
+                                          channels[i]))
+        self.features.add(nn.GlobalAvgPool2D())
+        self.output = nn.Dense(classes, in_units=channels[-1])
+
+    def hybrid_forward(self, F, x):
+        return self.output(self.features(x))
+
+
+class ResNetV2(HybridBlock):
+    """ResNet v2 (pre-activation), with a data BatchNorm in front."""
+
+    def __init__(self, block, layers, channels, classes=1000, thumbnail=False):
+        super().__init__()
+        if len(layers) != len(channels) - 1:
+            raise MXNetValueError("ResNetV2: len(channels) must be len(layers) + 1")
+        self.features = nn.HybridSequential()
+        self.features.add(nn.BatchNorm(scale=False, center=False))
+        _stem(self.features, channels[0], thumbnail)
+        in_channels = channels[0]
+        for i, num_layer in enumerate(layers):
+            self.features.add(_make_layer(block, num_layer, channels[i + 1], 1 if i == 0 else 2,
+                                          in_channels))
+            in_channels = channels[i + 1]
+        self.features.add(nn.BatchNorm(), nn.Activation("relu"), nn.GlobalAvgPool2D(),
+                          nn.Flatten())
+        self.output = nn.Dense(classes, in_units=in_channels)
+
+    def hybrid_forward(self, F, x):
+        return self.output(self.features(x))
+
+
+_SPEC = {18: ([2, 2, 2, 2], [64, 64, 128, 256, 512]), 34: ([3, 4, 6, 3], [64, 64, 128, 256, 512])}
+_VERSIONS = {1: (ResNetV1, BasicBlockV1), 2: (ResNetV2, BasicBlockV2)}
+
+
+def get_resnet(version, num_layers, pretrained=False, ctx=None, **kwargs):
+    """ResNet ``version`` (1 or 2) with ``num_layers`` (18 or 34), randomly initialised later."""
+    if pretrained:
+        raise MXNetValueError(
+            "pretrained=True: pretrained model zoo weights are not downloadable here; build the "
+            "model with pretrained=False and load a .params file with load_parameters"
+        )
+    if num_layers not in _SPEC or version not in _VERSIONS:
+        raise MXNetValueError(f"Invalid resnet: version {version}, {num_layers} layers. Options "
+                              f"are versions {sorted(_VERSIONS)} with {sorted(_SPEC)} layers.")
+    layers, channels = _SPEC[num_layers]
+    net_class, block_class = _VERSIONS[version]
+    return net_class(block_class, layers, channels, **kwargs)
+
+
+def resnet18_v1(**kwargs):
+    """ResNet-18 v1."""
+    return get_resnet(1, 18, **kwargs)
+
+
+def resnet34_v1(**kwargs):
+    """ResNet-34 v1."""
+    return get_resnet(1, 34, **kwargs)
+
+
+def resnet18_v2(**kwargs):
+    """ResNet-18 v2."""
+    return get_resnet(2, 18, **kwargs)
+
+
+def resnet34_v2(**kwargs):
+    """ResNet-34 v2."""
+    return get_resnet(2, 34, **kwargs)

@@ -1,0 +1,93 @@
+"""Activation layers: Activation(act_type), LeakyReLU, PReLU, ELU, SELU, GELU, Swish.
+
+Example
+-------
+>>> import mxlab as mx
+>>> mx.gluon.nn.LeakyReLU(0.1)(mx.nd.array([-1.0, 2.0])).asnumpy()
+array([-0.1,  2. ], dtype=float32)
+"""
+from ... import initializer
+from ...ops.registry import F as _F
+from ..block import HybridBlock
+from ..parameter import Parameter
+
+__all__ = ["Activation", "LeakyReLU", "PReLU", "ELU", "SELU", "GELU", "Swish"]
+
+
+class Activation(HybridBlock):
+    """``relu``, ``sigmoid``, ``tanh``, ``softrelu`` or ``softsign`` elementwise."""
+
+    def __init__(self, activation):
+        super().__init__()
+        self._act_type = activation
+
+    def hybrid_forward(self, F, x):
+        return _F.Activation(x, act_type=self._act_type)
+
+    def __repr__(self):
+        return f"Activation({self._act_type})"
+
+
+class _LeakyFamily(HybridBlock):
+    """Members of the ``LeakyReLU`` op family with a fixed ``act_type`` and ``slope``."""
+
+    act_type = None
+
+    def __init__(self, slope=0.25):
+        super().__init__()
+        self._slope = slope
+
+    def hybrid_forward(self, F, x):
+        return _F.LeakyReLU(x, act_type=self.act_type, slope=self._slope)
+
+
+class LeakyReLU(_LeakyFamily):
+    """``x`` if ``x > 0`` else ``alpha * x``."""
+
+    act_type = "leaky"
+
+    def __init__(self, alpha):
+        super().__init__(alpha)
+
+
+class ELU(_LeakyFamily):
+    """``x`` if ``x > 0`` else ``alpha * (exp(x) - 1)``."""
+
+    act_type = "elu"
+
+    def __init__(self, alpha=1.0):
+        super().__init__(alpha)
+
+
+class SELU(_LeakyFamily):
+    """Scaled ELU with the self-normalising constants."""
+
+    act_type = "selu"
+
+
+class GELU(_LeakyFamily):
+    """Gaussian error linear unit (erf form)."""
+
+    act_type = "gelu"
+
+
+class PReLU(HybridBlock):
+    """Leaky ReLU with a learned slope ``alpha`` (one per channel when ``in_channels > 1``)."""
+
+    def __init__(self, alpha_initializer=initializer.Constant(0.25), in_channels=1):
+        super().__init__()
+        self.alpha = Parameter("alpha", shape=(in_channels,), init=alpha_initializer)
+
+    def hybrid_forward(self, F, x, alpha):
+        return _F.LeakyReLU(x, alpha, act_type="prelu")
+
+
+class Swish(HybridBlock):
+    """``x * sigmoid(beta * x)``."""
+
+    def __init__(self, beta=1.0):
+        super().__init__()
+        self._beta = beta
+
+    def hybrid_forward(self, F, x):
+        return x * _F.sigmoid(x * self._beta)

@@ -1,0 +1,424 @@
+"""Gluon parameters: a named array (one copy per device) with its gradient and symbolic variable.
+
+A :class:`Parameter` may be created before its shape is known (unknown dims are ``0`` or ``-1``):
+``initialize`` then *defers* the allocation until the owning block has seen its first input and set
+the shape (``HybridBlock.infer_shape``). ``data()`` also binds the array to the parameter's
+:meth:`Parameter.var`, so a deferred-compute trace of a block records parameters as graph inputs.
+
+Example
+-------
+>>> import mxlab as mx
+>>> p = mx.gluon.Parameter('weight', shape=(2, 3), init=mx.init.One())
+>>> p.initialize()
+>>> float(p.data().asnumpy().sum()), p.grad().shape
+(6.0, (2, 3))
+"""
+import itertools
+
+import numpy
+
+from .. import autograd
+from .. import deferred_compute as dc
+from ..base import MXNetRuntimeError, MXNetValueError
+from ..device import Device, cpu, current_device
+from ..util import is_np_array
+
+__all__ = ["Parameter", "Constant", "ParameterDict", "DeferredInitializationError"]
+
+_var_count = itertools.count()
+GRAD_REQS = ("write", "add", "null")
+
+
+class DeferredInitializationError(MXNetRuntimeError):
+    """A parameter's data was asked for before its deferred initialisation could run."""
+
+
+def shape_is_known(shape):
+    """Whether every dim of ``shape`` is known (unknown dims are 0 or -1)."""
+    return shape is not None and all(d > 0 for d in shape)
+
+
+def _merge_shape(old, new, name):
+    """``new`` filled in with ``old``'s known dims; incompatible known dims are an error."""
+    if old is None or len(old) != len(new):
+        return new
+    if any(o > 0 and n > 0 and o != n for o, n in zip(old, new)):
+        raise MXNetValueError(
+            f"Expected shape {new} is incompatible with given shape {old} for Parameter {name}."
+        )
+    return tuple(n if n > 0 else o for o, n in zip(old, new))
+
+
+def _array_module():
+    from .. import nd, np
+
+    return np if is_np_array() else nd
+
+
+def _devices(ctx):
+    if ctx is None:
+        return [current_device()]
+    return [Device(c) for c in ctx] if isinstance(ctx, (list, tuple)) else [Device(ctx)]
+
+
+class Parameter:
+    """A block parameter (``mx.gluon.Parameter``).
+
+    Parameters
+    ----------
+    name : str
+        The local name (``weight``, ``bias``); a block's ``collect_params`` gives structured names.
+    grad_req : {'write', 'add', 'null'}
+    shape : int or tuple of int, optional
+        Unknown dims may be 0 or -1; they are set from the first input (deferred init).
+    dtype : numpy dtype or str
+    lr_mult, wd_mult : float
+        Multipliers on the optimizer's learning rate and weight decay for this parameter.
+    init : Initializer or str, optional
+        Overrides the initializer given to ``initialize``.
+    allow_deferred_init : bool
+    differentiable : bool
+        False forces ``grad_req='null'``.
+    """
+
+    def __init__(self, name="weight", grad_req="write", shape=None, dtype=numpy.float32,
+                 lr_mult=1.0, wd_mult=1.0, init=None, allow_deferred_init=False,
+                 differentiable=True, stype="default", grad_stype="default"):
+        self.name = name
+        self._shape = (shape,) if isinstance(shape, int) else (None if shape is None
+                                                               else tuple(shape))
+        self.dtype = numpy.dtype(dtype).name if dtype != "bfloat16" else dtype
+        self.lr_mult, self.wd_mult = lr_mult, wd_mult
+        self.init = init
+        self.allow_deferred_init = allow_deferred_init
+        self._differentiable = differentiable
+        self._stype, self._grad_stype = stype, grad_stype
+        self._grad_req = grad_req if differentiable else "null"
+        if self._grad_req not in GRAD_REQS:
+            raise MXNetValueError(f"Parameter {name}: grad_req must be one of {GRAD_REQS}, "
+                                  f"got {grad_req!r}")
+        self._data = None      # {Device: array}
+        self._grad = None      # {Device: array}
+        self._deferred_init = ()  # (init, devices, default_init, data) while waiting for a shape
+        self._var = None
+        self._var_name = None
+
+    def __repr__(self):
+        return f"Parameter {self.name} (shape={self.shape}, dtype={self.dtype})"
+
+    # -- attributes --------------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return self._shape
+
+    @shape.setter
+    def shape(self, new_shape):
+        new_shape = (new_shape,) if isinstance(new_shape, int) else tuple(new_shape)
+        self._shape = _merge_shape(self._shape, new_shape, self.name)
+
+    @property
+    def grad_req(self):
+        return self._grad_req
+
+    @grad_req.setter
+    def grad_req(self, req):
+        if req not in GRAD_REQS:
+            raise MXNetValueError(f"grad_req must be one of {GRAD_REQS}, but got {req!r}")
+        req = req if self._differentiable else "null"
+        if req == self._grad_req:
+            return
+        self._grad_req = req
+        if req == "null":
+            self._grad = None
+            if self._data is not None:
+                self._data = {d: a.detach() for d, a in self._data.items()}
+        elif self._data is not None:
+            self._init_grad()
+
+    # -- initialisation ----------------------------------------------------------------------------
+    def initialize(self, init=None, ctx=None, default_init=None, force_reinit=False, device=None):
+        """Allocate and fill the data (deferred when the shape is not known yet)."""
+        from .. import initializer
+
+        if self._data is not None and not force_reinit:
+            return
+        self._data = self._grad = None
+        devices = _devices(device if device is not None else ctx)
+        default_init = default_init if default_init is not None else initializer.Uniform()
+        if init is None:
+            init = self.init
+        if not shape_is_known(self.shape):
+            if not self.allow_deferred_init:
+                raise MXNetValueError(
+                    f"Cannot initialize Parameter '{self.name}' because it has invalid shape: "
+                    f"{self.shape}. Please specify in_units, in_channels, etc for `Block`s."
+                )
+            self._deferred_init = (init, devices, default_init, None)
+            return
+        self._deferred_init = (init, devices, default_init, None)
+        self._finish_deferred_init()
+
+    def _finish_deferred_init(self):
+        """Run a deferred initialisation now that the shape is known (with deferred compute off)."""
+        if not self._deferred_init:
+            return
+        init, devices, default_init, data = self._deferred_init
+        if not shape_is_known(self.shape):
+            raise DeferredInitializationError(
+                f"Cannot initialize Parameter '{self.name}' because it has invalid shape: "
+                f"{self.shape}."
+            )
+        self._deferred_init = ()
+        with dc.context(False), autograd.pause():
+            if data is None:
+                data = self._fresh_data(init, default_init)
+            self._init_impl(data, devices)
+
+    def _fresh_data(self, init, default_init):
+        from .. import initializer
+
+        data = _array_module().zeros(self.shape, dtype=self.dtype, device=cpu())
+        default_init = initializer.create(default_init)
+        if init is None and initializer.has_name_rule(self.name):
+            # NOTE: no own initializer: names decide (bias -> 0, gamma -> 1, weight -> default).
+            default_init(initializer.InitDesc(self.name), data)
+        else:
+            desc = initializer.InitDesc(self.name, {"__init__": init or default_init})
+            default_init(desc, data)
+        return data
+
+    def _init_impl(self, data, devices):
+        self._data = {d: data.copyto(d) if d != data.device else data.copy() for d in devices}
+        self._init_grad()
+
+    def _init_grad(self):
+        if self._grad_req == "null":
+            self._grad = None
+            return
+        self._grad = {d: _array_module().zeros(a.shape, dtype=a.dtype, device=d)
+                      for d, a in self._data.items()}
+        for device, arr in self._data.items():
+            autograd.mark_variables([arr], [self._grad[device]], self._grad_req)
+
+    def _load_init(self, data, ctx=None, cast_dtype=False, dtype_source="current"):
+        """Set this parameter from a loaded array (shape checked, dtype checked or cast)."""
+        if self.shape is not None and len(self.shape) == len(data.shape):
+            if any(s > 0 and s != d for s, d in zip(self.shape, data.shape)):
+                raise MXNetValueError(
+                    f"Failed loading Parameter '{self.name}' from saved params: shape "
+                    f"incompatible expected {self.shape} vs saved {tuple(data.shape)}"
+                )
+        self._shape = tuple(data.shape)
+        saved_dtype = numpy.dtype(data.dtype).name
+        if saved_dtype != self.dtype:
+            if not cast_dtype:
+                raise MXNetValueError(
+                    f"Failed loading Parameter '{self.name}' from saved params: dtype "
+                    f"incompatible expected {self.dtype} vs saved {saved_dtype}. Set "
+                    f"cast_dtype=True to cast the dtype of saved params."
+                )
+            if dtype_source == "saved":
+                self.dtype = saved_dtype
+            else:
+                data = data.astype(self.dtype)
+        data = _as_module_array(data)
+        if self._data is not None:
+            self.set_data(data)
+            return
+        devices = self._deferred_init[1] if self._deferred_init else _devices(ctx)
+        self._deferred_init = ()
+        self._init_impl(data, devices)
+
+    # -- access ------------------------------------------------------------------------------------
+    def _check_initialized(self):
+        if self._data is not None:
+            return
+        if self._deferred_init:
+            raise DeferredInitializationError(
+                f"Parameter '{self.name}' has not been initialized yet because initialization "
+                f"was deferred. Actual initialization happens during the first forward pass. "
+                f"Please pass one batch of data through the network before accessing Parameters."
+            )
+        raise MXNetRuntimeError(
+            f"Parameter '{self.name}' has not been initialized. Note that you should initialize "
+            f"parameters and create Trainer with Block.collect_params() instead of Block.params "
+            f"because the later does not include Parameters of nested child Blocks"
+        )
+
+    def _pick(self, arrays, ctx):
+        if ctx is None:
+            ctx = current_device() if current_device() in arrays else next(iter(arrays))
+        ctx = Device(ctx)
+        if ctx not in arrays:
+            raise MXNetRuntimeError(
+                f"Parameter '{self.name}' was not initialized on context {ctx}. It was only "
+                f"initialized on {list(arrays)}."
+            )
+        return arrays[ctx]
+
+    def data(self, ctx=None, device=None):
+        """The array on ``ctx``, bound to :meth:`var` so deferred-compute traces see an input."""
+        self._check_initialized()
+        arr = self._pick(self._data, device if device is not None else ctx)
+        if arr._dc is None or arr._dc.node is not self.var()._outputs[0].node:
+            arr._dc = None
+            dc.set_variable(arr, self.var())
+        return arr
+
+    def list_data(self):
+        self._check_initialized()
+        return list(self._data.values())
+
+    def grad(self, ctx=None, device=None):
+        """The gradient buffer on ``ctx``."""
+        self._check_initialized()
+        if self._grad is None:
+            raise MXNetRuntimeError(
+                f"Cannot get gradient array for Parameter '{self.name}' because grad_req='null'"
+            )
+        return self._pick(self._grad, device if device is not None else ctx)
+
+    def list_grad(self):
+        self._check_initialized()
+        if self._grad is None:
+            raise MXNetRuntimeError(
+                f"Cannot get gradient array for Parameter '{self.name}' because grad_req='null'"
+            )
+        return list(self._grad.values())
+
+    def list_ctx(self):
+        if self._data is None:
+            if self._deferred_init:
+                return list(self._deferred_init[1])
+            raise MXNetRuntimeError(f"Parameter '{self.name}' has not been initialized")
+        return list(self._data)
+
+    list_device = list_ctx
+
+    def set_data(self, data):
+        """Overwrite the value on every device (the shape must stay compatible)."""
+        self.shape = tuple(data.shape)
+        if self._data is None:
+            if not self._deferred_init:
+                raise MXNetRuntimeError(f"Parameter '{self.name}' has not been initialized")
+            init, devices, default_init, _ = self._deferred_init
+            self._deferred_init = (init, devices, default_init, _as_module_array(data))
+            return
+        for arr in self._data.values():
+            with dc.context(False), autograd.pause():
+                source = data if data.dtype == arr.dtype else data.astype(arr.dtype)
+                source.as_in_context(arr.device).copyto(arr)
+
+    def zero_grad(self):
+        """Set every gradient buffer to 0."""
+        for grad in (self._grad or {}).values():
+            grad[:] = 0
+
+    def reset_ctx(self, ctx):
+        """Move the data (and gradients) to the devices ``ctx``."""
+        devices = _devices(ctx)
+        if self._data is not None:
+            data = self._reduce()
+            self._init_impl(data, devices)
+        elif self._deferred_init:
+            init, _, default_init, data = self._deferred_init
+            self._deferred_init = (init, devices, default_init, data)
+        else:
+            raise MXNetValueError(f"Cannot reset context for Parameter '{self.name}' because it "
+                                  f"has not been initialized.")
+
+    reset_device = reset_ctx
+
+    def _reduce(self):
+        """The value on the CPU (the mean over devices), as saved by ``save_parameters``."""
+        arrays = [a.as_in_context(cpu()) for a in self.list_data()]
+        total = arrays[0].copy()
+        for arr in arrays[1:]:
+            total = total + arr
+        return total / len(arrays) if len(arrays) > 1 else total
+
+    def var(self):
+        """The symbolic variable standing for this parameter in traced graphs.
+
+        Its name is unique (``<name>_<k>``); ``HybridBlock.export`` renames it to the structured
+        name.
+        """
+        if self._var is None:
+            from .. import symbol
+
+            if self._var_name is None:
+                self._var_name = f"{self.name}_{next(_var_count)}"
+            self._var = symbol.var(self._var_name, shape=self.shape, dtype=self.dtype,
+                                   lr_mult=self.lr_mult, wd_mult=self.wd_mult)
+        return self._var
+
+    def cast(self, dtype):
+        """Cast data and gradients to ``dtype``."""
+        self.dtype = numpy.dtype(dtype).name
+        self._var = None
+        if self._data is None:
+            return
+        with autograd.pause(), dc.context(False):
+            self._data = {d: a.astype(dtype) for d, a in self._data.items()}
+        self._init_grad()
+
+
+def _as_module_array(data):
+    """``data`` as the array flavour of the current mode (np in np mode, else nd)."""
+    return data.as_np_ndarray() if is_np_array() else data.as_nd_ndarray()
+
+
+class Constant(Parameter):
+    """A parameter that is never updated (``grad_req='null'``), initialised to ``value``.
+
+    Example
+    -------
+    >>> import mxlab as mx
+    >>> c = mx.gluon.Constant([1.0, 2.0])
+    >>> c.initialize()
+    >>> c.data().asnumpy()
+    array([1., 2.], dtype=float32)
+    """
+
+    def __init__(self, value, name="const"):
+        from .. import initializer
+
+        value = numpy.asarray(value.asnumpy() if hasattr(value, "asnumpy") else value)
+        if value.dtype == numpy.float64:
+            value = value.astype(numpy.float32)
+        self.value = value
+        super().__init__(name=name, grad_req="null", shape=value.shape, dtype=value.dtype,
+                         init=initializer.Constant(value),
+                         differentiable=False)
+
+    @Parameter.grad_req.setter
+    def grad_req(self, req):
+        if req != "null":
+            raise MXNetValueError("Constant parameter cannot have a gradient (grad_req='null')")
+
+
+class ParameterDict(dict):
+    """``{structured name: Parameter}`` as returned by ``Block.collect_params`` (MXNet 1.x helpers
+    kept: ``initialize``, ``zero_grad``, ``setattr``, ``reset_ctx``)."""
+
+    def initialize(self, init=None, ctx=None, verbose=False, force_reinit=False, device=None):
+        from .. import initializer
+
+        init = init if init is not None else initializer.Uniform()
+        for param in self.values():
+            param.initialize(None, device if device is not None else ctx, init,
+                             force_reinit=force_reinit)
+
+    def zero_grad(self):
+        for param in self.values():
+            param.zero_grad()
+
+    def setattr(self, name, value):
+        for param in self.values():
+            setattr(param, name, value)
+
+    def reset_ctx(self, ctx):
+        for param in self.values():
+            param.reset_ctx(ctx)
+
+    reset_device = reset_ctx

@@ -1,0 +1,130 @@
+"""``SymbolBlock``: a HybridBlock running a given Symbol (e.g. one loaded from MXNet's JSON).
+
+The symbol's free variables other than the inputs become parameters named like the variables, so
+``SymbolBlock.imports`` can load an ``export``-ed ``.params`` file (``arg:``/``aux:`` names) from
+here or from MXNet 1.x.
+"""
+from .. import deferred_compute as dc
+from ..base import MXNetRuntimeError, MXNetValueError
+from ..symbol.symbol import Symbol
+from .block import HybridBlock, _flatten
+from .parameter import Parameter
+
+__all__ = ["SymbolBlock"]
+
+SYMBOLBLOCK_IN_TRACE_MSG = (
+    "Calling a SymbolBlock from within HybridBlock is not yet supported in Gluon 2."
+)
+
+
+class SymbolBlock(HybridBlock):
+    """A block running a given Symbol; its free variables become parameters by name.
+
+    Example
+    -------
+    >>> import mxlab as mx
+    >>> data = mx.sym.var('data')
+    >>> net = mx.gluon.SymbolBlock(mx.sym.FullyConnected(data, num_hidden=2, name='fc'), data)
+    >>> sorted(net.collect_params())
+    ['fc_bias', 'fc_weight']
+    """
+
+    def __init__(self, outputs, inputs, params=None):
+        super().__init__()
+        if isinstance(inputs, Symbol) and len(inputs.list_outputs()) == 1:
+            inputs = [inputs]
+        if isinstance(outputs, (list, tuple)):
+            from ..symbol import Group
+
+            outputs = outputs[0] if len(outputs) == 1 else Group(list(outputs))
+        syms, self._in_format = _flatten(inputs, "input")
+        input_names = set()
+        for sym in syms:
+            if len(sym.get_internals().list_outputs()) != 1:
+                raise MXNetValueError(
+                    f"Input symbols must be variable, but {sym} is an output of operators"
+                )
+            input_names.add(sym.name)
+        self._out_format = [0] * len(outputs.list_outputs()) if len(outputs) > 1 else 0
+        arg_names, aux_names = outputs.list_arguments(), outputs.list_auxiliary_states()
+        params = dict(params or {})
+        unused = set(params) - set(arg_names) - set(aux_names)
+        if unused:
+            raise MXNetValueError(f"{unused} params are unused by the model.")
+        arg_types, aux_types = _param_types(syms, outputs)
+        for names, types, req in ((arg_names, arg_types, "write"), (aux_names, aux_types, "null")):
+            for name, dtype in zip(names, types):
+                if name in input_names:
+                    continue
+                param = params.get(name) or Parameter(name, grad_req=req, allow_deferred_init=True,
+                                                      dtype=dtype or "float32")
+                param._var_name = name
+                param._var = None
+                self._reg_params[name] = param
+        self._cached_graph = syms, outputs
+        self._active = True
+
+    @staticmethod
+    def imports(symbol_file, input_names, param_file=None, ctx=None, allow_missing=False,
+                ignore_extra=False, device=None):
+        """A SymbolBlock from ``export``-ed files (here or by MXNet): ``prefix-symbol.json`` and
+        ``prefix-0000.params``."""
+        from .. import symbol
+
+        sym = symbol.load(symbol_file)
+        if isinstance(input_names, str):
+            input_names = [input_names]
+        inputs = [symbol.var(name) for name in input_names]
+        block = SymbolBlock(sym, inputs)
+        if param_file is not None:
+            block.load_parameters(param_file, device if device is not None else ctx,
+                                  allow_missing, ignore_extra, True, "saved")
+        return block
+
+    def __call__(self, *args):
+        if args and isinstance(args[0], Symbol):
+            outputs = self._cached_graph[1]
+            return outputs(**{v.name: a for v, a in zip(self._cached_graph[0], args)})
+        if dc.is_deferred_compute():
+            raise MXNetRuntimeError(SYMBOLBLOCK_IN_TRACE_MSG)
+        self._ensure_params(*args)
+        return self._call_cached_op(*args)
+
+    def infer_shape(self, *args):
+        """Parameter shapes from the symbol's shape inference on the input shapes."""
+        variables, out = self._cached_graph
+        flat = [x for x in _flatten(args, "input")[0] if x is not None]
+        shapes = {v.name: tuple(x.shape) for v, x in zip(variables, flat)}
+        arg_shapes, _, aux_shapes = out.infer_shape_partial(**shapes)
+        found = dict(zip(out.list_arguments(), arg_shapes))
+        found.update(zip(out.list_auxiliary_states(), aux_shapes))
+        for name, param in self._reg_params.items():
+            if name in found:
+                param.shape = found[name]
+
+    def _build_cache(self, *args):
+        for name, param in self._reg_params.items():
+            if param._var_name != name:
+                raise MXNetValueError(f"SymbolBlock parameter {name} is bound to a different "
+                                      f"variable {param._var_name}")
+        super()._build_cache(*args)
+
+    def _clear_cached_op(self):
+        self._cached_op = None
+        self._cached_op_args = []
+
+    def hybridize(self, active=True, **kwargs):
+        super().hybridize(True, **kwargs)
+
+    def forward(self, x, *args):
+        return self._call_cached_op(x, *args)
+
+
+def _param_types(inputs, out):
+    """Argument/aux dtypes inferred from float32 inputs (None where unknown)."""
+    try:
+        arg_types, _, aux_types = out.infer_type_partial(**{s.name: "float32" for s in inputs})
+    except Exception:  # NOTE: ops without a dtype rule leave dtypes to the loaded values.
+        return [None] * len(out.list_arguments()), [None] * len(out.list_auxiliary_states())
+    return arg_types, aux_types
+

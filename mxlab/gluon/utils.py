@@ -1,0 +1,108 @@
+"""Gluon helpers: splitting batches over devices, global-norm clipping and a small ``fit`` loop.
+
+Example
+-------
+>>> import mxlab as mx
+>>> parts = mx.gluon.utils.split_and_load(mx.nd.arange(4), [mx.cpu(0), mx.cpu(1)])
+>>> [p.asnumpy().tolist() for p in parts]
+[[0.0, 1.0], [2.0, 3.0]]
+"""
+import math
+import warnings
+
+from .. import autograd
+from ..base import MXNetValueError
+
+__all__ = ["split_data", "split_and_load", "clip_global_norm", "fit"]
+
+
+def split_data(data, num_slice, batch_axis=0, even_split=True):
+    """``num_slice`` slices of ``data`` along ``batch_axis`` (the last one longer if uneven)."""
+    size = data.shape[batch_axis]
+    if even_split and size % num_slice != 0:
+        raise MXNetValueError(
+            f"data with shape {data.shape} cannot be evenly split into {num_slice} slices along "
+            f"axis {batch_axis}. Use a batch size that's multiple of {num_slice} or set "
+            f"even_split=False to allow uneven partitioning of data."
+        )
+    if size < num_slice:
+        raise MXNetValueError(f"Too many slices for data with shape {data.shape}. Arguments are "
+                              f"num_slice={num_slice} and batch_axis={batch_axis}.")
+    step = size // num_slice
+    bounds = [i * step for i in range(num_slice)] + [size]
+    from ..ops.registry import F
+
+    return [F.slice_axis(data, axis=batch_axis, begin=lo, end=hi)
+            for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+def split_and_load(data, ctx_list, batch_axis=0, even_split=True):
+    """Split ``data`` into ``len(ctx_list)`` slices, each copied to its device."""
+    if not hasattr(data, "asnumpy"):
+        from ..ndarray.ndarray import NDArray, array
+
+        data = array(data, cls=NDArray)
+    if len(ctx_list) == 1:
+        return [data.as_in_context(ctx_list[0])]
+    slices = split_data(data, len(ctx_list), batch_axis, even_split)
+    return [s.as_in_context(ctx) for s, ctx in zip(slices, ctx_list)]
+
+
+def clip_global_norm(arrays, max_norm, check_isfinite=True):
+    """Scale ``arrays`` in place so their joint L2 norm is at most ``max_norm``; returns the norm
+    before clipping."""
+    if not arrays:
+        raise MXNetValueError("clip_global_norm: arrays must not be empty")
+    total = math.sqrt(sum(float((x.asnumpy().astype("float64") ** 2).sum()) for x in arrays))
+    if check_isfinite and not math.isfinite(total):
+        warnings.warn(UserWarning("nan or inf is detected. Clipping results will be undefined."),
+                      stacklevel=2)
+    scale = max_norm / (total + 1e-8)
+    if scale < 1.0:
+        with autograd.pause():
+            for x in arrays:
+                x[:] = x * scale
+    return total
+
+
+def fit(net, loader, loss_fn, trainer, epochs=1, progress=False):
+    """Train ``net`` for ``epochs`` over ``loader`` of ``(data, label)`` batches.
+
+    ``progress`` shows a tqdm bar per epoch (a dict passes tqdm options, e.g. ``file``). Returns
+    the mean loss of each epoch.
+
+    Example
+    -------
+    >>> import mxlab as mx
+    >>> x = mx.nd.random.uniform(shape=(8, 2)); y = x.sum(axis=1, keepdims=True)
+    >>> net = mx.gluon.nn.Dense(1); net.initialize()
+    >>> loader = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(x, y), batch_size=4)
+    >>> trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1})
+    >>> len(fit(net, loader, mx.gluon.loss.L2Loss(), trainer, epochs=2))
+    2
+    """
+    history = []
+    for epoch in range(epochs):
+        batches = _with_progress(loader, progress, epoch)
+        total, count = 0.0, 0
+        for data, label in batches:
+            with autograd.record():
+                loss = loss_fn(net(data), label)
+            loss.backward()
+            trainer.step(data.shape[0])
+            total += float(loss.asnumpy().sum())
+            count += data.shape[0]
+            if hasattr(batches, "set_postfix"):
+                batches.set_postfix(loss=total / count)
+        history.append(total / max(count, 1))
+    return history
+
+
+def _with_progress(loader, progress, epoch):
+    if not progress:
+        return loader
+    from tqdm.auto import tqdm
+
+    options = dict(progress) if isinstance(progress, dict) else {}
+    options.setdefault("desc", f"epoch {epoch}")
+    return tqdm(loader, total=len(loader), **options)

@@ -1,0 +1,312 @@
+"""``mx.init``: weight initializers (MXNet 1.x/2.x rules and names).
+
+An :class:`Initializer` is called as ``init(desc, arr)``: when ``desc`` carries an ``__init__``
+attribute (a parameter's own initializer) that initializer's ``_init_weight`` fills ``arr``;
+otherwise the name decides (``*weight`` -> the initializer's rule, ``*bias``/``*beta``/
+``*moving_mean`` -> 0, ``*gamma``/``*moving_var`` -> 1). Random draws use ``mx.random`` so
+``mx.random.seed`` makes them reproducible.
+
+Example
+-------
+>>> import mxlab as mx
+>>> w = mx.nd.zeros((4, 6))
+>>> mx.init.Xavier(magnitude=3)('fc_weight', w)
+>>> bool(abs(w.asnumpy()).max() <= (3 / 5) ** 0.5)
+True
+>>> b = mx.nd.ones((4,))
+>>> mx.init.Xavier()('fc_bias', b)
+>>> b.asnumpy()
+array([0., 0., 0., 0.], dtype=float32)
+"""
+import json
+
+import numpy
+
+from .base import MXNetValueError
+
+__all__ = ["InitDesc", "Initializer", "register", "create", "Uniform", "Normal", "Xavier",
+           "MSRAPrelu", "Constant", "Zero", "One", "Orthogonal", "Load", "Mixed"]
+
+_REGISTRY = {}
+
+
+class InitDesc(str):
+    """A parameter name with attributes (``__init__``: the parameter's own initializer)."""
+
+    def __new__(cls, name, attrs=None, global_init=None):
+        desc = super().__new__(cls, name)
+        desc.attrs = attrs or {}
+        desc.global_init = global_init
+        return desc
+
+
+def register(klass):
+    """Register an initializer class under its lower-case name (for ``create`` and JSON)."""
+    _REGISTRY[klass.__name__.lower()] = klass
+    return klass
+
+
+def create(init, **kwargs):
+    """An initializer from an instance, a registered name (``'xavier'``, ``'zeros'``) or JSON."""
+    if isinstance(init, Initializer):
+        return init
+    if not isinstance(init, str):
+        raise MXNetValueError(f"Cannot create an initializer from {init!r}")
+    if init.startswith("["):
+        name, kwargs = json.loads(init)
+        return create(name, **kwargs)
+    klass = _REGISTRY.get(init.lower())
+    if klass is None:
+        raise MXNetValueError(f"Cannot find initializer {init!r}; registered: {sorted(_REGISTRY)}")
+    return klass(**kwargs)
+
+
+def _fill(arr, values):
+    """Write host ``values`` into ``arr`` in place."""
+    from .ndarray.ndarray import array
+
+    array(numpy.asarray(values), dtype=arr.dtype, device=arr.device, cls=type(arr)).copyto(arr)
+
+
+def _uniform(low, high, shape):
+    from .ndarray import random
+
+    return random.uniform(low, high, shape=shape).asnumpy()
+
+
+def _normal(loc, scale, shape):
+    from .ndarray import random
+
+    return random.normal(loc, scale, shape=shape).asnumpy()
+
+
+# (name suffix, method) checked in order; the rule for names without an ``__init__`` attribute.
+_NAME_RULES = (
+    ("weight", "_init_weight"),
+    ("bias", "_init_bias"),
+    ("gamma", "_init_gamma"),
+    ("beta", "_init_beta"),
+    ("moving_mean", "_init_zero"),
+    ("moving_var", "_init_one"),
+    ("running_mean", "_init_zero"),
+    ("running_var", "_init_one"),
+    ("moving_inv_var", "_init_zero"),
+    ("moving_avg", "_init_zero"),
+    ("min", "_init_zero"),
+    ("max", "_init_zero"),
+)
+
+
+def has_name_rule(name):
+    """Whether ``name`` ends with a suffix that picks an initialisation by name."""
+    return any(name.endswith(suffix) for suffix, _ in _NAME_RULES)
+
+
+class Initializer:
+    """Base class: subclasses implement ``_init_weight(name, arr)``."""
+
+    def __init__(self, **kwargs):
+        self._kwargs = kwargs
+        self._verbose = False
+
+    def set_verbosity(self, verbose=False, print_func=None):
+        self._verbose = verbose
+        return self
+
+    def dumps(self):
+        """``'["name", {kwargs}]'`` (how a symbol variable stores its initializer)."""
+        return json.dumps([type(self).__name__.lower(), self._kwargs])
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self._kwargs})"
+
+    def __call__(self, desc, arr):
+        if not isinstance(desc, InitDesc):
+            desc = InitDesc(str(desc))
+        init = desc.attrs.get("__init__")
+        if init:
+            create(init)._init_weight(desc, arr)
+            return
+        for suffix, method in _NAME_RULES:
+            if desc.endswith(suffix):
+                getattr(self, method)(desc, arr)
+                return
+        self._init_default(desc, arr)
+
+    def _init_zero(self, _, arr):
+        _fill(arr, numpy.zeros(arr.shape))
+
+    def _init_one(self, _, arr):
+        _fill(arr, numpy.ones(arr.shape))
+
+    _init_bias = _init_beta = _init_zero
+    _init_gamma = _init_one
+
+    def _init_weight(self, name, arr):
+        raise NotImplementedError(f"{type(self).__name__} must override _init_weight")
+
+    def _init_default(self, name, arr):
+        raise MXNetValueError(
+            f"Unknown initialization pattern for {name}. Default initialization is now limited "
+            f'to "weight", "bias", "gamma" (1.0), and "beta" (0.0). Please use '
+            f"mx.sym.Variable(init=mx.init.*) to set initialization pattern"
+        )
+
+
+@register
+class Zero(Initializer):
+    """Fills with 0."""
+
+    def _init_weight(self, name, arr):
+        self._init_zero(name, arr)
+
+
+@register
+class One(Initializer):
+    """Fills with 1."""
+
+    def _init_weight(self, name, arr):
+        self._init_one(name, arr)
+
+
+_REGISTRY["zeros"] = Zero
+_REGISTRY["ones"] = One
+
+
+@register
+class Constant(Initializer):
+    """Fills with ``value`` (a scalar or an array broadcastable to the parameter)."""
+
+    def __init__(self, value):
+        super().__init__(value=value if numpy.isscalar(value) else numpy.asarray(value).tolist())
+        self.value = value
+
+    def _init_weight(self, _, arr):
+        value = self.value.asnumpy() if hasattr(self.value, "asnumpy") else self.value
+        _fill(arr, numpy.broadcast_to(numpy.asarray(value), arr.shape))
+
+
+@register
+class Uniform(Initializer):
+    """Draws from U(-scale, scale)."""
+
+    def __init__(self, scale=0.07):
+        super().__init__(scale=scale)
+        self.scale = scale
+
+    def _init_weight(self, _, arr):
+        _fill(arr, _uniform(-self.scale, self.scale, arr.shape))
+
+
+@register
+class Normal(Initializer):
+    """Draws from N(0, sigma^2)."""
+
+    def __init__(self, sigma=0.01):
+        super().__init__(sigma=sigma)
+        self.sigma = sigma
+
+    def _init_weight(self, _, arr):
+        _fill(arr, _normal(0.0, self.sigma, arr.shape))
+
+
+@register
+class Xavier(Initializer):
+    """Glorot init: scale = sqrt(magnitude / factor), factor from fan in/out (``factor_type``).
+
+    ``rnd_type='uniform'`` draws U(-scale, scale), ``'gaussian'`` draws N(0, scale^2).
+    """
+
+    def __init__(self, rnd_type="uniform", factor_type="avg", magnitude=3):
+        super().__init__(rnd_type=rnd_type, factor_type=factor_type, magnitude=magnitude)
+        self.rnd_type, self.factor_type, self.magnitude = rnd_type, factor_type, float(magnitude)
+
+    def _init_weight(self, name, arr):
+        shape = arr.shape
+        if len(shape) < 2:
+            raise MXNetValueError(
+                f"Xavier initializer cannot be applied to vector {name}. It requires at least 2D."
+            )
+        hw_scale = float(numpy.prod(shape[2:])) if len(shape) > 2 else 1.0
+        fan_in, fan_out = shape[1] * hw_scale, shape[0] * hw_scale
+        factors = {"avg": (fan_in + fan_out) / 2.0, "in": fan_in, "out": fan_out}
+        if self.factor_type not in factors:
+            raise MXNetValueError(f"Incorrect factor type {self.factor_type!r}")
+        scale = numpy.sqrt(self.magnitude / factors[self.factor_type])
+        if self.rnd_type == "uniform":
+            _fill(arr, _uniform(-scale, scale, shape))
+        elif self.rnd_type == "gaussian":
+            _fill(arr, _normal(0.0, scale, shape))
+        else:
+            raise MXNetValueError(f"Unknown random type {self.rnd_type!r}")
+
+
+@register
+class MSRAPrelu(Xavier):
+    """He init for PReLU nets: Gaussian Xavier with magnitude 2 / (1 + slope^2)."""
+
+    def __init__(self, factor_type="avg", slope=0.25):
+        super().__init__("gaussian", factor_type, 2.0 / (1 + slope ** 2))
+        self._kwargs = {"factor_type": factor_type, "slope": slope}
+
+
+@register
+class Orthogonal(Initializer):
+    """A (scaled) orthogonal matrix from the SVD of a random (nout, nin) matrix."""
+
+    def __init__(self, scale=1.414, rand_type="uniform"):
+        super().__init__(scale=scale, rand_type=rand_type)
+        self.scale, self.rand_type = scale, rand_type
+
+    def _init_weight(self, _, arr):
+        nout, nin = arr.shape[0], int(numpy.prod(arr.shape[1:]))
+        if self.rand_type == "uniform":
+            tmp = _uniform(-1.0, 1.0, (nout, nin))
+        elif self.rand_type == "normal":
+            tmp = _normal(0.0, 1.0, (nout, nin))
+        else:
+            raise MXNetValueError(f"Unknown random type {self.rand_type!r}")
+        u, _, v = numpy.linalg.svd(tmp, full_matrices=False)
+        res = u if u.shape == tmp.shape else v
+        _fill(arr, self.scale * res.reshape(arr.shape))
+
+
+class Load(Initializer):
+    """Values by name from ``param`` (a dict of arrays); others from ``default_init``."""
+
+    def __init__(self, param, default_init=None, verbose=False):
+        super().__init__()
+        self.param = {k[4:] if k.startswith(("arg:", "aux:")) else k: v for k, v in param.items()}
+        self.default_init = default_init
+
+    def __call__(self, name, arr):
+        if name in self.param:
+            _fill(arr, _host(self.param[name]))
+        elif self.default_init is not None:
+            self.default_init(name, arr)
+        else:
+            raise MXNetValueError(f"Cannot Initialize {name}. Not found in loaded param and no "
+                                  f"default Initializer is provided.")
+
+    _init_weight = __call__
+
+
+class Mixed:
+    """The first initializer whose regex matches the name."""
+
+    def __init__(self, patterns, initializers):
+        import re
+
+        self.map = list(zip([re.compile(p) for p in patterns], initializers))
+
+    def __call__(self, name, arr):
+        for pattern, init in self.map:
+            if pattern.match(name):
+                init(name, arr)
+                return
+        raise MXNetValueError(f"Parameter name {name} did not match any pattern. Consider "
+                              f'adding a ".*" pattern at the and with default Initializer.')
+
+
+def _host(value):
+    return value.asnumpy() if hasattr(value, "asnumpy") else numpy.asarray(value)

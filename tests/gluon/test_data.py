@@ -1,0 +1,87 @@
+"""gluon.data: datasets, DataLoader batching, shuffling and last_batch modes, batchify; and
+gluon.utils.split_and_load / clip_global_norm."""
+import numpy
+import pytest
+
+import mxlab as mx
+from mxlab import gluon
+from mxlab.gluon.data import ArrayDataset, DataLoader, SimpleDataset, batchify
+
+
+def batches(loader):
+    return [b.asnumpy().tolist() for b in loader]
+
+
+def test_array_and_simple_datasets():
+    ds = ArrayDataset(numpy.arange(4), mx.nd.arange(4) * 10)
+    assert len(ds) == 4
+    x, y = ds[2]
+    assert x == 2 and float(y.asscalar()) == 20.0
+    with pytest.raises(ValueError, match="same length"):
+        ArrayDataset([1, 2], [1])
+    doubled = SimpleDataset([1, 2, 3]).transform(lambda v: v * 2)
+    assert [doubled[i] for i in range(3)] == [2, 4, 6]
+    first = ArrayDataset([1, 2], [3, 4]).transform_first(lambda v: -v, lazy=False)
+    assert first[1] == (-2, 4)
+
+
+@pytest.mark.parametrize("mode,expected", [
+    ("keep", [[0, 1, 2], [3, 4, 5], [6]]),
+    ("discard", [[0, 1, 2], [3, 4, 5]]),
+])
+def test_last_batch_keep_and_discard(mode, expected):
+    loader = DataLoader(SimpleDataset(list(range(7))), batch_size=3, last_batch=mode)
+    assert batches(loader) == expected
+    assert len(loader) == len(expected)
+
+
+def test_last_batch_rollover_carries_leftover():
+    loader = DataLoader(SimpleDataset(list(range(7))), batch_size=3, last_batch="rollover")
+    assert len(loader) == 2
+    assert batches(loader) == [[0, 1, 2], [3, 4, 5]]
+    assert batches(loader) == [[6, 0, 1], [2, 3, 4]]
+    assert len(loader) == 3  # NOTE: the two carried samples make a third batch next pass
+    with pytest.raises(ValueError, match="last_batch must be one of"):
+        DataLoader(SimpleDataset([1]), batch_size=1, last_batch="bad")
+
+
+def test_shuffle_changes_order_but_not_content():
+    loader = DataLoader(SimpleDataset(list(range(20))), batch_size=20, shuffle=True)
+    first, second = batches(loader)[0], batches(loader)[0]
+    assert sorted(first) == list(range(20)) and first != list(range(20))
+    assert first != second
+
+
+def test_tuple_samples_batchify_and_flavour():
+    ds = ArrayDataset(numpy.ones((5, 2), dtype="float32"), numpy.arange(5))
+    data, label = next(iter(DataLoader(ds, batch_size=4)))
+    assert data.shape == (4, 2) and label.asnumpy().tolist() == [0, 1, 2, 3]
+    npds = SimpleDataset([mx.np.ones((2,)) for _ in range(3)])
+    assert isinstance(next(iter(DataLoader(npds, batch_size=3))), mx.np.ndarray)
+    padded = batchify.Pad(val=-1)([numpy.array([1, 2, 3]), numpy.array([4])])
+    assert padded.asnumpy().tolist() == [[1, 2, 3], [4, -1, -1]]
+    grouped = batchify.Group(batchify.Stack(), batchify.Pad())([(1, [1]), (2, [1, 2])])
+    assert grouped[0].asnumpy().tolist() == [1, 2] and grouped[1].shape == (2, 2)
+    custom = DataLoader(SimpleDataset([1, 2, 3]), batch_size=2, batchify_fn=sum)
+    assert list(custom) == [3, 3]
+
+
+def test_num_workers_and_argument_errors():
+    with pytest.raises(NotImplementedError, match="num_workers"):
+        DataLoader(SimpleDataset([1]), batch_size=1, num_workers=2)
+    with pytest.raises(ValueError, match="batch_size must be specified"):
+        DataLoader(SimpleDataset([1]))
+
+
+def test_split_and_load_and_clip_global_norm():
+    parts = gluon.utils.split_and_load(mx.nd.arange(6).reshape((3, 2)), [mx.cpu(0), mx.cpu(1)],
+                                       even_split=False)
+    assert [p.shape for p in parts] == [(1, 2), (2, 2)]
+    assert parts[1].device == mx.cpu(1)
+    with pytest.raises(ValueError, match="cannot be evenly split"):
+        gluon.utils.split_and_load(mx.nd.arange(3), [mx.cpu(0), mx.cpu(1)])
+    arrays = [mx.nd.array([3.0, 0.0]), mx.nd.array([4.0])]
+    norm = gluon.utils.clip_global_norm(arrays, 1.0)
+    assert norm == pytest.approx(5.0)
+    numpy.testing.assert_allclose(arrays[0].asnumpy(), [0.6, 0.0], rtol=1e-6)
+    numpy.testing.assert_allclose(arrays[1].asnumpy(), [0.8], rtol=1e-6)
