@@ -159,6 +159,9 @@ class CachedOp:
         if len(self._aux) == len(self.input_names):
             raise MXNetValueError(NO_GRAD_INPUTS_MSG)
         self.num_ops = sum(1 for n in idx.nodes if not n.is_variable)
+        # NOTE: value-dependent output shapes (flatnonzero, boolean masks) have no static plan for
+        #   the head gradients, so recorded calls of such graphs run op by op on the autograd tape.
+        self.dynamic_shapes = any(n.op is not None and n.op.dynamic_shape for n in idx.nodes)
         self.replan_log = []
         self.last_run_times = {}
         self._time_nodes = False
@@ -338,7 +341,7 @@ class CachedOp:
         device = self._device(inputs)
         reqs = self._record_reqs(inputs) if STATE.recording else None
         recording = reqs is not None
-        if recording and self._inlines():
+        if recording and (self._inlines() or self.dynamic_shapes):
             outputs = evaluate_graph(self._graph.outputs, dict(zip(self.input_names, inputs)))
             return _single(outputs)
         signature = tuple(_signature(x) for x in inputs)
