@@ -236,7 +236,9 @@ def infer_shapes(heads, known=None, *, np_shape=None):
         out_now = [values.get(k) for k in out_keys]
         if all(map(shape_is_known, in_shapes)) and all(map(shape_is_known, out_now)):
             return False
-        new_in, new_out = _run_rule(node, lambda: node.op.infer_shapes(node.attrs, in_shapes))
+        new_in, new_out = _run_rule(
+            node, lambda: node.op.infer_shapes(node.attrs, in_shapes, out_now)
+        )
         changed = False
         for i, (key, shape) in enumerate(zip(in_keys, new_in)):
             changed |= _assign(

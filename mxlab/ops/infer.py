@@ -11,12 +11,27 @@ def known(shape):
     return shape is not None and all(d is not None and d >= 0 for d in shape)
 
 
-def same_shape(attrs, in_shapes):
-    """Elementwise rule: all inputs and the output share one shape; fills unknown ones both ways."""
-    shape = next((s for s in in_shapes if known(s)), None)
-    if shape is None:
-        return in_shapes, [None]
-    return [shape if not known(s) else s for s in in_shapes], [shape]
+def merge_shapes(op_name, shapes):
+    """The most precise shape compatible with all of ``shapes`` (``None`` = unknown shape or dim)."""
+    merged = None
+    for shape in shapes:
+        if shape is None:
+            continue
+        if merged is None:
+            merged = tuple(shape)
+            continue
+        if len(shape) != len(merged) or any(a is not None and b is not None and a != b
+                                            for a, b in zip(merged, shape)):
+            raise MXNetValueError(f"{op_name}: shapes {tuple(merged)} and {tuple(shape)} differ")
+        merged = tuple(a if a is not None else b for a, b in zip(merged, shape))
+    return merged
+
+
+def same_shape(attrs, in_shapes, out_shapes=None):
+    """Elementwise rule: all inputs and the output share one shape; fills unknown and partly known
+    ones both ways (from the output too, when the graph already knows it)."""
+    shape = merge_shapes("elementwise", list(in_shapes) + list(out_shapes or ()))
+    return [shape] * len(in_shapes), [shape]
 
 
 def broadcast_shapes(op_name, *shapes):

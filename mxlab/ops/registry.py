@@ -13,6 +13,7 @@ Example
 'broadcast_add'
 """
 import dataclasses
+import inspect
 import typing
 
 import numpy
@@ -44,7 +45,9 @@ class Op:
         The kernel. ``inputs`` are xp arrays, ``attrs`` the parsed attribute dict.
     compute_into(xp, inputs, attrs, outs) -> None, optional
         Writes straight into preallocated ``outs`` (e.g. ufuncs with ``out=``); used by planned execution.
-    infer_shape(attrs, in_shapes) -> out_shapes | (in_shapes, out_shapes), optional
+    infer_shape(attrs, in_shapes[, out_shapes]) -> out_shapes | (in_shapes, out_shapes), optional
+        A rule with an ``out_shapes`` parameter also gets the output shapes known so far, so it can
+        infer inputs backwards (an elementwise op fills a partly known input from its output).
         Shapes are tuples (``None`` for a wholly unknown shape, ``None`` entries for unknown dims). Returning a
         pair also fills unknown input shapes (e.g. FullyConnected's weight). Without it, shapes come from
         running ``compute`` on zero-strided dummy arrays (exact, cheap for ops that do not copy).
@@ -87,6 +90,8 @@ class Op:
         self._attr_specs = {a.name: a for a in self.attrs}
         self._defaults = {a.name: a.default for a in self.attrs if a.default is not REQUIRED}
         self._required = tuple(a.name for a in self.attrs if a.default is REQUIRED)
+        self._shape_rule_reads_outputs = self.infer_shape is not None and \
+            "out_shapes" in inspect.signature(self.infer_shape).parameters
 
     def __repr__(self):
         return f"<Op {self.name}>"
@@ -172,10 +177,14 @@ class Op:
                 xp.copyto(buf, res, casting="unsafe")
         return outs
 
-    def infer_shapes(self, attrs, in_shapes):
-        """Output shapes from input shapes (see class doc); returns ``(in_shapes, out_shapes)``."""
+    def infer_shapes(self, attrs, in_shapes, out_shapes=None):
+        """Output shapes from input (and, for rules that read them, output) shapes; returns
+        ``(in_shapes, out_shapes)``."""
         if self.infer_shape is not None:
-            result = self.infer_shape(attrs, list(in_shapes))
+            if self._shape_rule_reads_outputs:
+                result = self.infer_shape(attrs, list(in_shapes), out_shapes=out_shapes)
+            else:
+                result = self.infer_shape(attrs, list(in_shapes))
             if isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], list):
                 return result
             return list(in_shapes), list(result)

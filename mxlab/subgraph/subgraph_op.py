@@ -96,8 +96,12 @@ class SubgraphRunner:
         outs = [found.get((e.node, e.index)) for e in self.graph.outputs]
         return ins, outs
 
-    def infer_shape(self, attrs, in_shapes):
+    def infer_shape(self, attrs, in_shapes, out_shapes=None):
+        """Shapes through the inner graph in both directions (known outer outputs seed its heads)."""
         known = {node: s for node, s in zip(self.input_nodes, in_shapes) if s is not None}
+        for entry, shape in zip(self.graph.outputs, out_shapes or ()):
+            if shape is not None:
+                known[(entry.node, entry.index)] = shape
         return self._outer(infer.infer_shapes(self.graph.outputs, known, np_shape=False))
 
     def infer_type(self, attrs, in_dtypes):

@@ -107,11 +107,10 @@ def test_inference_through_subgraph_node():
         sym.infer_type(data1='float32', data2='float32')
 
 
-@pytest.mark.xfail(strict=True, reason="graph.infer passes only input shapes to op rules and "
-                   "same_shape ignores partial shapes: no backward inference of unknown dims")
-def test_unknown_dim_inferred_backwards():
+@pytest.mark.parametrize("op_names", [[], ['sin'], ['Convolution'], ['sin', 'Convolution']])
+def test_unknown_dim_inferred_backwards(op_names):
     sym, _ = net6()
-    psym, _ = partition(sym, 'default', op_names=['sin'])
+    psym, _ = partition(sym, 'default', op_names=op_names) if op_names else (sym, None)
     args, _, _ = psym.infer_shape(data1=(3, 3, 10, 10), data2=(1, 0, 2, 2))
     assert args[1] == (1, 3, 2, 2)
 
