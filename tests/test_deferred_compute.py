@@ -4,9 +4,8 @@ rules.
 Every scenario is checked four ways, as in MXNet: the imperative result is the reference; then, with
 the inputs bound to variables and the computation recorded, (1) ``asnumpy()`` of the recorded
 outputs, (2) the outputs used by a normal op outside deferred compute (``y + 0``), and (3) the
-symbol from ``get_symbol`` evaluated on fresh inputs. NOTE: MXNet runs (3) through
-``Symbol.bind(...).forward()``; the GraphExecutor is not built yet, so ``Symbol.eval`` (the graph
-interpreter) stands in.
+symbol from ``get_symbol`` run on fresh inputs, both by ``Symbol.eval`` (the graph interpreter) and,
+as MXNet does, by ``Symbol.bind(...).forward()`` (the GraphExecutor).
 """
 
 import threading
@@ -64,6 +63,10 @@ def _assert_dc(setup, compute, mode="all", numpy=True):
         sym = dc.get_symbol(ys_dc, sym_cls=mx.sym.np._Symbol if numpy else mx.sym.Symbol)
         args = dict(zip(names, setup(nd=nd)))
         _all_same(ys_np, [y.asnumpy() for y in sym.eval(mx.current_context(), **args)])
+        # NOTE: MXNet's _assert_dc binds the traced symbol to fresh inputs and runs the executor.
+        fresh = {k: v.as_nd_ndarray() for k, v in zip(names, setup(nd=nd))}
+        executor = sym.bind(mx.current_context(), args=fresh, grad_req="null")
+        _all_same(ys_np, [y.asnumpy() for y in executor.forward()])
 
 
 def _all_assert_dc(setup, compute, numpy=(False, True)):
