@@ -16,4 +16,5 @@ from . import random  # noqa: F401
 from . import indexing  # noqa: F401
 from . import sorting  # noqa: F401
 from . import nn  # noqa: F401
+from . import optimizer_ops  # noqa: F401
 from .registry import F, Op, get_op, list_ops, register  # noqa: F401

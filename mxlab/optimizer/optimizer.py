@@ -19,7 +19,8 @@ import math
 
 from .. import autograd
 from ..base import MXNetValueError
-from ..ops.registry import F as _F
+from ..imperative import invoke
+from ..ops.registry import F as _F, get_op
 
 __all__ = ["Optimizer", "SGD", "NAG", "Adam", "AdamW", "RMSProp", "AdaGrad", "register",
            "create"]
@@ -45,6 +46,12 @@ def create(name, **kwargs):
 
 def _zeros_like(weight):
     return _F.zeros_like(weight)
+
+
+def _fused_update(op_name, inputs, attrs):
+    """Run a fused update op writing its first input (the weight) in place."""
+    op = get_op(op_name)
+    invoke(op, inputs, op.parse_attrs(attrs), out=[inputs[0]])
 
 
 def _assign(target, value):
@@ -139,11 +146,14 @@ class SGD(Optimizer):
         return _zeros_like(weight) if self.momentum != 0.0 else None
 
     def step(self, index, weight, grad, state, lr, wd):
-        delta = -lr * (self._grad(grad) + wd * weight)
-        if state is not None:
-            _assign(state, self.momentum * state + delta)
-            delta = state
-        _assign(weight, weight + delta)
+        # NOTE: one fused op per parameter (MXNet's kernels), updating weight and momentum in place.
+        attrs = {"lr": lr, "wd": wd, "rescale_grad": self.rescale_grad,
+                 "clip_gradient": -1.0 if self.clip_gradient is None else self.clip_gradient}
+        if state is None:
+            _fused_update("sgd_update", [weight, grad], attrs)
+        else:
+            _fused_update("sgd_mom_update", [weight, grad, state],
+                          dict(attrs, momentum=self.momentum))
 
 
 @register
