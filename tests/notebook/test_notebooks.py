@@ -1,0 +1,36 @@
+"""The tutorials are built by notebooks/build.py and stored executed, without errors.
+
+(Executing them is the separate nbval command in README.md; this only checks what is stored.)
+"""
+import importlib.util
+import pathlib
+
+import nbformat
+import pytest
+
+NOTEBOOKS = pathlib.Path(__file__).resolve().parents[2] / "notebooks"
+
+
+def _build_module():
+    spec = importlib.util.spec_from_file_location("nb_build", NOTEBOOKS / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_built_notebook_is_stored():
+    names = set(_build_module().NOTEBOOKS)
+    stored = {p.stem for p in NOTEBOOKS.glob("*.ipynb")}
+    assert names == stored
+    assert (NOTEBOOKS / "sanitize.cfg").read_text().count("regex:") >= 4
+
+
+@pytest.mark.parametrize("path", sorted(NOTEBOOKS.glob("*.ipynb")), ids=lambda p: p.stem)
+def test_stored_outputs_have_no_errors(path):
+    nb = nbformat.read(path, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert code and all(c.execution_count for c in code), "notebook not executed"
+    for cell in code:
+        for out in cell.outputs:
+            assert out.output_type != "error", f"{path.name}: {out.get('ename')}"
+            assert out.get("name") != "stderr", f"{path.name}: stderr {out.get('text')[:200]}"
