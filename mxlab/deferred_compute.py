@@ -43,7 +43,7 @@ from . import engine as _engine
 from .base import MXNetNotImplementedError, MXNetRuntimeError, MXNetValueError
 from .device import current_device
 from .graph.node import Entry, Node
-from .imperative import STATE, invoke, set_hooks
+from .imperative import STATE, call_translated, invoke, set_hooks
 
 __all__ = [
     "is_deferred_compute",
@@ -212,7 +212,7 @@ def record(op, inputs, attrs, out=None, cls=None, device=None):
         raise MXNetNotImplementedError(INPLACE_MSG)
     device = device or (inputs[0]._device if inputs else current_device())
     cls = cls or type(inputs[0])
-    shapes, dtypes = _infer(op, attrs, inputs)
+    shapes, dtypes = call_translated(op, inputs, _infer, op, attrs, inputs)
     node = Node(op, f"node_{next(_node_count)}", attrs, [x._dc for x in inputs])
     outputs = []
     for i, (shape, dtype) in enumerate(zip(shapes, dtypes)):

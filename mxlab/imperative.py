@@ -61,17 +61,23 @@ def _translate(op, exc, inputs):
     return None
 
 
-def run_kernel(op, xp, datas, attrs, outs=None, reqs=None):
-    """``op.forward`` with errors translated (shared by the imperative path and graph executors)."""
+def call_translated(op, arrays, fn, *args):
+    """``fn(*args)`` with array-library errors turned into MXNetErrors naming ``op`` and the shapes of
+    ``arrays`` (used by graph executors and deferred compute; ``invoke``'s kernel inlines it)."""
     try:
-        return op.forward(xp, datas, attrs, outs, reqs)
+        return fn(*args)
     except MXNetError:
         raise
     except Exception as exc:
-        translated = _translate(op, exc, datas)
+        translated = _translate(op, exc, arrays)
         if translated is None:
             raise
         raise translated from exc
+
+
+def run_kernel(op, xp, datas, attrs, outs=None, reqs=None):
+    """``op.forward`` with errors translated (shared by the imperative path and graph executors)."""
+    return call_translated(op, datas, op.forward, xp, datas, attrs, outs, reqs)
 
 
 def invoke(op, inputs, attrs, out=None, cls=None, device=None):
@@ -119,7 +125,7 @@ def invoke(op, inputs, attrs, out=None, cls=None, device=None):
         if out is not None:
             run_kernel(op, xp, datas, attrs, [o._data for o in outputs])
             return
-        try:
+        try:   # NOTE: call_translated inlined: this is the per-op hot path.
             results = op.compute(xp, datas, attrs)
         except MXNetError:
             raise

@@ -487,3 +487,11 @@ def test_dc_on_gpu():
     np.testing.assert_array_equal(b.asnumpy(), [3.0, 5.0])
     out = dc.get_symbol(b).eval(mx.gpu(0), a=mx.np.array([0.0], ctx=mx.gpu(0)))[0]
     assert out.device == mx.gpu(0) and out.asnumpy().tolist() == [1.0]
+
+
+def test_shape_mismatch_while_tracing_is_an_mxnet_error_naming_the_op():
+    a, b = mx.np.ones((2, 3)), mx.np.ones((2, 3))
+    dc.set_variable([a, b], [mx.sym.var("a"), mx.sym.var("b")])
+    with dc.context(), pytest.raises(MXNetError, match="matmul") as info:
+        a @ b
+    assert isinstance(info.value, ValueError)
