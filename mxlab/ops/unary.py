@@ -49,7 +49,8 @@ _VECTOR_ERF = numpy.frompyfunc(math.erf, 1, 1)
 
 def erf_fallback(x):
     """``math.erf`` per element: exact, slow; used on NumPy when SciPy is not installed."""
-    return _VECTOR_ERF(x).astype(x.dtype)
+    # NOTE: frompyfunc gives a Python float for 0-d input, hence asarray.
+    return numpy.asarray(_VECTOR_ERF(x)).astype(x.dtype)
 
 
 def _round_half_away(xp, x):

@@ -124,6 +124,8 @@ def test_erf_fallback_without_scipy():
     x = numpy.linspace(-3, 3, 13)
     numpy.testing.assert_allclose(unary.erf_fallback(x), _erf(x), rtol=1e-15)
     assert unary.erf_fallback(x.astype("float32")).dtype == numpy.float32
+    zero_dim = unary.erf_fallback(numpy.array(0.5, dtype="float32"))
+    assert zero_dim.shape == () and zero_dim.dtype == numpy.float32
 
 
 def test_unary_zero_gradients_are_arrays_of_zeros():
