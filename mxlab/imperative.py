@@ -108,20 +108,29 @@ def invoke(op, inputs, attrs, out=None, cls=None, device=None):
             raise MXNetNotImplementedError(INPLACE_AUTOGRAD_MSG)
     else:
         count = op.num_outputs if type(op.num_outputs) is int else op.get_num_outputs(attrs)
-        outputs = [cls._empty_handle(device) for _ in range(count)]
-    write_vars = [o._var for o in outputs]
+        outputs = [cls._empty_handle(device)] if count == 1 else \
+            [cls._empty_handle(device) for _ in range(count)]
+    # NOTE: the common shapes (one output; one or two inputs) avoid comprehensions: this is the
+    #   per-op hot path.
+    write_vars = [outputs[0]._var] if len(outputs) == 1 else [o._var for o in outputs]
     if op.mutate_inputs:
         write_vars += [inputs[i]._var for i in op.mutate_inputs]
     if op.resources:
         # NOTE: ops sharing a resource (one RNG per device) are ordered by writing its var, so seeds repeat.
         write_vars += [_engine_mod.resource_var(kind, device) for kind in op.resources]
-    read_vars = [x._var for x in inputs if x._var not in write_vars] if out is not None or op.mutate_inputs \
-        else [x._var for x in inputs]
-    if len(read_vars) > 1:
-        read_vars = list(dict.fromkeys(read_vars))   # NOTE: x * x reads one var once
+    if out is not None or op.mutate_inputs:
+        read_vars = list(dict.fromkeys([x._var for x in inputs if x._var not in write_vars]))
+    elif len(inputs) == 1:
+        read_vars = [inputs[0]._var]
+    elif len(inputs) == 2:
+        lhs, rhs = inputs[0]._var, inputs[1]._var
+        read_vars = [lhs] if lhs is rhs else [lhs, rhs]   # x * x reads one var once
+    else:
+        read_vars = list(dict.fromkeys([x._var for x in inputs]))
+    single = len(inputs) == 1
 
     def kernel():
-        datas = [x._data for x in inputs]
+        datas = [inputs[0]._data] if single else [x._data for x in inputs]
         if out is not None:
             run_kernel(op, xp, datas, attrs, [o._data for o in outputs])
             return
