@@ -167,6 +167,17 @@ def _assign(values, key, new, merge, fmt, node, where):
     return merged != old
 
 
+def _store(values, node, found, convert, merge, fmt):
+    """Merge what a rule found, ``(in_keys, new_in, out_keys, new_out)``, into ``values``; True when
+    anything was learned (shared by the shape and the dtype pass)."""
+    in_keys, new_in, out_keys, new_out = found
+    changed = False
+    for where, keys, values_found in (("input", in_keys, new_in), ("output", out_keys, new_out)):
+        for i, (key, value) in enumerate(zip(keys, values_found)):
+            changed |= _assign(values, key, convert(value), merge, fmt, node, f"{i}-th {where}")
+    return changed
+
+
 def _run_rule(node, rule):
     """Call an op's rule; any failure becomes an MXNetError naming the node (MXNet's wording)."""
     try:
@@ -239,16 +250,8 @@ def infer_shapes(heads, known=None, *, np_shape=None):
         new_in, new_out = _run_rule(
             node, lambda: node.op.infer_shapes(node.attrs, in_shapes, out_now)
         )
-        changed = False
-        for i, (key, shape) in enumerate(zip(in_keys, new_in)):
-            changed |= _assign(
-                values, key, _tuple(shape), _merge_shape, _fmt_shape, node, f"{i}-th input"
-            )
-        for i, (key, shape) in enumerate(zip(out_keys, new_out)):
-            changed |= _assign(
-                values, key, _tuple(shape), _merge_shape, _fmt_shape, node, f"{i}-th output"
-            )
-        return changed
+        found = (in_keys, new_in, out_keys, new_out)
+        return _store(values, node, found, _tuple, _merge_shape, _fmt_shape)
 
     _propagate(heads, values, step)
     return _complete(heads, values)
@@ -291,16 +294,8 @@ def infer_types(heads, known=None, *, shapes=None):
         )
         if node.op.infer_type is None:
             new_in, new_out = _same_type(new_in, new_out)
-        changed = False
-        for i, (key, dtype) in enumerate(zip(in_keys, new_in)):
-            changed |= _assign(
-                values, key, _dtype_name(dtype), _merge_dtype, str, node, f"{i}-th input"
-            )
-        for i, (key, dtype) in enumerate(zip(out_keys, new_out)):
-            changed |= _assign(
-                values, key, _dtype_name(dtype), _merge_dtype, str, node, f"{i}-th output"
-            )
-        return changed
+        found = (in_keys, new_in, out_keys, new_out)
+        return _store(values, node, found, _dtype_name, _merge_dtype, str)
 
     _propagate(heads, values, step)
     return _complete(heads, values)
