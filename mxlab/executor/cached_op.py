@@ -409,8 +409,12 @@ class CachedOp:
         arrays = frame.arrays
         for eid, x in zip(planned.input_eids, inputs):
             arrays[eid] = x
+        bound = set()
         for eid, arr in zip(planned.output_eids, outputs):
-            if eid not in planned.variable_eids:
+            # NOTE: an entry listed twice is computed into its first array (_finish_outputs
+            #   returns that one for every repeat).
+            if eid not in planned.variable_eids and eid not in bound:
+                bound.add(eid)
                 arrays[eid] = arr
 
     def _pool(self, device):

@@ -22,12 +22,15 @@ array([ True,  True])
 """
 import contextlib
 
+import numpy
+
 from ..base import MXNetRuntimeError
 from ..graph import gradient as _gradient, infer
 from ..graph.gradient import build_gradient_graph
 from ..graph.graph import Graph
 from ..graph.node import Entry, Node, topo_sort
-from ..imperative import run_kernel
+from ..device import cpu, gpu
+from ..imperative import STATE, run_kernel
 from ..ops.registry import Op, apply_op, register
 
 __all__ = ["SubgraphRunner", "make_subgraph_op", "is_subgraph_op", "register_subgraph_op_name",
@@ -60,12 +63,33 @@ class SubgraphRunner:
         self.name = "_default_subgraph_op"  # set by make_subgraph_op
         self._backward = None
         self._release = None
+        self._cached = None
 
     # -- execution -----------------------------------------------------------------------------
     def compute(self, xp, inputs, attrs):
-        """Run the inner graph on xp arrays; outputs never alias inputs or each other."""
+        """Run the inner graph on xp arrays through its CachedOp (static_alloc, static_shape);
+        outputs never alias inputs or each other."""
         inputs = self._protect(list(inputs))
-        return tuple(_fresh(self._run(inputs, xp), inputs))
+        return tuple(_fresh(self._run_cached(inputs, xp), inputs))
+
+    @property
+    def cached_op(self):
+        """The inner :class:`~mxlab.executor.CachedOp` (planned once, inspectable like any other)."""
+        if self._cached is None:
+            from ..executor.cached_op import CachedOp  # NOTE: the executor imports this package.
+            self._cached = CachedOp(self.sym, {"static_alloc": True, "static_shape": True})
+        return self._cached
+
+    def _run_cached(self, inputs, xp):
+        from ..autograd import pause
+        from ..ndarray.ndarray import NDArray
+        device = _device_of(xp, inputs)
+        arrays = [NDArray._wrap(x, device) for x in inputs]
+        # NOTE: the outer op is what autograd records; the inner run must not add tape nodes.
+        with pause(train_mode=STATE.training):
+            outputs = self.cached_op(*arrays)
+        outputs = outputs if isinstance(outputs, list) else [outputs]
+        return [o._get_data() for o in outputs]
 
     def _run(self, inputs, xp):
         """The inner graph op by op, each value dropped after its last reader (so memory is
@@ -176,6 +200,13 @@ def _own_gradient_scope():
         yield
     finally:
         scope.prefix, scope.counters, scope.created = saved
+
+
+def _device_of(xp, arrays):
+    """The mxlab device holding raw ``arrays`` (CPU for NumPy; the CuPy array's GPU)."""
+    if xp is numpy or not arrays:
+        return cpu()
+    return gpu(arrays[0].device.id)
 
 
 def _fresh(results, inputs):

@@ -301,3 +301,14 @@ def test_group_outputs_partial_use_and_np_flavour(flags):
     outputs = op(mx.np.array([0.1, 0.2]), mx.np.array([1.0, 2.0]))
     assert type(outputs[0]) is mx.np.ndarray
     numpy.testing.assert_allclose(outputs[1].asnumpy(), numpy.sin([0.1, 0.2]), rtol=1e-6)
+
+
+@pytest.mark.parametrize("flags", [{}, {"static_alloc": True, "static_shape": True}])
+def test_an_output_listed_twice_is_computed_once_and_returned_twice(flags):
+    data = mx.sym.var("data")
+    twice = mx.sym.exp(data)
+    op = CachedOp(mx.sym.Group([twice, twice]), flags)
+    for _ in range(2):
+        first, second = op(mx.nd.array([0.0, 1.0]))
+        numpy.testing.assert_allclose(first.asnumpy(), numpy.exp([0.0, 1.0]), rtol=1e-6)
+        assert second is first
