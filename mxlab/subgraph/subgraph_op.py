@@ -4,8 +4,9 @@
 :class:`~mxlab.symbol.Symbol` (the node keeps it in ``Node.subgraphs`` too). Its inputs are the
 inner variables in ``list_inputs`` order, its outputs the inner outputs; inner variables an inner
 op mutates (BatchNorm's moving statistics) are the op's ``mutate_inputs``, so they stay auxiliary
-states of the outer graph. Shapes and dtypes are inferred by running inference on the inner graph
-(unknown input dims are filled from what the inner ops know).
+states of the outer graph. The inner graph runs through a CachedOp with static_alloc and
+static_shape (planned once, inspectable as ``op.runner.cached_op``). Shapes and dtypes are inferred
+by running inference on the inner graph, in both directions.
 
 Unlike MXNet 1.x, the op has a gradient: the inner graph's gradient (built once with the graph
 gradient pass, inner forward ops recomputed) becomes a ``_backward_<name>`` subgraph op taking the
@@ -30,7 +31,7 @@ from ..graph.gradient import build_gradient_graph
 from ..graph.graph import Graph
 from ..graph.node import Entry, Node, topo_sort
 from ..device import cpu, gpu
-from ..imperative import STATE, run_kernel
+from ..imperative import STATE
 from ..ops.registry import Op, apply_op, register
 
 __all__ = ["SubgraphRunner", "make_subgraph_op", "is_subgraph_op", "register_subgraph_op_name",
@@ -62,7 +63,6 @@ class SubgraphRunner:
         self.copy_mutated = copy_mutated
         self.name = "_default_subgraph_op"  # set by make_subgraph_op
         self._backward = None
-        self._release = None
         self._cached = None
 
     # -- execution -----------------------------------------------------------------------------
@@ -90,23 +90,6 @@ class SubgraphRunner:
             outputs = self.cached_op(*arrays)
         outputs = outputs if isinstance(outputs, list) else [outputs]
         return [o._get_data() for o in outputs]
-
-    def _run(self, inputs, xp):
-        """The inner graph op by op, each value dropped after its last reader (so memory is
-        reused as in a hand-written loop)."""
-        idx = self.graph.indexed
-        if self._release is None:
-            self._release = _release_schedule(idx)
-        values = [None] * idx.num_entries
-        for nid, value in zip(idx.input_nodes, inputs):
-            values[idx.node_row_ptr[nid]] = value
-        for n in idx.nodes:
-            if not n.is_variable:
-                results = run_kernel(n.op, xp, [values[e] for e in n.inputs], n.node.attrs)
-                values[idx.node_row_ptr[n.nid]:idx.node_row_ptr[n.nid + 1]] = results
-            for eid in self._release[n.nid]:
-                values[eid] = None
-        return [values[eid] for eid in idx.outputs]
 
     def _protect(self, inputs):
         if self.copy_mutated:
@@ -174,20 +157,6 @@ class SubgraphRunner:
     def backward_runner(self, bsym):
         """Hook: the runner of the backward op (same class; mutated inputs copied)."""
         return type(self)(bsym, copy_mutated=True)
-
-
-def _release_schedule(idx):
-    """For each node id, the entries no later node reads (graph outputs are kept)."""
-    last = {}
-    for n in idx.nodes:
-        for eid in n.inputs:
-            last[eid] = n.nid
-    keep = set(idx.outputs)
-    schedule = [[] for _ in idx.nodes]
-    for eid, nid in last.items():
-        if eid not in keep:
-            schedule[nid].append(eid)
-    return schedule
 
 
 @contextlib.contextmanager
