@@ -1,7 +1,7 @@
 """A small interpreter over a node graph: one imperative op call per node in topological order.
 
-``Symbol.eval`` uses it until the GraphExecutor exists; it is also the reference the executors are
-checked against (same results, no planning).
+``Symbol.eval`` uses it; it is also the reference the executors are checked against (same results,
+no planning).
 """
 
 from .. import imperative
@@ -26,7 +26,7 @@ def evaluate_graph(heads, arrays, device=None, cls=None):
             if node.op is None:
                 values[(node, 0)] = _argument(node.name, arrays)
                 continue
-            inputs = [values[(e.node, e.index)] for e in node.inputs]
+            inputs = [_value(values, node, e) for e in node.inputs]
             outputs = imperative.invoke(
                 node.op, inputs, node.attrs, cls=None if inputs else cls, device=device
             )
@@ -34,6 +34,18 @@ def evaluate_graph(heads, arrays, device=None, cls=None):
     finally:
         state.deferred = previous
     return [values[(e.node, e.index)] for e in heads]
+
+
+def _value(values, node, entry):
+    """An input's value; a missing output means its op failed (on a threaded engine the error is
+    still pending: surface it) or declares fewer outputs than the graph reads."""
+    key = (entry.node, entry.index)
+    if key not in values:
+        from .. import engine
+        engine.wait_all()
+        raise MXNetValueError(f"{node.name} reads output {entry.index} of {entry.node.name}, "
+                              f"which produced {entry.node.num_outputs} output(s)")
+    return values[key]
 
 
 def _argument(name, arrays):
