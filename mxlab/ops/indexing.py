@@ -444,6 +444,23 @@ register(
 )
 
 
+def _register_gather(name, compute, backward, input_names, attrs, infer_shape, doc, backward_doc,
+                     **public):
+    """A gather op ``name(data, index)`` and its hidden ``_backward_<name>(grad, data, index)``
+    scatter: each one's gradient is the other, so gradients can be differentiated again."""
+    register(Op(name=name, compute=compute, num_inputs=2, input_names=input_names, attrs=attrs,
+                infer_shape=infer_shape, save_outputs=False, doc=doc,
+                gradient=lambda node, g: [getattr(F, f"_backward_{name}")(g[0], *node.inputs,
+                                                                          **node.attrs), None],
+                **public))
+    register(Op(name=f"_backward_{name}", compute=backward, num_inputs=3,
+                input_names=("grad",) + tuple(input_names), attrs=attrs,
+                infer_shape=_pass_shape(1), infer_type=lambda a, d: [d[0]], ignore_inputs=(1,),
+                hidden=True, doc=backward_doc,
+                gradient=lambda node, g: [getattr(F, name)(g[0], node.inputs[2], **node.attrs),
+                                          None, None]))
+
+
 # -- take / pick / one_hot -------------------------------------------------------------------------
 def _wrap_indices(xp, op_name, idx, n, mode):
     idx = idx.astype(numpy.int64)
@@ -493,36 +510,10 @@ _TAKE_ATTRS = (
     Attr("axis", "int", 0),
     Attr("mode", "str", "clip", choices=("clip", "wrap", "raise")),
 )
-register(
-    Op(
-        name="take",
-        aliases=("_npi_take",),
-        compute=_take,
-        num_inputs=2,
-        input_names=("a", "indices"),
-        attrs=_TAKE_ATTRS,
-        infer_shape=_take_infer,
-        np_name="take",
-        save_outputs=False,
-        gradient=lambda node, g: [F._backward_take(g[0], *node.inputs, **node.attrs), None],
-        doc="Elements of ``a`` at ``indices`` along ``axis`` (out-of-range: clip or wrap).",
-    )
-)
-register(
-    Op(
-        name="_backward_take",
-        compute=_backward_take,
-        num_inputs=3,
-        input_names=("grad", "a", "indices"),
-        attrs=_TAKE_ATTRS,
-        infer_shape=_pass_shape(1),
-        infer_type=lambda a, d: [d[0]],
-        ignore_inputs=(1,),
-        hidden=True,
-        gradient=lambda node, g: [F.take(g[0], node.inputs[2], **node.attrs), None, None],
-        doc="Gradient of ``take``: accumulate rows of the gradient at the indices.",
-    )
-)
+_register_gather("take", _take, _backward_take, ("a", "indices"), _TAKE_ATTRS, _take_infer,
+                 "Elements of ``a`` at ``indices`` along ``axis`` (out-of-range: clip or wrap).",
+                 "Gradient of ``take``: accumulate rows of the gradient at the indices.",
+                 aliases=("_npi_take",), np_name="take")
 
 
 def _pick_parts(xp, a, data, idx):
@@ -559,36 +550,10 @@ _PICK_ATTRS = (
     Attr("keepdims", "bool", False),
     Attr("mode", "str", "clip", choices=("clip", "wrap")),
 )
-register(
-    Op(
-        name="pick",
-        aliases=("_npx_pick", "choose_element_0index"),
-        compute=_pick,
-        num_inputs=2,
-        input_names=("data", "index"),
-        attrs=_PICK_ATTRS,
-        infer_shape=_pick_infer,
-        npx_name="pick",
-        save_outputs=False,
-        gradient=lambda node, g: [F._backward_pick(g[0], *node.inputs, **node.attrs), None],
-        doc="One element per position along ``axis``, chosen by ``index``.",
-    )
-)
-register(
-    Op(
-        name="_backward_pick",
-        compute=_backward_pick,
-        num_inputs=3,
-        input_names=("grad", "data", "index"),
-        attrs=_PICK_ATTRS,
-        infer_shape=_pass_shape(1),
-        infer_type=lambda a, d: [d[0]],
-        ignore_inputs=(1,),
-        hidden=True,
-        gradient=lambda node, g: [F.pick(g[0], node.inputs[2], **node.attrs), None, None],
-        doc="Gradient of ``pick``.",
-    )
-)
+_register_gather("pick", _pick, _backward_pick, ("data", "index"), _PICK_ATTRS, _pick_infer,
+                 "One element per position along ``axis``, chosen by ``index``.",
+                 "Gradient of ``pick``.", aliases=("_npx_pick", "choose_element_0index"),
+                 npx_name="pick")
 
 
 def _one_hot(xp, inputs, a):
