@@ -259,7 +259,8 @@ class Block:
     def __call__(self, *args):
         for hook in list(self._forward_pre_hooks.values()):
             hook(self, args)
-        out = self.forward(*args)
+        with dc.block_scope(self):
+            out = self.forward(*args)
         for hook in list(self._forward_hooks.values()):
             hook(self, args, out)
         return out
@@ -571,12 +572,36 @@ class HybridBlock(Block):
         if isinstance(real[0], ndarray):
             variables = [v.as_np_ndarray() for v in variables]
         dc.set_variable(real, variables)
-        with autograd.pause(), dc.context():
+        with autograd.pause(), dc.context(), dc.trace_blocks(self._scopes()):
             out = Block.__call__(self, *_regroup(inputs, self._in_format))
         flat_out, self._out_format = _flatten(out, "output")
         outputs = dc.get_symbol(flat_out, sym_cls=type(variables[0]))
         self._cached_graph = variables, outputs
         return self._cached_graph
+
+    def _scopes(self):
+        """``id(block) -> Node.scope`` for the blocks below this one: ``(path, class name)``
+        pairs, paths as in ``collect_params`` keys."""
+        scopes, stack = {}, [((), "", self)]
+        while stack:
+            scope, prefix, block = stack.pop()
+            for name, child in block._children.items():
+                path = prefix + name
+                inner = scope + ((path, type(child).__name__),)
+                scopes.setdefault(id(child), inner)
+                stack.append((inner, path + ".", child))
+        return scopes
+
+    @property
+    def cached_op(self):
+        """The :class:`~mxlab.executor.CachedOp` running this block (built at the first call
+        after :meth:`hybridize`; None before, or after :meth:`hybridize` ``(False)``)."""
+        return self._cached_op
+
+    @property
+    def traced_symbol(self):
+        """The Symbol tracing ``forward`` produced (before any partitioning), or None."""
+        return self._cached_graph[1] if self._cached_graph else None
 
     def _build_cache(self, *args):
         data, out = self._get_graph(*args)

@@ -114,7 +114,8 @@ def _mirror_map(order, need_mirror):
         extra = dict(node.extra, __mirror_of__=node.name)
         mirrors[id(node)] = Node(node.op, node.name + "_mirror", node.attrs,
                                  [_remap(mirrors, e) for e in node.inputs], extra,
-                                 [mirrors.get(id(d), d) for d in node.control_deps])
+                                 [mirrors.get(id(d), d) for d in node.control_deps],
+                                 scope=node.scope)
     return mirrors
 
 
