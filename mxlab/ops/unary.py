@@ -81,6 +81,12 @@ def _one_plus_square(x):
     return F._plus_scalar(F.square(x), scalar=1.0)
 
 
+def _zero_grad(node, g):
+    """Rounding: a zero gradient shaped like the output's (the input is not saved for backward,
+    so it cannot be read here)."""
+    return [F.zeros_like(g[0])]
+
+
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 _TWO_BY_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
@@ -135,13 +141,13 @@ _UNARY = (
     ("radians", "radians", "float", None, _scaled(math.pi / 180.0), "", ""),
     ("erf", erf, "float", None, _times(lambda x, y: F._mul_scalar(
         F.exp(F.negative(F.square(x))), scalar=_TWO_BY_SQRT_PI)), "x", None),
-    ("floor", "floor", "round", "floor({0})", zero_grads, "", ""),
-    ("ceil", "ceil", "round", "ceil({0})", zero_grads, "", ""),
-    ("trunc", "trunc", "round", "trunc({0})", zero_grads, "", ""),
-    ("fix", "trunc", "round", "trunc({0})", zero_grads, "", ""),
-    ("round", _round_half_away, "round", None, zero_grads, "", None),
-    ("rint", _rint_legacy, "round", None, zero_grads, "", None),
-    ("_npi_rint", "rint", "round", None, zero_grads, "", "rint"),
+    ("floor", "floor", "round", "floor({0})", _zero_grad, "", ""),
+    ("ceil", "ceil", "round", "ceil({0})", _zero_grad, "", ""),
+    ("trunc", "trunc", "round", "trunc({0})", _zero_grad, "", ""),
+    ("fix", "trunc", "round", "trunc({0})", _zero_grad, "", ""),
+    ("round", _round_half_away, "round", None, _zero_grad, "", None),
+    ("rint", _rint_legacy, "round", None, _zero_grad, "", None),
+    ("_npi_rint", "rint", "round", None, _zero_grad, "", "rint"),
 )
 
 
@@ -158,6 +164,6 @@ for _row in _UNARY:
 register(Op(name="_npi_around", attrs=(Attr("decimals", "int", 0),), np_name="round",
             compute=lambda xp, inputs, attrs: as_array(xp, xp.round(inputs[0],
                                                                     attrs["decimals"])),
-            infer_shape=same_shape, gradient=zero_grads, inplace=((0, 0),), elementwise=True,
+            infer_shape=same_shape, gradient=_zero_grad, inplace=((0, 0),), elementwise=True,
             save_inputs=False, save_outputs=False,
             doc="NumPy's ``round`` (halves to even); ``mx.nd.round`` rounds them away from 0."))
