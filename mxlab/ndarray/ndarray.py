@@ -13,6 +13,7 @@ from ..base import MXNetRuntimeError, MXNetTypeError, MXNetValueError
 from ..device import Device, current_device
 from ..engine.var import Var
 from ..imperative import STATE
+from ..ops.shape import ReshapeSizeError
 
 __all__ = ["NDArray", "ndarray", "array", "from_numpy_data", "DEFAULT_DTYPE"]
 
@@ -382,7 +383,16 @@ class NDArray:
     def reshape(self, *shape, **kwargs):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
-        return _ns(self).reshape(self, shape, **kwargs)
+        try:
+            return _ns(self).reshape(self, shape, **kwargs)
+        except ReshapeSizeError as exc:
+            if not (STATE.recording or STATE.deferred):
+                raise
+            # NOTE: MXNet's NDArray::Reshape words the mismatch so while recording or tracing.
+            raise MXNetValueError(
+                "target shape must have the same size as current shape when recording with "
+                f"autograd or in deferred compute mode. ({exc.op_name}: {exc.src} -> {exc.dst})"
+            ) from exc
 
     def astype(self, dtype, copy=True):
         if not copy and numpy.dtype(self.dtype) == numpy.dtype(dtype):
