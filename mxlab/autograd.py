@@ -23,7 +23,7 @@ Example
 ...     y = x * x + x
 >>> y.backward()
 >>> x.grad
-array([3., 5.], dtype=float32)
+array([3., 5.])
 """
 import itertools
 import weakref
@@ -522,7 +522,7 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     ...     dy = mx.autograd.grad(y, [x], create_graph=True)[0]
     >>> dy.backward()
     >>> x.grad  # -sin(0.5)
-    array([-0.47942555], dtype=float32)
+    array([-0.47942555])
     """
     heads, variables = _as_list(heads), _as_list(variables)
     if not variables:

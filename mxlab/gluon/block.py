@@ -383,7 +383,7 @@ def _match_legacy_names(loaded, params, filename):
 # -- HybridBlock -----------------------------------------------------------------------------------
 def _namespace(x):
     """``F`` of ``hybrid_forward``: ``mx.sym`` for symbols, else ``mx.nd``."""
-    from .. import nd, sym
+    from .. import ndarray as nd, symbol as sym
 
     return sym if isinstance(x, Symbol) else nd
 
