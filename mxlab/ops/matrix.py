@@ -368,6 +368,7 @@ register(
         infer_shape=_fc_infer,
         gradient=_fc_grad,
         save_outputs=False,
+        never_mirror=True,
         npx_name="fully_connected",
         doc="``out = data @ weight.T + bias`` (``data`` flattened to 2-D unless "
         "``flatten=False``).",

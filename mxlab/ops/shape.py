@@ -585,7 +585,7 @@ def _register_concat(name, axis_key, default, optional, **kwargs):
     )
 
 
-_register_concat("Concat", "dim", 1, False, aliases=("concat",))
+_register_concat("Concat", "dim", 1, False, aliases=("concat",), never_mirror=True)
 _register_concat(
     "_npi_concatenate", "axis", 0, True, np_name="concatenate", aliases=("_np_concatenate",)
 )
