@@ -50,3 +50,35 @@ def test_optimize_for_keeps_input_order():
     inputs = [mx.np.array([1., 1.]), mx.np.array([2., 3.]), mx.np.array([10., 100.])]
     block.optimize_for(*inputs, backend="default", backend_opts={"op_names": ["negative", "dot"]})
     assert float(block(*inputs)) == -10105.0
+
+
+class _Residual(mx.gluon.HybridBlock):
+    def forward(self, x):
+        y = mx.np.tanh(x)
+        return y.reshape(-1) + y
+
+
+def test_fuse_residual_is_not_a_cycle():
+    """A non-fusable op between fusable ops sharing a value used to raise a false cycle error."""
+    _assert_paths_agree(_Residual, [mx.np.array([0.5, -1.0, 2.0])], backend="fuse")
+
+
+class _ConvBNResidual(mx.gluon.HybridBlock):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2D(4, 3, padding=1, in_channels=4)
+        self.bn = nn.BatchNorm(in_channels=4)
+        self.initialize(mx.init.Xavier())
+
+    def forward(self, x):
+        y = mx.npx.relu(x)
+        return mx.npx.relu(self.bn(self.conv(y)) + y)
+
+
+def test_fuse_conv_bn_residual_block():
+    mx.random.seed(0)
+    x = mx.np.random.uniform(-1, 1, size=(2, 4, 5, 5))
+    block = _ConvBNResidual()
+    want = block(x)
+    block.hybridize(backend="fuse")
+    numpy.testing.assert_allclose(block(x).asnumpy(), want.asnumpy(), rtol=1e-5, atol=1e-6)
