@@ -82,3 +82,24 @@ def test_fuse_conv_bn_residual_block():
     want = block(x)
     block.hybridize(backend="fuse")
     numpy.testing.assert_allclose(block(x).asnumpy(), want.asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+class _Transpose(mx.gluon.HybridBlock):
+    def forward(self, x):
+        return mx.np.transpose(x) * 2
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_zero_dim_transpose_keeps_shape(hybridize):
+    """NumPy (and MXNet's np) transpose a 0-d array to 0-d; ascontiguousarray made it (1,)."""
+    block = _Transpose()
+    if hybridize:
+        block.hybridize()
+    x = mx.np.array(3.0)
+    assert block(x).shape == ()
+    assert x.T.shape == () and x.transpose().shape == ()
+
+
+def test_zero_dim_dropout_keeps_shape():
+    with mx.autograd.record(train_mode=True):
+        assert mx.npx.dropout(mx.np.array(3.0), p=0.5).shape == ()
