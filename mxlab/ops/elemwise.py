@@ -28,7 +28,7 @@ from ..base import MXNetTypeError
 from ..imperative import invoke
 from ..ndarray.ndarray import NDArray
 from .attrs import Attr
-from .infer import broadcast_shapes, same_shape
+from .infer import broadcast_shapes, check_one_dtype, same_shape
 from .registry import F, Op, get_op, register, register_frontend
 
 __all__ = ["unary", "binary", "scalar_op", "promote", "scalar_result_dtype", "float_result",
@@ -587,6 +587,24 @@ for _ufunc, _reflected, _nx in _COMPARISONS:
         _ufunc, f"broadcast_{_stem}", f"_{_stem}_scalar", f"_{_rstem}_scalar"))
 
 _BITWISE_NOT = get_op("_npi_bitwise_not")
+
+
+def _same_dtype_frontend(name, op_name):
+    """``mx.nd.<name>(lhs, rhs)``: MXNet's legacy ``elemwise_*`` take operands of one dtype (no
+    int/float promotion, unlike ``mx.np``); a mismatch is an error naming both dtypes."""
+    op = get_op(op_name)
+
+    def call(lhs, rhs, out=None, name=None):
+        check_one_dtype(call.__name__, ("lhs", "rhs"), [lhs.dtype, rhs.dtype])
+        return invoke(op, [lhs, rhs], {}, None if out is None else [out])[0]
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"``{name}(lhs, rhs)``: op ``{op_name}`` on two arrays of one dtype."
+    return call
+
+
+for _name, _op_name in (("elemwise_add", "broadcast_add"), ("elemwise_sub", "broadcast_sub"),
+                        ("elemwise_mul", "broadcast_mul"), ("elemwise_div", "broadcast_div")):
+    _publish(("nd",), (_name,), _same_dtype_frontend(_name, _op_name))
 
 
 @register_frontend("np", "nd")
