@@ -468,6 +468,18 @@ def from_numpy_data(data, device=None, cls=ndarray):
     return cls._wrap(data, device or current_device())
 
 
+def _check_supported_dtype(dtype, source):
+    """MXNet arrays hold the dtypes of its type flags; complex, string and object data are refused
+    with an error naming the dtype (NumPy would fail later with a bare ValueError)."""
+    from .serialization import DTYPE_FLAGS
+    if dtype.name in DTYPE_FLAGS.values():
+        return
+    what = "string" if dtype.kind in "US" else dtype.name
+    raise MXNetTypeError(f"array: {what} data ({type(source).__name__} of dtype {dtype}) is not "
+                         f"supported; an MXNet array holds one of "
+                         f"{', '.join(sorted(DTYPE_FLAGS.values()))}")
+
+
 def array(source, dtype=None, device=None, cls=ndarray):
     """A new array holding a copy of ``source`` (lists, scalars, numpy arrays, other arrays).
 
@@ -487,6 +499,9 @@ def array(source, dtype=None, device=None, cls=ndarray):
                 dtype = numpy.bool_
             else:
                 dtype = DEFAULT_DTYPE
+    if host.dtype.kind in "USOV":
+        _check_supported_dtype(host.dtype, source)
+    _check_supported_dtype(numpy.dtype(dtype), source)
     xp = device.xp
     if xp is numpy:
         data = numpy.array(host, dtype=dtype)

@@ -341,6 +341,7 @@ register(
 
 
 # -- transpose family ------------------------------------------------------------------------------
+# NOTE: asarray(order="C"), not ascontiguousarray, which turns a 0-d result into shape (1,).
 def _perm(op_name, axes, ndim):
     if not axes:
         return tuple(range(ndim))[::-1]
@@ -359,8 +360,8 @@ def _transpose_grad(node, g):
 
 shape_op(
     "transpose",
-    lambda xp, inputs, a: xp.ascontiguousarray(
-        xp.transpose(inputs[0], _perm("transpose", a["axes"], inputs[0].ndim))
+    lambda xp, inputs, a: xp.asarray(
+        xp.transpose(inputs[0], _perm("transpose", a["axes"], inputs[0].ndim)), order="C"
     ),
     lambda a, s: tuple(s[i] for i in _perm("transpose", a["axes"], len(s))),
     _transpose_grad,
@@ -391,8 +392,8 @@ def _register_swap(name, names, np_name=None, aliases=()):
     rule = _swap_rule(names)
     shape_op(
         name,
-        lambda xp, inputs, a: xp.ascontiguousarray(
-            xp.transpose(inputs[0], rule(a, inputs[0].shape))
+        lambda xp, inputs, a: xp.asarray(
+            xp.transpose(inputs[0], rule(a, inputs[0].shape)), order="C"
         ),
         lambda a, s: tuple(s[i] for i in rule(a, s)),
         lambda node, g: [getattr(F, name)(g[0], **node.attrs)],
@@ -422,8 +423,8 @@ def _moveaxis_perm(a, ndim):
 
 shape_op(
     "_np_moveaxis",
-    lambda xp, inputs, a: xp.ascontiguousarray(
-        xp.transpose(inputs[0], _moveaxis_perm(a, inputs[0].ndim))
+    lambda xp, inputs, a: xp.asarray(
+        xp.transpose(inputs[0], _moveaxis_perm(a, inputs[0].ndim)), order="C"
     ),
     lambda a, s: tuple(s[i] for i in _moveaxis_perm(a, len(s))),
     lambda node, g: [
