@@ -10,7 +10,7 @@ Example
 from ..ops.random import check_randint, array_params, sample
 from .ndarray import NDArray
 
-__all__ = ["uniform", "normal", "randint", "shuffle"]
+__all__ = ["uniform", "normal", "randint", "shuffle", "categorical", "multinomial"]
 
 
 def _sample_arrays(op_name, first, second, shape, dtype, out, kwargs):
@@ -73,3 +73,27 @@ def shuffle(data, **kwargs):
     from ..ops.shape import call_op
 
     return call_op("_shuffle", [data], **kwargs)
+
+
+def categorical(data, shape=(), get_prob=False, out=None, dtype="int32", **kwargs):
+    """One draw per ``shape`` entry from each categorical distribution on ``data``'s last axis;
+    ``get_prob=True`` also returns the draws' log-likelihood (differentiable w.r.t. ``data``)."""
+    from ..ops.shape import call_op
+
+    result = call_op("_sample_categorical", [data], shape=shape, get_prob=get_prob, dtype=dtype,
+                     **kwargs)
+    if out is None:
+        return result
+    return result.copyto(out) if not get_prob else [r.copyto(o) for r, o in zip(result, out)]
+
+
+def multinomial(data=None, shape=(), get_prob=False, out=None, dtype=None, **kwargs):
+    """MXNet 1.x ``multinomial(data, ...)``: categorical sampling (:func:`categorical`).
+
+    MXNet 2.0 reuses the name for counts from ``n`` trials (``n=``, ``p=``); that form is not built.
+    """
+    if data is None or "n" in kwargs or "p" in kwargs:
+        raise NotImplementedError("nd.random.multinomial(n=..., p=...) (MXNet 2.0's counts of n "
+                                  "trials) is not built in mxlab; use the 1.x form with data=")
+    return categorical(data, shape=shape, get_prob=get_prob, out=out, dtype=dtype or "int32",
+                       **kwargs)
