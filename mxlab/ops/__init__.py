@@ -22,4 +22,7 @@ from . import indexing  # noqa: F401
 from . import sorting  # noqa: F401
 from . import nn  # noqa: F401
 from . import optimizer_ops  # noqa: F401
+from . import loss_grad  # noqa: F401
+from . import sequence  # noqa: F401
+from . import categorical  # noqa: F401
 from .registry import F, Op, get_op, list_ops, register  # noqa: F401
