@@ -49,6 +49,7 @@ class ExportContext:
         self.nodes, self.initializers = [], []
         self._shapes, self._varied, self._dtypes = shapes, varied, dtypes
         self._names, self._taken, self._count = {}, set(), 0
+        self.current = None  # the mxlab node being converted
 
     # -- names, shapes and dtypes of entries -----------------------------------------------------
     def entry_name(self, entry):
@@ -121,10 +122,20 @@ class ExportContext:
             outputs = [self.fresh(hint or op_type.lower())]
         elif isinstance(outputs, str):
             outputs = [outputs]
-        name = self.fresh(outputs[0] + "_" + op_type)
+        name = self._node_name(outputs, op_type)
         self.nodes.append(helper.make_node(op_type, list(inputs), list(outputs), name=name,
                                            **attrs))
         return outputs[0] if len(outputs) == 1 else list(outputs)
+
+    def _node_name(self, outputs, op_type):
+        """The mxlab node's name for the first ONNX node writing one of its outputs (so an
+        import names its nodes as the original), a fresh name for the others."""
+        node = self.current
+        if node is not None and node.name not in self._taken and any(
+                self.out(node, i) in outputs for i in range(node.num_outputs)):
+            self._taken.add(node.name)
+            return node.name
+        return self.fresh(f"{outputs[0]}_{op_type}")
 
     def const(self, value, dtype=None, hint="const"):
         """An initializer holding ``value``; returns its name."""
@@ -220,6 +231,7 @@ def build_model(sym, params, in_shapes, in_types, dynamic=False, dynamic_input_s
                            f"mapped from opset {since}" if convert else "")
         if verbose:
             _LOG.info("converting %s (%s)", node.name, node.op.name)
+        ctx.current = node
         convert(ctx, node)
         _check_written(ctx, node, sym)
     outputs = []
@@ -322,7 +334,8 @@ def export_model(sym, params=None, in_shapes=None, in_types=numpy.float32,
     if run_shape_inference:
         model = require("onnx.shape_inference").infer_shapes(model, strict_mode=True)
     onnx = require("onnx")
-    onnx.save_model(model, os.fspath(onnx_file_path), save_as_external_data=large_model)
+    onnx.save_model(model, os.fspath(onnx_file_path), save_as_external_data=large_model,
+                    size_threshold=0)
     _LOG.info("exported %s (opset %d, inputs %s)", onnx_file_path, model.opset_import[0].version,
               in_shapes)
     return os.fspath(onnx_file_path)
