@@ -26,5 +26,6 @@ from . import executor  # noqa: E402,F401
 from . import subgraph  # noqa: E402,F401
 from . import library  # noqa: E402,F401
 from . import initializer, initializer as init, lr_scheduler, optimizer, gluon  # noqa: E402,F401
+from . import image  # noqa: E402,F401
 from . import viz, notebook  # noqa: E402,F401
 from .notebook import load_ipython_extension  # noqa: E402,F401  (`%load_ext mxlab`)

@@ -7,6 +7,7 @@ import os
 
 __all__ = ["MXNetError", "MXNetValueError", "MXNetTypeError", "MXNetIndexError", "MXNetAxisError", "MXNetKeyError",
            "MXNetNotImplementedError", "MXNetRuntimeError", "MXNetAttributeError", "env_int", "env_str",
+           "MXNetFileNotFoundError", "data_dir",
            "env_float"]
 
 
@@ -48,6 +49,15 @@ class MXNetRuntimeError(MXNetError, RuntimeError):
 
 class MXNetAttributeError(MXNetError, AttributeError):
     """An attribute does not exist on an object."""
+
+
+class MXNetFileNotFoundError(MXNetError, FileNotFoundError):
+    """A file mxlab needs (a dataset, weights) is not where it was looked for."""
+
+
+def data_dir():
+    """Where datasets and models are looked for: ``$MXNET_HOME`` or ``~/.mxnet`` (MXNet's rule)."""
+    return os.environ.get("MXNET_HOME", os.path.join(os.path.expanduser("~"), ".mxnet"))
 
 
 def env_str(name, default=None):
