@@ -447,7 +447,10 @@ def _zeros(cls, device, shape, dtype):
 def _infer_arguments(symbol, shapes, type_dict):
     """Shapes and dtypes of every argument and auxiliary state (strict: MXNet's errors)."""
     names = symbol.list_arguments()
-    dtypes = {n: numpy.dtype(type_dict.get(n, numpy.float32)).name for n in names}
+    # NOTE: as MXNet's simple_bind: without type_dict every argument is float32; with one, the
+    #   rest are inferred from it (a float64 data makes FullyConnected's weight float64)
+    dtypes = {n: numpy.dtype(t).name for n, t in type_dict.items()} if type_dict else \
+        dict.fromkeys(names, "float32")
     graph = infer_graph(Graph(list(symbol._outputs)), shapes, dtypes)
     idx = graph.indexed
     eid = {idx[n].name: idx.node_row_ptr[n] for n in idx.input_nodes}

@@ -16,7 +16,6 @@ import math
 import numpy
 
 from ..base import MXNetNotImplementedError, MXNetTypeError
-from ..imperative import STATE
 from .attrs import Attr
 from .elemwise import as_array, float_result, unary
 from .infer import same_shape
@@ -156,15 +155,15 @@ def _leaky_slope(attrs):
     """The negative-side slope; rrelu uses its inference slope (lower + upper) / 2."""
     if attrs["act_type"] != "rrelu":
         return attrs["slope"]
-    if STATE.training:
-        raise MXNetNotImplementedError("LeakyReLU: act_type='rrelu' in training mode (random "
-                                       "slopes) is not implemented; only inference is")
     return 0.5 * (attrs["lower_bound"] + attrs["upper_bound"])
 
 
-def _leaky_compute(xp, inputs, attrs):
+def _leaky_compute(xp, inputs, attrs, ctx):
     x = _as_float(inputs[0])
     act = attrs["act_type"]
+    if act == "rrelu" and ctx.is_train:
+        raise MXNetNotImplementedError("LeakyReLU: act_type='rrelu' in training mode (random "
+                                       "slopes) is not implemented; only inference is")
     if act == "elu":
         return xp.where(x > 0, x, attrs["slope"] * xp.expm1(x))
     if act == "selu":

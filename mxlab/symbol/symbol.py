@@ -39,6 +39,10 @@ from .compose import apply_op, copy_graph, make_node, single_entry
 
 __all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "fromjson", "HIDDEN_KEYS"]
 
+#: Symbol classes per flavour ("np": ``mx.sym.np._Symbol``, registered by that module, which
+#: subclasses :class:`Symbol`).
+FLAVOURS = {}
+
 # Attributes MXNet stores as ``__key__`` but also answers to as ``key`` (c_api_symbolic.cc
 # kHiddenKeys).
 HIDDEN_KEYS = legacy.HIDDEN_KEYS
@@ -125,9 +129,7 @@ class Symbol:
     # -- conversions -------------------------------------------------------------------------------
     def as_np_ndarray(self):
         """The same graph as an ``mx.sym.np._Symbol`` (NumPy-flavoured operators)."""
-        from .numpy import _Symbol
-
-        return _Symbol(self._outputs)
+        return FLAVOURS["np"](self._outputs)
 
     def as_nd_ndarray(self):
         """The same graph as a legacy ``mx.sym.Symbol``."""

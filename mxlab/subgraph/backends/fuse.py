@@ -253,28 +253,28 @@ class FusedRunner(SubgraphRunner):
         self._kernels = {}
         self.choices = {}
 
-    def compute(self, xp, inputs, attrs):
+    def compute(self, xp, inputs, attrs, ctx):
         if self.program is None:
-            return super().compute(xp, inputs, attrs)
+            return super().compute(xp, inputs, attrs, ctx)
         kernel = self.kernel([x.dtype.char for x in inputs], xp)
         if not kernel.runnable:
-            return super().compute(xp, inputs, attrs)
+            return super().compute(xp, inputs, attrs, ctx)
         size = max([x.size for x in inputs])
         if size < TUNE_MIN_SIZE or xp is not numpy:
             return tuple(kernel.run(list(inputs)))
         key = (id(kernel), size.bit_length())
         if key not in self.choices:
-            return self._tune(key, kernel, xp, inputs, attrs)
+            return self._tune(key, kernel, xp, inputs, attrs, ctx)
         if self.choices[key]:
             return tuple(kernel.run(list(inputs)))
-        return super().compute(xp, inputs, attrs)
+        return super().compute(xp, inputs, attrs, ctx)
 
-    def _tune(self, key, kernel, xp, inputs, attrs):
+    def _tune(self, key, kernel, xp, inputs, attrs, ctx):
         """Time both ways (best of two runs each), keep the faster; returns the kernel's
         results."""
         results = tuple(kernel.run(list(inputs)))
         fused = _best_time(lambda: kernel.run(list(inputs)))
-        op_by_op = _best_time(lambda: super(FusedRunner, self).compute(xp, inputs, attrs))
+        op_by_op = _best_time(lambda: super(FusedRunner, self).compute(xp, inputs, attrs, ctx))
         self.choices[key] = fused <= op_by_op
         return results
 
