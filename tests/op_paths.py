@@ -32,6 +32,7 @@ class Sample:
     attrs: dict
     inputs: list
     differentiable: bool = True
+    numeric: bool = True         # False: the gradient rule is not a derivative (BlockGrad)
     values: bool = True          # False: random ops; only shapes and dtypes are compared
     no_grad: set = dataclasses.field(default_factory=set)  # index inputs: no gradient checked
 
@@ -232,7 +233,7 @@ def check_op_paths(sample, gradient=True, numeric=True, numeric_limit=None):
     if inner is not None:
         _same("gradient, subgraph", grad_cached(sample, True, inner), want, values=values)
     ran.append("gradient")
-    if numeric and values:
+    if numeric and values and sample.numeric:
         numeric_grads = grad_numeric(sample, numeric_limit)
         checked = [numpy.where(numpy.isnan(g), w, g).astype(w.dtype)
                    for g, w in zip(numeric_grads, want)]

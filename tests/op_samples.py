@@ -72,6 +72,15 @@ SPECIAL = {
     "where": {"ints": {0: 2}},
     "squeeze": {"shapes": [(2, 1, 3)]},
     "Pooling": {"attrs": {"kernel": (2, 2)}, "shapes": [(2, 3, 4, 4)]},
+    # NOTE: their gradient rules are not derivatives (stop / loss gradients): no central
+    #   differences, the paths are still compared with each other.
+    "BlockGrad": {"numeric": False},
+    "MakeLoss": {"numeric": False},
+    "make_loss": {"numeric": False},
+    "SequenceMask": {"attrs": {"use_sequence_length": True}, "shapes": [(3, 2, 2), (2,)],
+                     "ints": {1: 3}, "fixed": {1: [1, 3]}},
+    "SequenceReverse": {"attrs": {"use_sequence_length": True}, "shapes": [(3, 2, 2), (2,)],
+                        "ints": {1: 3}, "fixed": {1: [1, 3]}},
     "sgd_update": {"attrs": {"lr": 0.1}, "grad": False},
     "sgd_mom_update": {"attrs": {"lr": 0.1}, "grad": False},
 }
@@ -123,6 +132,7 @@ def sample(name):
     if special.get("low_high"):
         inputs[1] = inputs[0] + 1
     return Sample(op, attrs, inputs, differentiable=special.get("grad", True),
+                  numeric=special.get("numeric", True),
                   values=special.get("values", not op.is_random), no_grad=set(ints))
 
 

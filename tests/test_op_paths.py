@@ -58,6 +58,16 @@ def test_rounding_gradient_is_zero_on_the_tape(fn):
     numpy.testing.assert_array_equal(x.grad.asnumpy(), numpy.zeros(3))
 
 
+def test_an_absent_optional_input_is_not_saved_for_backward():
+    """SequenceMask saves ``sequence_length`` (input 1); recording a call without it raised."""
+    x = mx.nd.array(numpy.ones((3, 2)))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.SequenceMask(x)
+    y.backward()
+    numpy.testing.assert_array_equal(x.grad.asnumpy(), numpy.ones((3, 2)))
+
+
 def test_topk_indices_keep_their_dtype_inside_a_subgraph():
     """The subgraph's inner inference guessed the input's dtype for topk's indices."""
     sym = mx.sym.topk(mx.sym.var("x"), k=2)
