@@ -696,11 +696,11 @@ def Group(symbols, create_fn=None):
     return cls([e for s in symbols for e in s._outputs])
 
 
-def load_json(json_str, cls=Symbol):
-    """A symbol from MXNet JSON text."""
+def load_json(json_str, cls=Symbol, source="<JSON string>"):
+    """A symbol from MXNet JSON text (``source`` names it in errors)."""
     if not isinstance(json_str, str):
         raise MXNetTypeError("fname required to be string")
-    return cls(_json.from_json(json_str, cls))
+    return cls(_json.from_json(json_str, cls, source))
 
 
 fromjson = load_json
@@ -710,5 +710,12 @@ def load(fname, cls=Symbol):
     """A symbol from an MXNet JSON file (``Symbol.save``, ``HybridBlock.export``)."""
     if not isinstance(fname, str):
         raise MXNetTypeError("fname need to be string")
-    with open(fname, encoding="utf-8") as f:
-        return load_json(f.read(), cls)
+    with open(fname, "rb") as f:
+        raw = f.read()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MXNetValueError(f"Cannot load symbol from {fname}: not UTF-8 text at byte "
+                              f"{exc.start} (a symbol file is JSON; is this a .params or "
+                              f"binary file?)") from None
+    return load_json(text, cls, fname)
