@@ -102,6 +102,8 @@ def install():
     """Make ``import mxnet`` (and every ``mxnet.X``) resolve to mxlab in this process."""
     if not is_installed():
         sys.meta_path.insert(0, _finder)
+    from . import backend_names
+    backend_names.attach()
     for name in _ATTACHED:
         parent, _, leaf = name.rpartition(".")
         parent_module = importlib.import_module(resolve(parent))

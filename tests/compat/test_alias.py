@@ -59,8 +59,8 @@ def test_resolve_maps_paths_and_layout_differences():
 
 def test_from_imports_and_star_import_work(alias):
     namespace = {}
-    exec("import mxnet as mx\nfrom mxnet import gluon, np, npx, autograd\n"
-         "import mxnet.gluon.nn\nfrom mxnet.test_utils import *\n", namespace)
+    exec("from mxnet.test_utils import *\nimport mxnet as mx\n"
+         "from mxnet import gluon, np, npx, autograd\nimport mxnet.gluon.nn\n", namespace)
     assert namespace["mx"] is mxlab and namespace["np"] is mxlab.np
     assert namespace["assert_almost_equal"] is mxlab.test_utils.assert_almost_equal
     assert namespace["mxnet"].gluon.nn is mxlab.gluon.nn
