@@ -638,7 +638,10 @@ def var(
     """
     if not isinstance(name, str):
         raise MXNetTypeError("Expect a string for variable `name`")
-    extra = {_hidden(k): str(v) for k, v in (attr or {}).items()}
+    from .. import attribute
+
+    attr = attribute.current().get(attr)   # NOTE: mx.AttrScope attributes, then the given ones
+    extra = {_hidden(k): str(v) for k, v in attr.items()}
     given = {"__shape__": shape, "__lr_mult__": lr_mult, "__wd_mult__": wd_mult}
     extra.update({k: str(v) for k, v in given.items() if v is not None})
     if dtype is not None:
