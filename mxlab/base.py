@@ -11,7 +11,7 @@ __all__ = ["MXNetError", "MXNetValueError", "MXNetTypeError", "MXNetIndexError",
            "MXNetNotImplementedError", "MXNetRuntimeError", "MXNetAttributeError", "env_int", "env_str",
            "env_float", "string_types", "integer_types", "numeric_types", "mx_real_t", "py_str",
            "_as_list", "data_dir", "data_dir_default", "NotImplementedForSymbol",
-           "NotSupportedForSparseNDArray", "_Null"]
+           "NotSupportedForSparseNDArray", "_Null", "MXNetFileNotFoundError"]
 
 
 class MXNetError(Exception):
@@ -52,6 +52,10 @@ class MXNetRuntimeError(MXNetError, RuntimeError):
 
 class MXNetAttributeError(MXNetError, AttributeError):
     """An attribute does not exist on an object."""
+
+
+class MXNetFileNotFoundError(MXNetError, FileNotFoundError):
+    """A file mxlab needs (a dataset, weights) is not where it was looked for."""
 
 
 def env_str(name, default=None):

@@ -439,7 +439,7 @@ def _match_legacy_names(loaded, params, filename):
 # -- HybridBlock -----------------------------------------------------------------------------------
 def _namespace(x):
     """``F`` of ``hybrid_forward``: ``mx.sym`` for symbols, else ``mx.nd``."""
-    from .. import nd, sym
+    from .. import ndarray as nd, symbol as sym
 
     return sym if isinstance(x, Symbol) else nd
 
@@ -636,6 +636,10 @@ class HybridBlock(Block):
 
     def _build_cache(self, *args):
         data, out = self._get_graph(*args)
+        if self._backend:
+            # NOTE: partitioning may reorder the graph's inputs; the CachedOp takes the
+            #   partitioned graph's order, so the argument map must be read from it
+            out = self._partition(out)
         data_index = {v.name: i for i, v in enumerate(data)}
         params = {p.var().name: p for p in self.collect_params().values()}
         input_names = out.list_inputs()
@@ -650,8 +654,6 @@ class HybridBlock(Block):
                  ("param_indices", [i for i, (is_data, _) in enumerate(self._cached_op_args)
                                     if not is_data])]
         flags += list(self._flags.items())
-        if self._backend:
-            out = self._partition(out)
         self._cached_op = _make_cached_op(out, flags)
 
     def _partition(self, out):
