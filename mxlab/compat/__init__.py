@@ -18,7 +18,7 @@ import importlib.abc
 import importlib.util
 import sys
 
-__all__ = ["ALIASES", "install", "uninstall", "is_installed", "resolve"]
+__all__ = ["ALIASES", "install", "is_installed", "resolve", "uninstall"]
 
 ALIAS_ROOT = "mxnet"
 TARGET_ROOT = "mxlab"

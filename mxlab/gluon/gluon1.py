@@ -30,7 +30,7 @@ __all__ = ["BlockMeta", "BlockScope", "create_prefix"]
 _GLUON1_ARGS = ("prefix", "params")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _init_accepts(init):
     """Which of ``prefix``/``params`` a class's ``__init__`` takes (by name or ``**kwargs``)."""
     try:

@@ -9,10 +9,10 @@ import numpy
 
 from mxlab import compat
 
-__all__ = ["tab", "install", "GENERATORS"]
+__all__ = ["GENERATORS", "install", "tab"]
 
 
-class tab:  # noqa: N801  (d2lbook's name)
+class tab:
     """d2lbook's ``tab``: the MXNet tab is the selected one."""
 
     @staticmethod
@@ -24,8 +24,9 @@ class tab:  # noqa: N801  (d2lbook's name)
         return None
 
 
-_WORDS = ("the time traveller was a man of science and he said that we could travel in time "
-          "as easily as in space but the others laughed at him and went home").split()
+_WORDS = ["the", "time", "traveller", "was", "a", "man", "of", "science", "and", "he", "said",
+          "that", "we", "could", "travel", "in", "time", "as", "easily", "as", "in", "space",
+          "but", "the", "others", "laughed", "at", "him", "and", "went", "home"]
 
 
 def _time_machine(rng):
@@ -75,7 +76,7 @@ def offline_download(url, folder="../data", sha1_hash=None):
     """D2L's ``download`` with generated content: same file name and format, small."""
     import d2l.mxnet as d2l
     if not url.startswith("http"):
-        url, sha1_hash = d2l.DATA_HUB[url]
+        url = d2l.DATA_HUB[url][0]
     fname = os.path.join(folder, url.split("/")[-1])
     base = os.path.basename(fname)
     if base not in GENERATORS:

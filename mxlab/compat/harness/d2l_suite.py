@@ -9,7 +9,7 @@ import tempfile
 
 from . import PYTHON, run_with_timeout, subprocess_env
 
-__all__ = ["SCOPE", "extract_blocks", "build_script", "sections", "run_section", "run_suite"]
+__all__ = ["SCOPE", "build_script", "extract_blocks", "run_section", "run_suite", "sections"]
 
 # The chapters the issue's target covers, in the book's order.
 SCOPE = ("preliminaries", "linear-regression", "linear-classification", "multilayer-perceptrons",
@@ -109,7 +109,7 @@ def run_section(src, section, timeout):
 
 def run_suite(src, chosen=None, all_chapters=False, timeout=300, progress=print):
     """Run the chosen (default: every in-scope) sections; a list of result dicts."""
-    names = [c[:-3] if c.endswith(".md") else c for c in chosen] if chosen else \
+    names = [c.removesuffix(".md") for c in chosen] if chosen else \
         sections(src, all_chapters)
     results = []
     for name in names:

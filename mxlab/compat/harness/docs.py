@@ -6,7 +6,7 @@ import os
 
 from . import REPO_ROOT, mxnet_suite, report
 
-__all__ = ["save", "load", "record_history", "write"]
+__all__ = ["load", "record_history", "save", "write"]
 
 DOCS = os.path.join(REPO_ROOT, "docs")
 RESULTS = os.path.join(DOCS, "compat")
@@ -92,12 +92,15 @@ its timeout are "not run" and count against the percentage.
 """
 
 
+_EXCLUDED_INTRO = ("Files and tests that need a GPU, the network, MXNet's C API handles or a C++ "
+                   "extension built with MXNet:")
+
+
 def write():
     """Render docs/compat.md; returns its path."""
     parts = [_INTRO, "## History", "", *_history_rows(), "",
              "## MXNet unittests", "", report.mxnet_tables(load("mxnet")), "",
-             "### Excluded", "", "Files and tests that need a GPU, the network, MXNet's C API "
-             "handles or a C++ extension built with MXNet:", "", *_exclusions(), "",
+             "### Excluded", "", _EXCLUDED_INTRO, "", *_exclusions(), "",
              "## D2L (MXNet tab)", "", report.d2l_tables(load("d2l")), ""]
     path = os.path.join(DOCS, "compat.md")
     with open(path, "w", encoding="utf-8") as f:

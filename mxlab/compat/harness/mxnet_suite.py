@@ -11,7 +11,7 @@ import tempfile
 
 from . import PYTHON, run_with_timeout, subprocess_env
 
-__all__ = ["EXCLUDED_FILES", "EXCLUDED_TESTS", "unittest_files", "run_file", "run_suite"]
+__all__ = ["EXCLUDED_FILES", "EXCLUDED_TESTS", "run_file", "run_suite", "unittest_files"]
 
 # Files that need what mxlab has not and will not have: a GPU, the network, MXNet's C API or a
 # C++ extension built with MXNet. Counted nowhere, listed in docs/compat.md with the reason.
