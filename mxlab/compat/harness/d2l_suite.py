@@ -2,6 +2,7 @@
 (``%%tab ...`` or ``#@tab ...``) includes ``mxnet`` or ``all``, in order, after
 :mod:`.d2l_offline`'s prelude. Blocks without a marker belong to d2lbook's default tab (the first
 in ``config.ini``: PyTorch) and are left out, as are IPython magics."""
+import concurrent.futures
 import glob
 import os
 import re
@@ -107,14 +108,16 @@ def run_section(src, section, timeout):
                 error="timed out" if code is None else error)
 
 
-def run_suite(src, chosen=None, all_chapters=False, timeout=300, progress=print):
-    """Run the chosen (default: every in-scope) sections; a list of result dicts."""
-    names = [c.removesuffix(".md") for c in chosen] if chosen else \
+def run_suite(src, chosen=None, all_chapters=False, timeout=300, progress=print, jobs=1):
+    """Run the chosen (default: every in-scope) sections, ``jobs`` at a time; result dicts."""
+    names = [c[:-3] if c.endswith(".md") else c for c in chosen] if chosen else \
         sections(src, all_chapters)
-    results = []
-    for name in names:
+
+    def run(name):
         result = run_section(src, name, timeout)
         progress(f"{name:70s} {result['status']:8s} {result['seconds']:7.1f}s "
                  f"{result.get('error') or ''}"[:160])
-        results.append(result)
-    return results
+        return result
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
+        return list(pool.map(run, names))

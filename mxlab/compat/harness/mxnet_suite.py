@@ -4,6 +4,7 @@ MXNet's root ``conftest.py`` (seeds, ``waitall`` between modules) and ``tests/py
 (the leaked-array check) apply, as do ``tests/python/common`` and the unittest ``common.py``.
 """
 import collections
+import concurrent.futures
 import glob
 import json
 import os
@@ -109,18 +110,20 @@ def summarize(records):
             "skip_reasons": [msg for outcome, msg in tests.values() if outcome == "skipped"]}
 
 
-def run_suite(src, files=None, timeout=300, progress=print):
-    """Run the chosen (default: all not excluded) unittest files; a list of result dicts."""
+def run_suite(src, files=None, timeout=300, progress=print, jobs=1):
+    """Run the chosen (default: all not excluded) unittest files, ``jobs`` at a time; a list of
+    result dicts in file order."""
     paths = unittest_files(src)
     if files:
         wanted = {f if f.endswith(".py") else f + ".py" for f in files}
         paths = [p for p in paths if os.path.basename(p) in wanted]
-    results = []
-    for path in paths:
-        if os.path.basename(path) in EXCLUDED_FILES:
-            continue
+    paths = [p for p in paths if os.path.basename(p) not in EXCLUDED_FILES]
+
+    def run(path):
         result = run_file(src, path, timeout)
         progress(f"{result['file']:45s} {result['passed']:5d}/{result['collected']:<5d} "
                  f"{result['seconds']:7.1f}s" + (" TIMEOUT" if result["timed_out"] else ""))
-        results.append(result)
-    return results
+        return result
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
+        return list(pool.map(run, paths))
