@@ -1,5 +1,6 @@
 """Private names of MXNet's C++-backed internals that MXNet's own tests and conftest read, given
 to the mxlab objects only while the alias is installed (they mean nothing to mxlab itself)."""
+from .. import util as _util
 from ..ndarray import ndarray as _ndarray_module
 from ..ndarray.ndarray import NDArray
 
@@ -16,10 +17,22 @@ def _alive(self):
     return True
 
 
+class _NumpyArrayScope(_util._Scope):
+    """MXNet's class behind ``mx.np_array()`` (its thread-local tests build it directly)."""
+
+    def __init__(self, is_np_array):
+        super().__init__("array", is_np_array)
+
+    @property
+    def _is_np_array(self):
+        return self._active
+
+
 def attach():
     """Give mxlab's objects the MXNet-private names (idempotent)."""
     if not hasattr(NDArray, "_alive"):
         NDArray._alive = property(_alive)
-    for name in ("_STORAGE_TYPE_STR_TO_ID",):
-        if not hasattr(_ndarray_module, name):
-            setattr(_ndarray_module, name, globals()[name])
+    for module, name in ((_ndarray_module, "_STORAGE_TYPE_STR_TO_ID"),
+                         (_util, "_NumpyArrayScope")):
+        if not hasattr(module, name):
+            setattr(module, name, globals()[name])
