@@ -47,7 +47,7 @@ def _pytest_command(src, path):
            "-W", "ignore", path]
     base = os.path.basename(path)
     for nodeid in EXCLUDED_TESTS.get(base, {}):
-        cmd += ["--deselect", f"{path}::{nodeid}"]
+        cmd += ["--deselect", f"{os.path.relpath(path, src)}::{nodeid}"]   # NOTE: as pytest ids
     return cmd
 
 
