@@ -95,7 +95,8 @@ def run_section(src, section, timeout):
     with tempfile.TemporaryDirectory(prefix="mxlab-d2l-") as work:
         run_dir = os.path.join(work, "run")
         os.makedirs(run_dir)   # NOTE: D2L keeps data in ../data
-        script = os.path.join(run_dir, os.path.basename(section) + ".py")
+        # NOTE: not "<section>.py": the pandas section would shadow the pandas package
+        script = os.path.join(run_dir, "d2l_section_" + os.path.basename(section) + ".py")
         with open(script, "w", encoding="utf-8") as f:
             f.write(text)
         code, output, seconds = run_with_timeout([PYTHON, script], timeout, run_dir,
