@@ -3,6 +3,7 @@
 (shapes, dtypes, columns), so the sections run offline. Nothing else of D2L is changed."""
 import io
 import os
+import warnings
 import zipfile
 
 import numpy
@@ -99,9 +100,21 @@ def _fashion_mnist_class(mx):
     return FashionMNIST
 
 
+def _pandas_as_d2l_knows_it():
+    """D2L finds text columns by ``dtype == 'object'``, which pandas >= 3 no longer gives them."""
+    try:
+        import pandas
+    except ImportError:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pandas.set_option("future.infer_string", False)
+
+
 def install():
     """Alias on; D2L's downloads replaced (when ``d2l.mxnet`` imports at all)."""
     mx = compat.install()
+    _pandas_as_d2l_knows_it()
     try:
         import d2l.mxnet as d2l
     except ImportError:
