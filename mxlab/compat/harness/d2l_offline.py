@@ -93,7 +93,7 @@ def _fashion_mnist_class(mx):
     class FashionMNIST(mx.gluon.data.ArrayDataset):
         def __init__(self, root=None, train=True, transform=None):
             rng = numpy.random.default_rng(0 if train else 1)
-            n = 512 if train else 128
+            n = 256 if train else 64
             images = rng.integers(0, 256, size=(n, 28, 28, 1), dtype=numpy.uint8)
             labels = rng.integers(0, 10, size=(n,)).astype(numpy.int32)
             super().__init__(mx.nd.array(images, dtype=numpy.uint8), labels)
