@@ -88,7 +88,15 @@ python -m mxlab.compat.harness docs --mxnet-src $MXLAB_MXNET_SRC --d2l-src $MXLA
 
 (`mxnet --save` / `d2l --save` rerun single files or sections and merge them in; `docs --no-run`
 re-renders). A test counts as passed only when it ran and passed; tests a file did not reach before
-its timeout are "not run" and count against the percentage.
+its timeout are "not run" and count against the percentage. Timings come from a shared 2-core
+machine, so files near their timeout may finish on a quieter one.
+
+What the harness changes, and nothing else: MXNet's seeds are fixed (`MXNET_MODULE_SEED`,
+`MXNET_TEST_SEED`); before each test the previous failure's traceback is dropped, so MXNet's
+leaked-array check does not charge its frames to the next test; D2L's `download` writes small
+generated files of the real format (text, zip, csv, airfoil table), `gluon.data.vision.FashionMNIST`
+generates 28x28x1 uint8 images with int32 labels, and pandas keeps text columns as `object` dtype
+as the D2L code expects.
 """
 
 
