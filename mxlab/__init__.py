@@ -21,7 +21,7 @@ from . import random  # noqa: E402,F401
 from .util import (is_np_array, is_np_shape, np_array, np_shape, set_np_shape,  # noqa: E402,F401
                    use_np, use_np_array, use_np_shape)
 from . import test_utils, util  # noqa: E402,F401
-from . import attribute, name  # noqa: E402,F401
+from . import attribute, name, runtime  # noqa: E402,F401
 from .attribute import AttrScope  # noqa: E402,F401
 from . import op_cache  # noqa: E402,F401
 from . import executor  # noqa: E402,F401

@@ -41,6 +41,7 @@ from ..base import (MXNetNotImplementedError, MXNetRuntimeError, MXNetTypeError,
 from ..graph.node import topo_sort
 from ..ndarray.ndarray import NDArray, ndarray
 from ..symbol.symbol import Symbol
+from .gluon1 import BlockMeta, BlockScope, create_prefix
 from .parameter import Parameter, ParameterDict, shape_is_known
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock", "HookHandle"]
@@ -119,7 +120,7 @@ class HookHandle:
 
 
 # -- Block -----------------------------------------------------------------------------------------
-class Block:
+class Block(metaclass=BlockMeta):
     """Base class of all layers and models; children and parameters register by attribute.
 
     Example
@@ -136,7 +137,12 @@ class Block:
     ['fc.weight', 'fc.bias']
     """
 
-    def __init__(self):
+    def __init__(self, prefix=None, params=None):
+        held = self.__dict__.pop("_gluon1_held", {})
+        prefix, self._params = create_prefix(prefix if prefix is not None else held.get("prefix"),
+                                             params if params is not None else held.get("params"),
+                                             type(self).__name__.lower())
+        self._prefix, self._name = prefix, prefix[:-1] if prefix.endswith("_") else prefix
         self._children = collections.OrderedDict()
         self._reg_params = collections.OrderedDict()
         self._forward_hooks = collections.OrderedDict()
@@ -152,6 +158,7 @@ class Block:
         if isinstance(value, Block):
             self.register_child(value, name)
         elif isinstance(value, Parameter):
+            value = self._gluon1_param(name, value)
             self.__dict__["_reg_params"][name] = value
         super().__setattr__(name, value)
 
@@ -169,12 +176,46 @@ class Block:
 
     @property
     def params(self):
-        """This block's own parameters (not its children's)."""
-        return ParameterDict(self._reg_params)
+        """This block's own parameters (not its children's), as Gluon 1's prefixed dict."""
+        return self._params
+
+    @property
+    def prefix(self):
+        """Gluon 1: the prefix of this block's names (``dense0_``)."""
+        return self._prefix
+
+    @property
+    def name(self):
+        """Gluon 1: the block's name (``dense0``)."""
+        return self._name
+
+    def name_scope(self):
+        """Gluon 1: ``with self.name_scope():`` names the children created inside under this
+        block's prefix."""
+        return BlockScope(self)
+
+    def _gluon1_param(self, name, param):
+        """The parameter to register as attribute ``name``: with ``params=`` given, the shared
+        dict's parameter of that local name; it is also entered in the prefixed dict."""
+        params = self.__dict__.get("_params")
+        if params is None:
+            return param
+        full = params.prefix + name
+        shared = params._shared._lookup(full) if params._shared is not None else None
+        if shared is not None:
+            param = shared
+        if not any(p is param for p in params.values()):
+            dict.__setitem__(params, full, param)
+            param.__dict__.setdefault("_gluon1_name", full)
+        return param
 
     def _collect_params_with_prefix(self, prefix=""):
         prefix = prefix + "." if prefix else ""
         found = ParameterDict((prefix + key, p) for key, p in self._reg_params.items())
+        registered = {id(p) for p in self._reg_params.values()}
+        for full, param in self._params.items():   # NOTE: Gluon 1 params.get(), not attributes
+            if id(param) not in registered:
+                found[prefix + full[len(self._params.prefix):]] = param
         for name, child in self._children.items():
             found.update(child._collect_params_with_prefix(prefix + name))
         return found
@@ -448,8 +489,8 @@ class HybridBlock(Block):
     array([1., 2., 3.], dtype=float32)
     """
 
-    def __init__(self):
-        super().__init__()
+    def __init__(self, prefix=None, params=None):
+        super().__init__(prefix, params)
         self._active = False
         self._flags = {}
         self._backend, self._backend_opts = None, {}
