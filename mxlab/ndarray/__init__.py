@@ -1,9 +1,12 @@
 """``mx.nd``: the legacy NDArray namespace, generated from the op registry (MXNet 1.x names and semantics)."""
 from .. import ops as _ops  # noqa: F401  (registers every op family)
 from ..imperative import invoke as _invoke
-from ..ops.registry import populate_namespace as _populate, register_dispatch as _register_dispatch
+from ..ops.registry import register_dispatch as _register_dispatch
 from . import ndarray as _ndarray_mod
 from .frontend import make_array_frontend as _make_array_frontend
+from .namespace import populate_namespace as _populate
+# NOTE: hand-written frontends (mx.nd and mx.np) register themselves when imported.
+from . import arith, creation, indexing, selection, shaping  # noqa: F401,E402
 from .ndarray import NDArray
 from .serialization import load_frombuffer as _load_frombuffer, save
 from . import dlpack as _dlpack

@@ -13,6 +13,7 @@ from ..base import MXNetRuntimeError, MXNetTypeError, MXNetValueError
 from ..device import Device, current_device
 from ..engine.var import Var
 from ..imperative import STATE
+from ..ops.shape import ReshapeSizeError
 
 __all__ = ["NDArray", "ndarray", "array", "from_numpy_data", "DEFAULT_DTYPE"]
 
@@ -402,7 +403,16 @@ class NDArray:
     def reshape(self, *shape, **kwargs):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
-        return _ns(self).reshape(self, shape, **kwargs)
+        try:
+            return _ns(self).reshape(self, shape, **kwargs)
+        except ReshapeSizeError as exc:
+            if not (STATE.recording or STATE.deferred):
+                raise
+            # NOTE: MXNet's NDArray::Reshape words the mismatch so while recording or tracing.
+            raise MXNetValueError(
+                "target shape must have the same size as current shape when recording with "
+                f"autograd or in deferred compute mode. ({exc.op_name}: {exc.src} -> {exc.dst})"
+            ) from exc
 
     def astype(self, dtype, copy=True):
         if not copy and numpy.dtype(self.dtype) == numpy.dtype(dtype):
@@ -480,6 +490,18 @@ def from_numpy_data(data, device=None, cls=ndarray):
     return cls._wrap(data, device or current_device())
 
 
+def _check_supported_dtype(dtype, source):
+    """MXNet arrays hold the dtypes of its type flags; complex, string and object data are refused
+    with an error naming the dtype (NumPy would fail later with a bare ValueError)."""
+    from .serialization import DTYPE_FLAGS
+    if dtype.name in DTYPE_FLAGS.values():
+        return
+    what = "string" if dtype.kind in "US" else dtype.name
+    raise MXNetTypeError(f"array: {what} data ({type(source).__name__} of dtype {dtype}) is not "
+                         f"supported; an MXNet array holds one of "
+                         f"{', '.join(sorted(DTYPE_FLAGS.values()))}")
+
+
 def array(source, dtype=None, device=None, cls=ndarray):
     """A new array holding a copy of ``source`` (lists, scalars, numpy arrays, other arrays).
 
@@ -499,6 +521,9 @@ def array(source, dtype=None, device=None, cls=ndarray):
                 dtype = numpy.bool_
             else:
                 dtype = DEFAULT_DTYPE
+    if host.dtype.kind in "USOV":
+        _check_supported_dtype(host.dtype, source)
+    _check_supported_dtype(numpy.dtype(dtype), source)
     xp = device.xp
     if xp is numpy:
         data = numpy.array(host, dtype=dtype)

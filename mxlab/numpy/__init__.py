@@ -5,7 +5,7 @@ from .. import ops as _ops  # noqa: F401  (registers every op family)
 from ..ndarray import ndarray as _ndarray_mod
 from ..ndarray.frontend import make_array_frontend as _make_array_frontend
 from ..ndarray.ndarray import ndarray
-from ..ops.registry import populate_namespace as _populate
+from ..ndarray.namespace import populate_namespace as _populate
 
 __all__ = ["ndarray", "array"]
 

@@ -3,7 +3,7 @@ from .. import ops as _ops  # noqa: F401  (registers every op family)
 from ..ndarray.frontend import make_array_frontend as _make_array_frontend
 from ..ndarray import ndarray as _ndarray_module
 from ..ndarray.ndarray import ndarray as _ndarray
-from ..ops.registry import populate_namespace as _populate
+from ..ndarray.namespace import populate_namespace as _populate
 
 _populate(globals(), "npx", _make_array_frontend(_ndarray))
 _ndarray_module._namespaces["npx"] = __import__(__name__, fromlist=["_"])

@@ -15,7 +15,8 @@ Example
 """
 
 from .. import ops as _ops  # noqa: F401  (registers every op family)
-from ..ops.registry import populate_namespace as _populate, register_dispatch as _register_dispatch
+from ..ndarray.namespace import populate_namespace as _populate
+from ..ops.registry import register_dispatch as _register_dispatch
 from . import frontend as _frontend
 from . import symbol as _symbol_mod
 
