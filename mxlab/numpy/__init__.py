@@ -62,5 +62,5 @@ def genfromtxt(*args, **kwargs):
 
 def from_dlpack(x):
     """An ``mx.np.ndarray`` sharing memory with ``x`` (a ``__dlpack__`` object or a capsule)."""
-    from ..numpy_extension.utils import from_dlpack as _from_dlpack
-    return _from_dlpack(x)
+    from ..ndarray import dlpack as _dlpack
+    return _dlpack.from_dlpack(x, ndarray)

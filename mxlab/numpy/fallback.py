@@ -19,7 +19,7 @@ from ..base import MXNetValueError
 from ..device import current_device
 from ..ndarray.ndarray import NDArray, ndarray
 
-__all__ = ["fallback", "FALLBACK_NAMES", "CREATION_NAMES"]
+__all__ = ["CREATION_NAMES", "FALLBACK_NAMES", "fallback"]
 
 
 def _devices(value, found):

@@ -20,10 +20,38 @@ from ..imperative import invoke
 from ..ndarray.ndarray import ndarray
 from ..ops.registry import get_op
 
-__all__ = ["norm", "vector_norm", "matrix_norm", "svd", "svdvals", "cholesky", "qr", "inv", "det",
-           "slogdet", "solve", "tensorinv", "tensorsolve", "pinv", "eigvals", "eig", "eigvalsh",
-           "eigh", "lstsq", "matrix_rank", "multi_dot", "matrix_power", "cond",
-           "matrix_transpose", "trace", "diagonal", "outer", "tensordot", "cross", "vecdot"]
+__all__ = [
+    "cholesky",
+    "cond",
+    "cross",
+    "det",
+    "diagonal",
+    "eig",
+    "eigh",
+    "eigvals",
+    "eigvalsh",
+    "inv",
+    "lstsq",
+    "matrix_norm",
+    "matrix_power",
+    "matrix_rank",
+    "matrix_transpose",
+    "multi_dot",
+    "norm",
+    "outer",
+    "pinv",
+    "qr",
+    "slogdet",
+    "solve",
+    "svd",
+    "svdvals",
+    "tensordot",
+    "tensorinv",
+    "tensorsolve",
+    "trace",
+    "vecdot",
+    "vector_norm",
+]
 
 
 def _call(op_name, *inputs, **attrs):
@@ -40,12 +68,12 @@ def _as_array(x):
     return array(x)
 
 
-def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
+def norm(x, ord=None, axis=None, keepdims=False):
     """Vector or matrix norm (NumPy's rules for ``ord`` and ``axis``)."""
     return _call("_npi_norm", x, ord=ord, axis=axis, keepdims=keepdims)
 
 
-def vector_norm(x, ord=2, axis=None, keepdims=False):  # noqa: A002
+def vector_norm(x, ord=2, axis=None, keepdims=False):
     """Array-API vector norm: ``axis=None`` flattens first."""
     if axis is None:
         return norm(_as_array(x).reshape(-1), ord=ord, axis=0, keepdims=False) if not keepdims \
@@ -53,7 +81,7 @@ def vector_norm(x, ord=2, axis=None, keepdims=False):  # noqa: A002
     return norm(x, ord=ord, axis=axis, keepdims=keepdims)
 
 
-def matrix_norm(x, ord="fro", axis=(-2, -1), keepdims=False):  # noqa: A002
+def matrix_norm(x, ord="fro", axis=(-2, -1), keepdims=False):
     """Array-API matrix norm over ``axis`` (the last two axes by default)."""
     return norm(x, ord=ord, axis=axis, keepdims=keepdims)
 
@@ -102,12 +130,12 @@ def pinv(a, rcond=1e-15, hermitian=False, rtol=None):
     return _call("_npi_pinv", a, rcond=rcond if rtol is None else rtol, hermitian=hermitian)
 
 
-def eigh(a, UPLO="L", upper=None):  # noqa: N803
+def eigh(a, UPLO="L", upper=None):
     """Eigenvalues (ascending) and eigenvectors of symmetric ``a``."""
     return _call("_npi_eigh", a, upper=_upper(UPLO, upper))
 
 
-def eigvalsh(a, UPLO="L", upper=None):  # noqa: N803
+def eigvalsh(a, UPLO="L", upper=None):
     return _call("_npi_eigvalsh", a, upper=_upper(UPLO, upper))
 
 
@@ -134,7 +162,7 @@ def lstsq(a, b, rcond="warn"):
     return x, residuals, int(rank), s
 
 
-def matrix_rank(M, tol=None, hermitian=False, rtol=None):  # noqa: N803
+def matrix_rank(M, tol=None, hermitian=False, rtol=None):
     """Rank from the count of singular values above ``tol`` (or ``rtol`` times the largest)."""
     if rtol is not None:
         largest = svdvals(M).max(axis=-1)

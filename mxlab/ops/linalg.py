@@ -20,7 +20,7 @@ from ..base import MXNetValueError
 from .attrs import Attr
 from .registry import F, Op, register
 
-__all__ = ["register_linalg", "mT"]
+__all__ = ["mT", "register_linalg"]
 
 
 def mT(x):

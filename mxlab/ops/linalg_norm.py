@@ -67,7 +67,7 @@ def _matrix_grad(xp, x, ord_):
         n = xp.sqrt((x * x).sum(axis=(-2, -1), keepdims=True))
         return x / xp.where(n == 0, 1, n)
     if ord_ in ("nuc", 2, -2):
-        u, s, vh = xp.linalg.svd(x, full_matrices=False)
+        u, _, vh = xp.linalg.svd(x, full_matrices=False)
         if ord_ == "nuc":
             return u @ vh
         pick = 0 if ord_ == 2 else -1

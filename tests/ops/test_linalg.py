@@ -2,7 +2,8 @@
 differences of the same function written with NumPy, float64 throughout."""
 import numpy
 import pytest
-from helpers import assert_same_results, check_np_function as check, requires_oracle, run_both
+from helpers import assert_same_results, requires_oracle, run_both
+from helpers import check_np_function as check
 
 import mxlab as mx
 from mxlab.base import MXNetValueError
@@ -72,7 +73,7 @@ def test_svd_value_and_gradient_through_invariant_products():
 
 def test_svd_rotation_terms_match_central_differences():
     def fn(xp, a):
-        ut, s, v = _svd(xp, a)
+        ut, _, v = _svd(xp, a)
         ut, v = ut * xp.sign(ut[..., :1, :]), v * xp.sign(ut[..., :1, :]).reshape(-1, 1)
         return ut, v
     check(fn, WIDE.copy(), rtol=1e-4, atol=1e-6)
@@ -94,7 +95,7 @@ def test_forward_only_functions_match_numpy():
                                   rtol=1e-5)
     numpy.testing.assert_allclose(upper @ v.asnumpy(), v.asnumpy() * w.asnumpy(), atol=1e-5)
     assert int(mx.np.linalg.matrix_rank(mx.np.array(numpy.outer([1, 2], [3, 4])))) == 1
-    x, residuals, rank, s = mx.np.linalg.lstsq(mx.np.array(TALL), mx.np.array(TALL[:, 0] + 1),
+    x, residuals, rank, _ = mx.np.linalg.lstsq(mx.np.array(TALL), mx.np.array(TALL[:, 0] + 1),
                                                rcond=None)
     want = numpy.linalg.lstsq(TALL, TALL[:, 0] + 1, rcond=None)
     numpy.testing.assert_allclose(x.asnumpy(), want[0], rtol=1e-5)
