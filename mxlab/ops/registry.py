@@ -278,7 +278,8 @@ def _probe_shapes(op, attrs, in_shapes):
         filled = [tuple(size if d is None else d for d in s) for s in in_shapes]
         try:
             results.append(op._rule_shapes(attrs, filled, None))
-        except Exception:  # NOTE: a probe breaking a constraint (4 != 7) tells nothing.
+        except (MXNetError, ValueError, TypeError, IndexError):  # NOTE: a broken constraint
+            # (4 != 7) tells nothing.
             return None
     (ins_a, outs_a), (ins_b, outs_b) = results
     return ([_agree(a, b) for a, b in zip(ins_a, ins_b)],
