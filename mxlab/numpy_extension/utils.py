@@ -9,15 +9,18 @@ Example
 from ..device import cpu, cpu_pinned, current_context, current_device, gpu, num_gpus
 from ..engine import wait_all as waitall
 from ..ndarray import dlpack as _dlpack
+from ..ndarray.contrib import cond, foreach, while_loop
 from ..ndarray.frontend import make_array_frontend as _make_array_frontend
 from ..ndarray.ndarray import ndarray as _ndarray
 from ..ops.registry import get_op as _get_op
 
 __all__ = [
+    "cond",
     "cpu",
     "cpu_pinned",
     "current_context",
     "current_device",
+    "foreach",
     "from_dlpack",
     "from_numpy",
     "gpu",
@@ -26,6 +29,7 @@ __all__ = [
     "to_dlpack_for_read",
     "to_dlpack_for_write",
     "waitall",
+    "while_loop",
 ]
 
 to_dlpack_for_read = _dlpack.to_dlpack_for_read

@@ -29,4 +29,5 @@ from . import linalg  # noqa: F401
 from . import linalg_norm  # noqa: F401
 from . import np_extra  # noqa: F401
 from . import rnn  # noqa: F401
+from . import contrib  # noqa: F401
 from .registry import F, Op, get_op, list_ops, register  # noqa: F401
