@@ -296,7 +296,8 @@ def _as_numpy(value):
 
 def _block_files(block, in_shapes, in_types):
     """The block's traced symbol and parameters, through ``export`` (run once if needed)."""
-    from .. import ndarray, np as mnp, symbol
+    from .. import ndarray, symbol
+    from .. import np as mnp
     from ..base import MXNetRuntimeError
 
     with tempfile.TemporaryDirectory() as tmp:

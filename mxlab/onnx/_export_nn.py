@@ -43,9 +43,9 @@ def fully_connected(ctx, node):
 def _conv_attrs(node, ndim):
     attrs = node.attrs
     pads = _spatial(attrs, "pad", ndim, 0)
-    return dict(kernel_shape=list(attrs["kernel"]), strides=_spatial(attrs, "stride", ndim, 1),
-                dilations=_spatial(attrs, "dilate", ndim, 1), pads=pads + pads,
-                group=attrs["num_group"])
+    return {"kernel_shape": list(attrs["kernel"]), "strides": _spatial(attrs, "stride", ndim, 1),
+            "dilations": _spatial(attrs, "dilate", ndim, 1), "pads": pads + pads,
+            "group": attrs["num_group"]}
 
 
 @exports("Convolution")
@@ -84,8 +84,8 @@ def pooling(ctx, node):
         raise _fail(ctx, node, f"pooling_convention={attrs['pooling_convention']}")
     ndim = len(attrs["kernel"])
     pads = _spatial(attrs, "pad", ndim, 0)
-    common = dict(kernel_shape=list(attrs["kernel"]), strides=_spatial(attrs, "stride", ndim, 1),
-                  pads=pads + pads)
+    common = {"kernel_shape": list(attrs["kernel"]),
+              "strides": _spatial(attrs, "stride", ndim, 1), "pads": pads + pads}
     if kind == "lp":
         ctx.emit("LpPool", [data], ctx.out(node), **common, **p_value)
         return

@@ -1,5 +1,7 @@
 """ONNX node -> mxlab Symbol converters, one per ONNX op (tables where ops differ only in name).
 Each returns the Symbol (or list of Symbols) of the node's outputs."""
+import itertools
+
 import numpy
 
 from .. import symbol as S
@@ -68,9 +70,9 @@ def _conv_attrs(ctx, node, weight_shape):
     attrs = attributes(node)
     kernel = tuple(attrs.get("kernel_shape", weight_shape[2:]))
     ndim = len(kernel)
-    return dict(kernel=kernel, stride=tuple(attrs.get("strides", [1] * ndim)),
-                dilate=tuple(attrs.get("dilations", [1] * ndim)),
-                pad=_symmetric_pads(ctx, node, attrs, ndim), num_group=attrs.get("group", 1))
+    return {"kernel": kernel, "stride": tuple(attrs.get("strides", [1] * ndim)),
+            "dilate": tuple(attrs.get("dilations", [1] * ndim)),
+            "pad": _symmetric_pads(ctx, node, attrs, ndim), "num_group": attrs.get("group", 1)}
 
 
 @imports("Conv")
@@ -273,7 +275,7 @@ def split(ctx, node):
         return [outs[i] for i in range(parts)]
     bounds = numpy.cumsum([0] + list(sizes))
     return [S.slice_axis(data, axis=axis, begin=int(b), end=int(e))
-            for b, e in zip(bounds[:-1], bounds[1:])]
+            for b, e in itertools.pairwise(bounds)]
 
 
 @imports("Slice")

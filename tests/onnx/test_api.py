@@ -6,10 +6,10 @@ import sys
 
 import numpy
 import pytest
+from onnx_helpers import assert_close, onnx, ort, random_params, run_mxlab, run_onnx
 
 import mxlab as mx
 from mxlab.base import MXNetError, MXNetValueError
-from onnx_helpers import assert_close, onnx, ort, random_params, run_mxlab, run_onnx
 
 S = mx.sym
 
@@ -93,7 +93,7 @@ def test_other_opsets(opset, tmp_path):
     assert onnx.load(path).opset_import[0].version == opset
     x = numpy.random.default_rng(0).uniform(size=(3, 3, 4)).astype("float32")
     assert_close(run_onnx(path, {"data": x}), run_mxlab(sym, {}, {"data": x}))
-    sym_back, arg, aux = mx.onnx.import_model(path)
+    sym_back, _, _ = mx.onnx.import_model(path)
     assert_close(run_mxlab(sym_back, {}, {"data": x}), run_mxlab(sym, {}, {"data": x}))
 
 
