@@ -63,9 +63,10 @@ class ExportContext:
         return self._names[key]
 
     def fresh(self, hint):
-        """A new tensor name for an intermediate value."""
+        """A new name for an intermediate value, under the name of the node being converted."""
         self._count += 1
-        name = f"{hint}__{self._count}"
+        prefix = f"{self.current.name}_" if self.current is not None else ""
+        name = f"{prefix}{hint}__{self._count}"
         self._taken.add(name)
         return name
 
@@ -135,7 +136,7 @@ class ExportContext:
                 self.out(node, i) in outputs for i in range(node.num_outputs)):
             self._taken.add(node.name)
             return node.name
-        return self.fresh(f"{outputs[0]}_{op_type}")
+        return self.fresh(op_type)
 
     def const(self, value, dtype=None, hint="const"):
         """An initializer holding ``value``; returns its name."""
