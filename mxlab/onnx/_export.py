@@ -9,20 +9,9 @@ import numpy
 from ..base import MXNetValueError
 from ..graph.node import topo_sort
 from ._common import check_opset, require, tensor_type, unmapped
+from ._registry import EXPORTERS
 
-EXPORTERS = {}  # canonical mxlab op name -> (first opset, converter(ctx, node))
 _LOG = logging.getLogger(__name__)
-
-
-def exports(*op_names, since=None):
-    """Register a converter for ``op_names`` (aliases resolve to the op's canonical name)."""
-    from ..ops.registry import get_op
-
-    def wrap(fn):
-        for name in op_names:
-            EXPORTERS[get_op(name).name] = (since or 0, fn)
-        return fn
-    return wrap
 
 
 def operator_support(opset_version=None):

@@ -5,7 +5,7 @@ import math
 import numpy
 
 from ._common import tensor_type, unmapped
-from ._export import exports
+from ._registry import exports
 
 
 def _fail(ctx, node, why):

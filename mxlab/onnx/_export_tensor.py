@@ -4,7 +4,7 @@ only in the ONNX op they become are registered from tables."""
 import numpy
 
 from ._common import tensor_type, unmapped
-from ._export import exports
+from ._registry import exports
 
 _INT64_MAX = numpy.iinfo(numpy.int64).max
 _INT64_MIN = numpy.iinfo(numpy.int64).min

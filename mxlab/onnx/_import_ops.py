@@ -6,7 +6,7 @@ import numpy
 
 from .. import symbol as S
 from ._common import numpy_type
-from ._import import Dim, _shape_value, attributes, imports
+from ._registry import Dim, attributes, imports
 
 _ACTIVATION = {"Relu": "relu", "Sigmoid": "sigmoid", "Tanh": "tanh", "Softplus": "softrelu",
                "Softsign": "softsign"}
@@ -201,7 +201,7 @@ def reshape(ctx, node):
     """Constant targets map to Reshape (0 and -1 mean what they mean in MXNet); a target made of
     another tensor's dims becomes Reshape + reshape_like."""
     data = ctx.sym(node.input[0])
-    target = _shape_value(ctx, node.input[1])
+    target = ctx.shape_value(node.input[1])
     if target is None or attributes(node).get("allowzero", 0):
         raise ctx.fail(node, "a shape computed by ops other than Shape/Slice/Gather/Concat")
     target = [0 if d == Dim(node.input[0], k) else d for k, d in enumerate(target)]
@@ -341,7 +341,7 @@ def clip(ctx, node):
 @imports("ConstantOfShape")
 def constant_of_shape(ctx, node):
     """The shape of another tensor filled with one value: zeros_like (+ value), cast."""
-    target = _shape_value(ctx, node.input[0])
+    target = ctx.shape_value(node.input[0])
     if not target or not all(d == Dim(target[0].tensor, k) if isinstance(d, Dim) else False
                              for k, d in enumerate(target)):
         raise ctx.fail(node, "a shape that is not one tensor's whole shape")
@@ -364,7 +364,7 @@ def where(ctx, node):
 
 @imports("Expand")
 def expand(ctx, node):
-    target = _shape_value(ctx, node.input[1])
+    target = ctx.shape_value(node.input[1])
     if target and all(d == Dim(target[0].tensor, k) if isinstance(d, Dim) else False
                       for k, d in enumerate(target)):
         return S.broadcast_like(ctx.sym(node.input[0]), ctx.sym(target[0].tensor))
