@@ -230,7 +230,9 @@ def build_model(sym, params, in_shapes, in_types, dynamic=False, dynamic_input_s
         open_dims = {k: f"{name}_dim{k}" for k, (a, b) in
                      enumerate(zip(shapes[name], varied[name])) if a != b}
         outputs.append(_value_info(name, dtypes[name], shapes[name], open_dims))
-    graph = helper.make_graph(ctx.nodes, "mxlab_graph", inputs, outputs, ctx.initializers)
+    read = {name for onnx_node in ctx.nodes for name in onnx_node.input}
+    initializers = [i for i in ctx.initializers if i.name in read]  # e.g. gamma of fix_gamma
+    graph = helper.make_graph(ctx.nodes, "mxlab_graph", inputs, outputs, initializers)
     model = helper.make_model(graph, producer_name="mxlab",
                               opset_imports=[helper.make_opsetid("", opset)])
     require("onnx.checker").check_model(model)
