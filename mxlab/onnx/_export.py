@@ -6,8 +6,8 @@ import tempfile
 
 import numpy
 
-from ..base import MXNetValueError
-from ..graph.node import topo_sort
+from ..base import MXNetError, MXNetValueError
+from ..graph.node import Entry, topo_sort
 from ._common import check_opset, require, tensor_type, unmapped
 from ._registry import EXPORTERS
 
@@ -63,7 +63,6 @@ class ExportContext:
         return self.entry_name(node.inputs[i])
 
     def out(self, node, i=0):
-        from ..graph.node import Entry
         return self.entry_name(Entry(node, i))
 
     def in_shape(self, node, i=0):
@@ -163,6 +162,16 @@ def _infer(sym, shapes, dtypes):
             {n: numpy.dtype(t) for n, t in zip(names, out_types)})
 
 
+def _infer_varied(sym, shapes, dtypes):
+    """Shapes with the open axes grown by one: which dims follow them (see target_shape)."""
+    try:
+        return _infer(sym, shapes, dtypes)[0]
+    except MXNetError as err:
+        raise MXNetValueError(
+            f"dynamic export: the graph does not take other sizes on the open input axes ({err});"
+            " export with dynamic=False or name the open axes in dynamic_input_shapes") from err
+
+
 def _dynamic_axes(in_shapes, dynamic, dynamic_input_shapes):
     """Per input, the axes whose size the ONNX graph leaves open."""
     if not dynamic:
@@ -203,8 +212,8 @@ def build_model(sym, params, in_shapes, in_types, dynamic=False, dynamic_input_s
     shapes, dtypes = _infer(sym, {**known, **dict(zip(data_names, in_shapes))}, types)
     bumped = [tuple(d + 1 if k in ax else d for k, d in enumerate(s))
               for s, ax in zip(in_shapes, axes)]
-    varied = (_infer(sym, {**known, **dict(zip(data_names, bumped))}, types)[0]
-              if any(axes) else shapes)
+    varied = _infer_varied(sym, {**known, **dict(zip(data_names, bumped))}, types) if any(
+        axes) else shapes
     ctx = ExportContext(opset, shapes, varied, dtypes)
     inputs = []
     for name, shape, ax in zip(data_names, in_shapes, axes):
@@ -213,7 +222,7 @@ def build_model(sym, params, in_shapes, in_types, dynamic=False, dynamic_input_s
     for node in topo_sort(sym._outputs):
         if node.op is None:
             if node.name in params:
-                ctx.add_initializer(ctx.entry_name(_var_entry(node)), params[node.name])
+                ctx.add_initializer(ctx.entry_name(Entry(node, 0)), params[node.name])
             continue
         since, convert = EXPORTERS.get(node.op.name, (None, None))
         if convert is None or since > opset:
@@ -247,11 +256,6 @@ def _check_written(ctx, node, sym):
         if ctx.out(node, index) not in written:
             raise unmapped(node.op.name, node.name, ctx.opset,
                            f"output {index} ({ctx.out(node, index)}) is not exported")
-
-
-def _var_entry(node):
-    from ..graph.node import Entry
-    return Entry(node, 0)
 
 
 # -- the public entry point ------------------------------------------------------------------------

@@ -3,7 +3,7 @@ unary maths, reductions, shape manipulation, slicing, concatenation and products
 only in the ONNX op they become are registered from tables."""
 import numpy
 
-from ._common import tensor_type, unmapped
+from ._common import require, tensor_type, unmapped
 from ._registry import exports
 
 _INT64_MAX = numpy.iinfo(numpy.int64).max
@@ -342,10 +342,5 @@ def take(ctx, node):
 @exports("zeros_like", "ones_like")
 def fill_like(ctx, node):
     value = 1 if node.op.name == "ones_like" else 0
-    fill = require_tensor(ctx, numpy.full((1,), value, ctx.out_dtype(node)))
+    fill = require("onnx.numpy_helper").from_array(numpy.full((1,), value, ctx.out_dtype(node)))
     ctx.emit("ConstantOfShape", [ctx.emit("Shape", [ctx.inp(node)])], ctx.out(node), value=fill)
-
-
-def require_tensor(ctx, array):
-    from ._common import require
-    return require("onnx.numpy_helper").from_array(array)

@@ -5,7 +5,7 @@ import itertools
 import numpy
 
 from .. import symbol as S
-from ._common import numpy_type
+from ._common import numpy_type, require
 from ._registry import Dim, attributes, imports
 
 _ACTIVATION = {"Relu": "relu", "Sigmoid": "sigmoid", "Tanh": "tanh", "Softplus": "softrelu",
@@ -346,15 +346,11 @@ def constant_of_shape(ctx, node):
                              for k, d in enumerate(target)):
         raise ctx.fail(node, "a shape that is not one tensor's whole shape")
     value = attributes(node).get("value")
-    fill = numpy_helper().to_array(value) if value is not None else numpy.zeros(1, "float32")
+    fill = (require("onnx.numpy_helper").to_array(value) if value is not None
+            else numpy.zeros(1, "float32"))
     result = S.zeros_like(ctx.sym(target[0].tensor))
     result = result + fill.item() if fill.item() != 0 else result
     return S.Cast(result, dtype=fill.dtype.name)
-
-
-def numpy_helper():
-    from ._common import require
-    return require("onnx.numpy_helper")
 
 
 @imports("Where")

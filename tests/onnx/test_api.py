@@ -197,3 +197,12 @@ def test_explorer_opens_an_imported_model(tmp_path):
 
 def test_onnxruntime_is_the_runtime_under_test():
     assert ort.get_available_providers()
+
+
+def test_dynamic_export_of_a_graph_fixed_to_its_batch_says_so(tmp_path):
+    sym = S.broadcast_add(S.var("data"), S.var("w", shape=(3, 4)))
+    params = {"w": mx.nd.ones((3, 4))}
+    with pytest.raises(MXNetValueError, match="dynamic export: the graph does not take other "
+                                              "sizes on the open input axes"):
+        mx.onnx.export_model(sym, params, [(3, 4)], dynamic=True,
+                             onnx_file_path=str(tmp_path / "m.onnx"))
