@@ -196,6 +196,8 @@ def leaky_relu(ctx, node):
 @exports("Dropout")
 def dropout(ctx, node):
     """Inference: dropout is the identity (the mask output, if asked for, is not exported)."""
+    if node.attrs["mode"] == "always":
+        raise _fail(ctx, node, "mode='always' drops at inference too")
     ctx.emit("Identity", [ctx.inp(node)], ctx.out(node))
 
 
@@ -220,6 +222,13 @@ def _softmax(onnx_op):
         if cast:
             ctx.emit("Cast", [result], ctx.out(node), to=tensor_type(ctx.out_dtype(node)))
     return convert
+
+
+@exports("SoftmaxActivation")
+def softmax_activation(ctx, node):
+    """mode='instance': softmax over the last axis; 'channel': over axis 1."""
+    axis = 1 if node.attrs["mode"] == "channel" else -1
+    ctx.emit("Softmax", [ctx.inp(node)], ctx.out(node), axis=axis)
 
 
 exports("softmax")(_softmax("Softmax"))

@@ -353,6 +353,12 @@ def constant_of_shape(ctx, node):
     return S.Cast(result, dtype=fill.dtype.name)
 
 
+@imports("Tile")
+def tile(ctx, node):
+    reps = ctx.const(node.input[1], "Tile repeats")
+    return S.tile(ctx.sym(node.input[0]), reps=tuple(int(r) for r in reps))
+
+
 @imports("Where")
 def where(ctx, node):
     return S.where(*_inputs(ctx, node))
