@@ -279,6 +279,116 @@ losses[-1] < losses[0]
     code("mx.notebook.explore(net)", IGNORE),
 ]
 
+NOTEBOOKS["08_onnx_migration"] = [
+    md("""
+# Leaving MXNet: checkpoints to ONNX
+
+MXNet is retired, but its checkpoints (`-symbol.json` + `.params`) need not be. mxlab loads
+them, shows what is inside, and `mx.onnx.export_model` (MXNet 1.9's signature) writes them as
+standard ONNX files that onnxruntime, TensorRT, OpenVINO or PyTorch can take. This notebook
+walks the path end to end on a checkpoint written by real MXNet 1.9.1, then times a ResNet-18
+both ways. Export and import need `pip install 'mxlab[onnx]'` (onnxruntime to run the file).
+"""),
+    SETUP,
+    md("## 1. Load the MXNet checkpoint"),
+    code("""
+import pathlib, tempfile, time
+import numpy as np
+import onnx, onnxruntime as ort
+
+fixture = pathlib.Path('../tests/gluon/fixtures/mxnet191')   # written by MXNet 1.9.1
+prefix = str(fixture / 'net')
+sym = mx.sym.load(prefix + '-symbol.json')
+params = mx.nd.load(prefix + '-0000.params')
+sym.list_arguments(), sym.list_auxiliary_states()
+"""),
+    code("mx.viz.print_summary(sym, shape={'data': (2, 2, 6, 6)})"),
+    md("""
+## 2. Look inside with the explorer
+
+Shapes, the memory plan and each node's attributes: click a node, or script the same state.
+"""),
+    code("ex = mx.notebook.explore(sym, shapes={'data': (2, 2, 6, 6)})\nex", IGNORE),
+    code("""
+bn = ex.model.select('hybridsequential0_batchnorm0_fwd')
+bn['op'], bn['outputs'][0]['shape']
+"""),
+    md("""
+## 3. Export to ONNX
+
+The same call as in MXNet 1.9 (paths or objects). `dynamic=True` leaves the batch axis open.
+"""),
+    code("""
+tmp = pathlib.Path(tempfile.mkdtemp())
+path = mx.onnx.export_model(prefix + '-symbol.json', prefix + '-0000.params', [(2, 2, 6, 6)],
+                            np.float32, str(tmp / 'net.onnx'), dynamic=True)
+model = onnx.load(path)
+onnx.checker.check_model(model)
+[(n.op_type, n.name) for n in model.graph.node]
+"""),
+    code("[d.dim_param or d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]"),
+    md("""
+## 4. Run it in onnxruntime and compare
+
+`io.npz` holds an input and the output MXNet 1.9.1 computed for it.
+"""),
+    code("""
+io = np.load(fixture / 'io.npz')
+session = ort.InferenceSession(path, providers=['CPUExecutionProvider'])
+onnx_out = session.run(None, {'data': io['x']})[0]
+block = mx.gluon.SymbolBlock.imports(prefix + '-symbol.json', ['data'], prefix + '-0000.params')
+mxlab_out = block(mx.nd.array(io['x'])).asnumpy()
+print('onnxruntime vs MXNet 1.9.1 within 1e-5:', np.abs(onnx_out - io['y']).max() < 1e-5)
+print('onnxruntime vs mxlab       within 1e-5:', np.abs(onnx_out - mxlab_out).max() < 1e-5)
+"""),
+    md("""
+## 5. ONNX back into mxlab
+
+`mx.onnx.import_model` gives a Symbol and parameters (MXNet's `mx.contrib.onnx` names work
+too), so every explorer view works on an ONNX file as well.
+"""),
+    code("""
+imported, arg_params, aux_params = mx.onnx.import_model(path)
+again = imported.eval(mx.cpu(), data=mx.nd.array(io['x']), **arg_params, **aux_params)[0]
+bool(np.abs(again.asnumpy() - io['y']).max() < 1e-5), sorted(aux_params)
+"""),
+    code("mx.notebook.explore(imported, shapes={'data': (4, 2, 6, 6)})", IGNORE),
+    md("""
+## 6. Time both: ResNet-18
+
+A model-zoo ResNet-18 saved as a checkpoint, exported, and run at batch 8 (32x32 images) in
+mxlab and in onnxruntime. mxlab is built to be watched; onnxruntime is built to serve.
+"""),
+    code("""
+net = mx.gluon.model_zoo.vision.resnet18_v1(classes=10)
+net.initialize(mx.init.Xavier())
+net.hybridize()
+x = np.random.default_rng(0).uniform(size=(8, 3, 32, 32)).astype('float32')
+expected = net(mx.np.array(x)).asnumpy()
+checkpoint = net.export(str(tmp / 'resnet18'))      # the -symbol.json / .params pair
+start = time.perf_counter()
+path18 = mx.onnx.export_model(*checkpoint, [(8, 3, 32, 32)], np.float32,
+                              str(tmp / 'resnet18.onnx'), dynamic=True)
+export_s = time.perf_counter() - start
+session18 = ort.InferenceSession(path18, providers=['CPUExecutionProvider'])
+bool(np.abs(session18.run(None, {'data': x})[0] - expected).max() < 1e-5)
+"""),
+    code("""
+def best_ms(run, repeat=5):
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return 1000 * min(times)
+
+mxlab_ms = best_ms(lambda: net(mx.np.array(x)).asnumpy())
+onnx_ms = best_ms(lambda: session18.run(None, {'data': x}))
+print(f'export {export_s:.2f} s; per batch of 8: mxlab {mxlab_ms:.1f} ms, '
+      f'onnxruntime {onnx_ms:.1f} ms ({mxlab_ms / onnx_ms:.0f}x)')
+""", IGNORE),
+]
+
 
 def build(name):
     cells = []
