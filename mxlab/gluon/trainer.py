@@ -54,6 +54,9 @@ def _unique_params(params):
         raise MXNetValueError(
             f"First argument must be a list or dict of Parameters, got {type(params)}."
         )
+    if not params:
+        raise MXNetValueError("Trainer: params is empty; expected a list or dict of at least one "
+                              "Parameter (e.g. net.collect_params())")
     unique = []
     for param in params:
         if not isinstance(param, Parameter):
