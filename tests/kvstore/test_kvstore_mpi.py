@@ -111,6 +111,21 @@ def test_a_failing_rank_stops_the_whole_job(tmp_path, engine):
     assert "rank 1 of 2 failed" in output
 
 
+@pytest.mark.gpu
+def test_gpu_arrays_reduce_through_nccl(tmp_path):
+    import mxlab as mx
+    if mx.num_gpus() == 0:
+        pytest.skip("needs CuPy and a GPU")
+    workers = min(2, mx.num_gpus())     # NOTE: NCCL wants one GPU per rank
+    done = launch("gpu", tmp_path, workers)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for rank in range(workers):
+        got = json.loads((tmp_path / f"rank{rank}.json").read_text())
+        assert got["init"] == [1.0] * 3
+        total = sum(range(workers))      # rank + k summed over the ranks, twice reduced
+        assert got["sums"] == [[float(workers * (total + workers * k))] * 4 for k in range(3)]
+
+
 @pytest.mark.slow
 def test_four_workers_train_like_one_process_on_the_whole_batch(tmp_path):
     _train_and_compare(tmp_path, 4, MXNET_ENGINE_TYPE="ThreadedEngine")
