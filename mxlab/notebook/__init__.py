@@ -10,7 +10,8 @@ Example
 >>> ex.model.select('t')['op']
 'tanh'
 """
-from .explorer import Explorer, ExplorerModel, VIEWS, explore  # noqa: F401
+from .explorer import ExplorerModel, VIEWS, explore  # noqa: F401
+from .widget import Explorer  # noqa: F401
 from .sources import Source  # noqa: F401
 from . import live, render  # noqa: F401
 from .magics import hybridize_cell, load_ipython_extension  # noqa: F401

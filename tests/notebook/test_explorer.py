@@ -180,7 +180,7 @@ def test_explore_rejects_other_objects_and_widget_static_bundle():
     ex = explore(mlp_symbol(), shapes={"data": (2, 5)})
     bundle = ex._repr_mimebundle_()
     assert bundle["image/svg+xml"].startswith("<svg")
-    assert "<svg" in bundle["text/html"]
+    assert "data:image/svg+xml;base64," in bundle["text/html"]
     assert "application/vnd.jupyter.widget-view+json" in bundle
 
 
