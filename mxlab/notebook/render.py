@@ -18,12 +18,12 @@ Example
 >>> print(dot.splitlines()[5])
   n1 [label="t\\ntanh" shape=box fillcolor="#bebada" tooltip="t" id="n1" peripheries=2]
 """
-import base64
 import colorsys
 import dataclasses
 import html
 import re
 
+from ..viz.charts import svg_img
 
 __all__ = ["DrawOptions", "build_dot", "to_svg", "node_role", "block_path", "palette_color",
            "visible_nodes", "subgraph_id", "path_of", "svg_html", "svg_img", "WEIGHT_SUFFIXES"]
@@ -386,14 +386,6 @@ def to_svg(dot):
     Graphviz crashes, errs or times out, the simple layered drawing that says so."""
     from .layout import layout
     return layout(dot).svg
-
-
-def svg_img(svg, style="max-width:100%", alt="graph drawing"):
-    """``<img>`` with ``svg`` as a base64 data URI: what untrusted notebooks (JupyterLab's HTML
-    sanitizer drops inline ``<svg>`` markup but keeps images), nbconvert and GitHub all show."""
-    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
-    return (f"<img class='mxlab-static' alt='{html.escape(alt)}' "
-            f"src='data:image/svg+xml;base64,{data}' style='{style}'/>")
 
 
 def svg_html(svg, caption=""):

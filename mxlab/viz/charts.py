@@ -19,7 +19,7 @@ import base64
 import io
 
 __all__ = ["lifetime_chart", "gantt_chart", "version_chart", "figure_html", "engine_events_for",
-           "versions_text", "compact_times", "engine_charts"]
+           "versions_text", "compact_times", "engine_charts", "svg_img"]
 
 _COLORS = ("#8dd3c7", "#bebada", "#fb8072", "#80b1d3", "#fdb462", "#b3de69", "#fccde5",
            "#bc80bd", "#ccebc5", "#ffed6f")
@@ -161,6 +161,15 @@ def figure_html(fig):
     title = fig.axes[0].get_title() if fig.axes else "chart"
     alt = title.replace("'", "").replace("<", "").replace(">", "")
     return f"<img alt='{alt}' src='data:image/png;base64,{data}' style='max-width:100%'/>"
+
+
+def svg_img(svg, style="max-width:100%", alt="graph drawing"):
+    """``<img>`` with ``svg`` as a base64 data URI: what untrusted notebooks (JupyterLab's HTML
+    sanitizer drops inline ``<svg>`` markup but keeps images), nbconvert and GitHub all show."""
+    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    alt = alt.replace("'", "")
+    return (f"<img class='mxlab-static' alt='{alt}' "
+            f"src='data:image/svg+xml;base64,{data}' style='{style}'/>")
 
 
 def engine_events_for(events, names):

@@ -18,6 +18,7 @@ import shutil
 import warnings
 
 from ..base import MXNetRuntimeError, MXNetTypeError, MXNetValueError
+from .layout import LayoutError, graphviz_layout
 
 __all__ = ["plot_network", "print_summary"]
 
@@ -113,16 +114,15 @@ def _digraph_class():
         an HTML ``<img>`` of it (what untrusted notebooks and static renderers show)."""
 
         def pipe(self, format=None, *args, **kwargs):  # noqa: A002  (graphviz's signature)
-            from ..notebook.layout import POOL, LayoutError
             try:
-                data = POOL.run(self.source, fmt=format or self.format)
+                data = graphviz_layout(self.source, format or self.format)
             except LayoutError as exc:
                 raise MXNetRuntimeError(f"plot_network: {exc}") from None
             encoding = kwargs.get("encoding")
             return data.decode(encoding) if encoding else data
 
         def _repr_mimebundle_(self, include=None, exclude=None, **_):
-            from ..notebook.render import svg_img
+            from .charts import svg_img
             svg = self.pipe("svg", encoding="utf-8")
             svg = svg[svg.find("<svg"):]
             return {"image/svg+xml": svg, "text/html": svg_img(svg),

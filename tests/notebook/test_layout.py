@@ -5,9 +5,11 @@ import signal
 import pytest
 
 import mxlab as mx
-from mxlab.notebook import fallback, layout as layout_mod
+from mxlab.notebook import fallback
 from mxlab.notebook.explorer import VIEWS, ExplorerModel
-from mxlab.notebook.layout import LayoutError, WorkerPool, layout, without_edge_labels
+from mxlab.notebook.layout import layout, without_edge_labels
+from mxlab.viz import layout as viz_layout
+from mxlab.viz.layout import LayoutError, WorkerPool
 from mxlab.notebook.sources import Source
 
 from nb_helpers import chain_symbol, mlp_symbol
@@ -68,7 +70,7 @@ def test_fallback_keeps_clickable_node_titles():
 def test_model_summary_says_when_the_layout_fell_back(monkeypatch):
     model = ExplorerModel(Source(mlp_symbol()))
     assert model.layout_note() is None and "layout:" not in model.summary_html()
-    monkeypatch.setattr(layout_mod, "DEFAULT_TIMEOUT", 1e-6)
+    monkeypatch.setattr(viz_layout, "DEFAULT_TIMEOUT", 1e-6)
     layout.cache_clear()
     try:
         model.set_filter("FullyConnected")             # a new drawing, laid out with no time
