@@ -67,6 +67,26 @@ function render({ model, el }) {
       g.classList.toggle("mxlab-selected", !!title && title.textContent === model.get("selected"));
     });
   };
+  // highlight: {css class: [DOT ids]}, e.g. the engine replay's running / read / live nodes
+  let marked = [];
+  const markHighlight = () => {
+    if (!svg) return;
+    marked.forEach(([g, cls]) => g.classList.remove(cls));
+    marked = [];
+    const byId = {};
+    svg.querySelectorAll("g.node").forEach((g) => {
+      const title = g.querySelector("title");
+      if (title) byId[title.textContent] = g;
+    });
+    Object.entries(model.get("highlight") || {}).forEach(([cls, ids]) => {
+      ids.forEach((id) => {
+        const g = byId[id];
+        if (g) { g.classList.add(cls); marked.push([g, cls]); }
+      });
+    });
+  };
+  const style = document.createElement("style");
+  style.textContent = model.get("extra_css") || "";
   const pick = (key) => { if (!moved) { model.set("selected", key); model.save_changes(); } };
 
   const draw = () => {
@@ -106,6 +126,7 @@ function render({ model, el }) {
     overview.style.display = full.h * 4 / 3 > 540 || full.w * 4 / 3 > 1100 ? "" : "none";
     fit();
     markSelected();
+    markHighlight();
   };
 
   box.addEventListener("wheel", (evt) => {
@@ -144,6 +165,8 @@ function render({ model, el }) {
 
   model.on("change:svg", draw);
   model.on("change:selected", markSelected);
+  model.on("change:highlight", markHighlight);
+  box.appendChild(style);
   box.appendChild(tools);
   box.appendChild(overview);
   el.appendChild(box);

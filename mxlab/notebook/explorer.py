@@ -22,12 +22,19 @@ from ..base import MXNetValueError
 from ..viz import charts
 from . import legend
 from .layout import layout
-from .render import (DrawOptions, block_path, build_dot, node_role, subgraph_id, svg_html,
-                     to_svg)
 from .naming import derive_scopes, display_names
+from .render import (
+    DrawOptions,
+    block_path,
+    build_dot,
+    node_role,
+    subgraph_id,
+    svg_html,
+    to_svg,
+)
 from .sources import Source
 
-__all__ = ["ExplorerModel", "explore", "VIEWS", "TABLE_CSS", "DEFAULT_MATCH_RANGE"]
+__all__ = ["DEFAULT_MATCH_RANGE", "TABLE_CSS", "VIEWS", "ExplorerModel", "explore"]
 
 VIEWS = ("graph", "partitions", "memory", "segments", "engine")
 NO_PARTITION = ("no partition: this graph was not partitioned. Partition it with "
@@ -160,8 +167,9 @@ class ExplorerModel:
     def node_choices(self):
         """``[(label, node name)]`` for the node picker, labelled by block path and op."""
         shown = self.display_names()
-        return [(f"{shown.get(n.name, n.name)} - {'var' if n.is_variable else n.op.name}"
-                 f" ({n.name})", n.name) for n in self.graph.indexed.nodes]
+        op = {n.nid: "var" if n.is_variable else n.op.name for n in self.graph.indexed.nodes}
+        return [(f"{shown.get(n.name, n.name)} - {op[n.nid]} ({n.name})", n.name)
+                for n in self.graph.indexed.nodes]
 
     def node_choice(self, nid):
         return None if nid is None else self.graph.indexed[nid].name
@@ -317,8 +325,8 @@ class ExplorerModel:
                 for io, group in (("in", info["inputs"]), ("out", info["outputs"]))
                 for r in group]
         seg = info["segment"]
-        facts = [f"<b>{html.escape(info['name'])}</b> ({html.escape(info['op'])}, node "
-                 f"#{info['nid']})",
+        facts = [(f"<b>{html.escape(info['name'])}</b> ({html.escape(info['op'])}, node "
+                  f"#{info['nid']})"),
                  "attrs: " + html.escape(", ".join(f"{k}={v}" for k, v in info["attrs"].items())
                                          or "none"),
                  "segment: " + ("none" if seg is None else

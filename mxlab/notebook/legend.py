@@ -12,7 +12,7 @@ import html
 
 from .render import ROLE_COLORS, palette_color
 
-__all__ = ["role_legend", "memory_legend", "group_legend", "note", "SHAPES_NOTE"]
+__all__ = ["SHAPES_NOTE", "group_legend", "memory_legend", "note", "role_legend"]
 
 ROLE_TEXT = {"input": "input", "param": "parameter", "head_grad": "head gradient",
              "op": "forward op", "backward": "backward op (dashed)", "sum_grad": "sum_grad "

@@ -16,8 +16,17 @@ False
 """
 import weakref
 
-__all__ = ["track", "enable", "disable", "is_enabled", "refresh_all", "tracked", "EngineView",
-           "engine_view", "close_engine_view"]
+__all__ = [
+    "EngineView",
+    "close_engine_view",
+    "disable",
+    "enable",
+    "engine_view",
+    "is_enabled",
+    "refresh_all",
+    "track",
+    "tracked",
+]
 
 _MODELS = weakref.WeakSet()
 _STATE = {"shell": None, "engine_view": None}

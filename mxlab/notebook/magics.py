@@ -18,8 +18,13 @@ import time
 
 from ..base import MXNetError, MXNetValueError
 
-__all__ = ["load_ipython_extension", "hybridize_cell", "HybridizeCellError", "HybridizeUsageError",
-           "CELL_FILENAME"]
+__all__ = [
+    "CELL_FILENAME",
+    "HybridizeCellError",
+    "HybridizeUsageError",
+    "hybridize_cell",
+    "load_ipython_extension",
+]
 
 CELL_FILENAME = "<hybridize cell>"
 _OPS = {}
@@ -112,7 +117,8 @@ def _short_error(exc, body):
 def _trace(body, code, namespace, input_names):
     """Symbol traced from ``body`` with the named arrays as variables; returns (symbol,
     output names)."""
-    from .. import autograd, deferred_compute as dc, symbol
+    from .. import autograd, symbol
+    from .. import deferred_compute as dc
     from ..ndarray.ndarray import ndarray
     arrays = [namespace[n].detach() for n in input_names]
     variables = [symbol.var(n) for n in input_names]

@@ -15,7 +15,7 @@ Example
 >>> common_prefix([['a', 'a.b', 'a.b.c'], ['a', 'a.b']])
 ['a', 'a.b']
 """
-__all__ = ["derive_scopes", "common_prefix", "display_names", "forward_name"]
+__all__ = ["common_prefix", "derive_scopes", "display_names", "forward_name"]
 
 
 def common_prefix(paths):

@@ -25,8 +25,20 @@ import re
 
 from ..viz.charts import svg_img
 
-__all__ = ["DrawOptions", "build_dot", "to_svg", "node_role", "block_path", "palette_color",
-           "visible_nodes", "subgraph_id", "path_of", "svg_html", "svg_img", "WEIGHT_SUFFIXES"]
+__all__ = [
+    "WEIGHT_SUFFIXES",
+    "DrawOptions",
+    "block_path",
+    "build_dot",
+    "node_role",
+    "palette_color",
+    "path_of",
+    "subgraph_id",
+    "svg_html",
+    "svg_img",
+    "to_svg",
+    "visible_nodes",
+]
 
 #: Variable names MXNet's visualization treats as weights (hidden by ``hide_weights``).
 WEIGHT_SUFFIXES = ("_weight", "_bias", "_beta", "_gamma", "_moving_var", "_moving_mean",
@@ -100,16 +112,7 @@ def node_role(graph, nid, params=frozenset()):
         return "copy"
     if node.subgraphs:
         return "subgraph"
-    return "backward" if nid >= num_forward_nodes(graph) else "op"
-
-
-def num_forward_nodes(graph):
-    """Node ids below this are the forward part (gradient graphs put forward nodes first)."""
-    cached = graph.attrs.get("_nb_num_forward")
-    if cached is None:
-        from ..executor.planning import num_forward_nodes as count
-        cached = graph.attrs["_nb_num_forward"] = count(graph)
-    return cached
+    return "backward" if nid >= graph.num_forward_nodes else "op"
 
 
 def block_path(name):
@@ -295,7 +298,7 @@ def build_dot(graph, options=None, **extras):
     shown, folded, left_out = visible_nodes(graph, options)
     shown_set = set(shown)
     colors = _Colors(graph, options.view, extras)
-    outputs = set(idx.node_of_entry(e) for e in idx.outputs)
+    outputs = {idx.node_of_entry(e) for e in idx.outputs}
     excluded = _excluded_names(extras.get("partition"))
 
     def node_line(nid):
@@ -318,8 +321,8 @@ def build_dot(graph, options=None, **extras):
 
     lines = [f'digraph "{_esc(options.view)}" {{',
              '  graph [rankdir=TB fontname="Helvetica" fontsize=10 nodesep=0.25 ranksep=0.35]',
-             '  node [style="rounded,filled" fontname="Helvetica" fontsize=10 margin="0.08,0.03"'
-             ' height=0.3]',
+             ('  node [style="rounded,filled" fontname="Helvetica" fontsize=10 '
+              'margin="0.08,0.03" height=0.3]'),
              '  edge [fontname="Helvetica" fontsize=8 arrowsize=0.6 color="#555555"]']
     groups, label_of = _groups(options.view, graph, shown, extras)
     if groups is not None:

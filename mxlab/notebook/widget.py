@@ -7,9 +7,9 @@ knobs included. The canvas is an anywidget: the SVG with pan (drag), zoom (wheel
 an overview of the whole drawing, node clicks (select) and block clicks (collapse / expand).
 """
 from ..base import MXNetValueError
-from .explorer import DEFAULT_MATCH_RANGE, VIEWS, TABLE_CSS
+from .explorer import DEFAULT_MATCH_RANGE, TABLE_CSS, VIEWS
 
-__all__ = ["Explorer"]
+__all__ = ["Explorer", "canvas_class"]
 
 _CANVAS_JS = (__import__("pathlib").Path(__file__).with_name("canvas.js")).read_text()
 _CANVAS_CSS = TABLE_CSS + """
@@ -32,17 +32,22 @@ def _block(text):
     return f"<style>{TABLE_CSS}</style><div style='line-height:1.4'>{text}</div>"
 
 
-def _canvas_class():
+def canvas_class():
+    """The canvas widget class (anywidget, made on first use so importing needs no widgets)."""
     import anywidget
     import traitlets
 
     class GraphCanvas(anywidget.AnyWidget):
         """SVG of a graph. A node click sets ``selected`` to its DOT id (``n<nid>``, ``c<k>``
-        for a collapsed block); a click on a drawn block's frame sets ``cluster_<path>``."""
+        for a collapsed block); a click on a drawn block's frame sets ``cluster_<path>``.
+        ``highlight`` maps a CSS class to the DOT ids that get it (the engine replay's small
+        per-step delta); ``extra_css`` styles those classes."""
         _esm = _CANVAS_JS
         _css = _CANVAS_CSS
         svg = traitlets.Unicode("").tag(sync=True)
         selected = traitlets.Unicode("").tag(sync=True)
+        highlight = traitlets.Dict({}).tag(sync=True)
+        extra_css = traitlets.Unicode("").tag(sync=True)
 
     return GraphCanvas
 
@@ -67,7 +72,7 @@ class Explorer:
                                       description="collapse depth",
                                       style={"description_width": "initial"},
                                       layout=w.Layout(width="150px"))
-        self.canvas = _canvas_class()(svg=model.svg(with_selection=False))
+        self.canvas = canvas_class()(svg=model.svg(with_selection=False))
         self.header = w.HTML(model.summary_html())
         self.legend = w.HTML(model.legend_html())
         self.info = w.HTML(model.details_html())

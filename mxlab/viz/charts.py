@@ -18,8 +18,17 @@ Example
 import base64
 import io
 
-__all__ = ["lifetime_chart", "gantt_chart", "version_chart", "figure_html", "engine_events_for",
-           "versions_text", "compact_times", "engine_charts", "svg_img"]
+__all__ = [
+    "compact_times",
+    "engine_charts",
+    "engine_events_for",
+    "figure_html",
+    "gantt_chart",
+    "lifetime_chart",
+    "svg_img",
+    "version_chart",
+    "versions_text",
+]
 
 _COLORS = ("#8dd3c7", "#bebada", "#fb8072", "#80b1d3", "#fdb462", "#b3de69", "#fccde5",
            "#bc80bd", "#ccebc5", "#ffed6f")

@@ -25,7 +25,7 @@ import time
 
 from ..base import MXNetRuntimeError
 
-__all__ = ["LayoutError", "graphviz_layout", "WorkerPool", "POOL", "DEFAULT_TIMEOUT"]
+__all__ = ["DEFAULT_TIMEOUT", "POOL", "LayoutError", "WorkerPool", "graphviz_layout"]
 
 #: Seconds a layout may take before the view falls back (``MXLAB_LAYOUT_TIMEOUT`` overrides).
 DEFAULT_TIMEOUT = float(os.environ.get("MXLAB_LAYOUT_TIMEOUT", "30"))
@@ -60,7 +60,7 @@ class _Worker:
         return data
 
     def run(self, dot, timeout, fmt):
-        payload = f"{fmt}\n{dot}".encode("utf-8")
+        payload = f"{fmt}\n{dot}".encode()
         try:
             self.proc.stdin.write(struct.pack(">I", len(payload)) + payload)
             self.proc.stdin.flush()
@@ -148,7 +148,7 @@ class WorkerPool:
 POOL = WorkerPool(int(os.environ.get("MXLAB_LAYOUT_WORKERS", "2")))
 
 
-def graphviz_layout(dot, format="svg", timeout=None):  # noqa: A002  (Graphviz's name for it)
+def graphviz_layout(dot, format="svg", timeout=None):
     """The bytes of DOT text ``dot`` laid out by Graphviz's ``dot`` in a worker process, in
     ``format``; raises :class:`LayoutError` when the worker crashes, errs or times out."""
     return POOL.run(dot, timeout, format)

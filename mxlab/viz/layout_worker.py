@@ -46,7 +46,7 @@ def serve(inp, out):
         try:
             status, body = b"O", _layout(dot, fmt)
         except Exception as exc:  # noqa: BLE001  (reported to the parent, which falls back)
-            status, body = b"E", f"{type(exc).__name__}: {exc}".encode("utf-8")
+            status, body = b"E", f"{type(exc).__name__}: {exc}".encode()
         out.write(status + struct.pack(">I", len(body)) + body)
         out.flush()
 

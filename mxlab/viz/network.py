@@ -113,7 +113,7 @@ def _digraph_class():
         caller's, where a Graphviz abort would end the kernel), shown in notebooks as SVG plus
         an HTML ``<img>`` of it (what untrusted notebooks and static renderers show)."""
 
-        def pipe(self, format=None, *args, **kwargs):  # noqa: A002  (graphviz's signature)
+        def pipe(self, format=None, *args, **kwargs):
             try:
                 data = graphviz_layout(self.source, format or self.format)
             except LayoutError as exc:
@@ -129,7 +129,7 @@ def _digraph_class():
                     "text/plain": f"<plot_network: {self.name or 'graph'}>"}
 
         def render(self, filename=None, directory=None, view=False, cleanup=False,
-                   format=None, **kwargs):  # noqa: A002
+                   format=None, **kwargs):
             if shutil.which("dot"):
                 return super().render(filename, directory, view, cleanup, format, **kwargs)
             path = os.path.join(directory or self.directory or "",

@@ -63,7 +63,7 @@ def lab(tmp_path_factory):
     cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
            f"--port={port}", f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={work}",
            "--LabApp.expose_app_in_browser=True", "--allow-root"]
-    log = open(work / "lab.log", "w")
+    log = open(work / "lab.log", "w")  # noqa: SIM115  (open while the server runs)
     proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
         _wait_for(f"http://127.0.0.1:{port}/api/status?token={TOKEN}")

@@ -1,12 +1,11 @@
 """The explorer model without a browser: views, selection, details, knobs, large graphs."""
 import pytest
+from nb_helpers import chain_symbol, mlp_symbol, recorded_cached_op
 
 import mxlab as mx
 from mxlab.base import MXNetTypeError, MXNetValueError
 from mxlab.notebook.explorer import NO_PARTITION, VIEWS, ExplorerModel, explore
 from mxlab.notebook.sources import Source
-
-from nb_helpers import chain_symbol, mlp_symbol, recorded_cached_op
 
 
 def _model(obj, **kwargs):

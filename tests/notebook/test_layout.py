@@ -3,17 +3,16 @@ import os
 import signal
 
 import pytest
+from nb_helpers import chain_symbol, mlp_symbol
+from random_graphs import random_case
 
 import mxlab as mx
 from mxlab.notebook import fallback
 from mxlab.notebook.explorer import VIEWS, ExplorerModel
 from mxlab.notebook.layout import layout, without_edge_labels
+from mxlab.notebook.sources import Source
 from mxlab.viz import layout as viz_layout
 from mxlab.viz.layout import LayoutError, WorkerPool
-from mxlab.notebook.sources import Source
-
-from nb_helpers import chain_symbol, mlp_symbol
-from random_graphs import random_case
 
 
 def test_layout_runs_in_another_process():

@@ -5,7 +5,11 @@ from IPython.core.interactiveshell import InteractiveShell
 import mxlab as mx
 from mxlab.notebook import live
 from mxlab.notebook.explorer import ExplorerModel
-from mxlab.notebook.magics import HybridizeCellError, HybridizeUsageError, hybridize_cell
+from mxlab.notebook.magics import (
+    HybridizeCellError,
+    HybridizeUsageError,
+    hybridize_cell,
+)
 from mxlab.notebook.sources import Source
 
 
@@ -104,7 +108,8 @@ def test_live_hook_refreshes_after_cell_and_can_be_turned_off(shell):
 
 def test_live_hook_never_raises_into_cell(shell):
     class Broken:
-        log = []
+        def __init__(self):
+            self.log = []
 
         def refresh(self):
             raise RuntimeError("boom")

@@ -1,8 +1,8 @@
 """The explorer widgets and the model stay in step both ways (model -> widgets, widgets -> model)."""
+from nb_helpers import mlp_symbol, recorded_cached_op
+
 import mxlab as mx
 from mxlab.notebook.explorer import DEFAULT_MATCH_RANGE, VIEWS, explore
-
-from nb_helpers import mlp_symbol, recorded_cached_op
 
 
 def test_view_buttons_follow_the_model_and_back():
@@ -48,7 +48,7 @@ def test_filter_depth_and_picker_follow_the_model():
     assert not ex.model.collapsed
     ex.model.select("fc2")
     assert ex.picker.value == "fc2" and ex.canvas.selected == "n7"
-    label = dict((v, k) for k, v in ex.picker.options)["fc2"]
+    label = {v: k for k, v in ex.picker.options}["fc2"]
     assert "FullyConnected" in label
 
 
