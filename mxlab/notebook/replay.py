@@ -23,7 +23,7 @@ import html
 
 from ..viz import charts
 
-__all__ = ["ReplayModel", "Replay", "replay", "event_nodes"]
+__all__ = ["Replay", "ReplayModel", "event_nodes", "replay"]
 
 
 def _members(event):
@@ -164,6 +164,7 @@ class Replay:
 
     def __init__(self, model):
         import ipywidgets as w
+
         from .widget import canvas_class
         self.model = model
         last = max(len(model.steps) - 1, 0)

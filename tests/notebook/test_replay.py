@@ -3,12 +3,11 @@ and small per-step updates on a 2,000-node graph."""
 import json
 
 import pytest
+from nb_helpers import chain_symbol, recorded_cached_op
 
 import mxlab as mx
 from mxlab.engine.log import EngineEvent
 from mxlab.notebook.replay import ReplayModel, replay
-
-from nb_helpers import chain_symbol, recorded_cached_op
 
 
 def _event(seq, name, reads, writes, thread, start, end, push_seq=None):
