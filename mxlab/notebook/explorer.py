@@ -147,10 +147,13 @@ class ExplorerModel:
         graph = self.graph
         key = ("paths", id(graph))
         if key not in self._names_cache:
-            known = {n.name: block_path(n.name) for n in graph.indexed.nodes}
-            known = {name: path for name, path in known.items() if path}
-            known.update(self.source.block_paths(graph))
-            self._names_cache[key] = derive_scopes(graph, known)
+            by_name = {n.name: block_path(n.name) for n in graph.indexed.nodes}
+            by_name = {name: path for name, path in by_name.items() if path}
+            blocks = self.source.block_paths(graph)
+            # NOTE: only a Gluon block's scopes are spread to neighbours; a name prefix
+            #   (fc1_weight) says nothing about the nodes around it
+            self._names_cache[key] = derive_scopes(graph, {**by_name, **blocks}) if blocks \
+                else by_name
         return self._names_cache[key]
 
     def display_names(self):
@@ -263,9 +266,19 @@ class ExplorerModel:
             return None, None           # NOTE: plans number the partitioned graph's entries
         if self.what_if is not None and self.what_if.kind == self.kind:
             return self.what_if.memory_plan, self.what_if.segments
-        kind = "backward" if self.kind == "full" and self.view == "segments" else self.kind
-        plan = self.source.memory_plan(self.kind)
-        return plan, self.source.segments(kind) or self.source.segments(self.kind)
+        return self.source.memory_plan(self.kind), self._segments()
+
+    def _segments(self):
+        """Segments of the drawn kind; for ``full``, its forward segments then the backward
+        plan's (both number the same gradient graph), so every view names a node's segment
+        the same way."""
+        own = list(self.source.segments(self.kind) or ())
+        if self.kind != "full" or "backward" not in self.source.kinds():
+            return own
+        backward = self.source.graph("backward")
+        if backward.indexed.num_nodes != self.graph.indexed.num_nodes:
+            return own
+        return own + list(self.source.segments("backward") or ())
 
     def extras(self):
         plan, segments = self._plan_and_segments()

@@ -179,8 +179,9 @@ class Replay:
             self.canvas = canvas_class()(svg=model.graph_model.svg(with_selection=False),
                                          extra_css=_REPLAY_CSS)
             parts.append(self.canvas)
-        chart = charts.figure_html(charts.gantt_chart(model.events)) if model.events else ""
-        parts += [self.info, w.HTML(chart)]
+        self._chart = (charts.figure_html(charts.gantt_chart(model.events)) if model.events
+                       else "")
+        parts += [self.info, w.HTML(self._chart)]
         self.widget = w.VBox(parts)
         self.slider.observe(lambda change: self.show(change["new"]), names="value")
         self.show(0)
@@ -196,7 +197,7 @@ class Replay:
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         bundle = dict(self.widget._repr_mimebundle_(include=include, exclude=exclude) or {})
-        static = self.model.step_html(0)
+        static = self.model.step_html(0) + self._chart
         if self.model.graph_model is not None:
             from .render import svg_html
             static = svg_html(self.model.graph_model.svg(with_selection=False)) + static

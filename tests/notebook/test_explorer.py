@@ -231,3 +231,18 @@ def test_widget_sync_does_not_select_nodes_by_itself():
     assert ex.model.selected is None and ex.picker.value is None
     ex.filter.value = "Activation"
     assert ex.model.op_filter == "Activation" and ex.model.selected is None
+
+
+def test_full_graph_segments_cover_forward_and_backward_in_every_view():
+    model = _model(recorded_cached_op())
+    assert model.kind == "full"
+    backward = next(n.name for n in model.graph.indexed.nodes if "_backward" in n.name)
+    forward = next(n.name for n in model.graph.indexed.nodes
+                   if not n.is_variable and n.op.name == "tanh")
+    seen = {}
+    for view in VIEWS:
+        model.set_view(view)
+        seen[view] = (model.select(backward)["segment"], model.select(forward)["segment"])
+    assert all(pair == seen["graph"] for pair in seen.values()), seen
+    back_seg, fwd_seg = seen["graph"]
+    assert back_seg["part"] == "backward" and fwd_seg["part"] == "forward"
