@@ -13,9 +13,9 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import mxlab as mx  # noqa: E402
-from mxlab.gluon.model_zoo import vision  # noqa: E402
-from mxlab.notebook.layout import layout  # noqa: E402
+import mxlab as mx
+from mxlab.gluon.model_zoo import vision
+from mxlab.notebook.layout import layout
 
 
 def trained(name):
@@ -47,8 +47,8 @@ def main(names):
             model.set_depth(depth)
             for view in mx.notebook.VIEWS:
                 layout.cache_clear()
-                seconds, _ = timed(lambda view=view: (model.set_view(view), model.svg(),
-                                                      model.panel_html(), model.legend_html()))
+                seconds, _ = timed(lambda view=view, model=model: (
+                    model.set_view(view), model.svg(), model.panel_html(), model.legend_html()))
                 note = model.layout_note() or "graphviz"
                 print(f"  depth {depth} {view:10s} {seconds:6.2f} s  ({note})")
 
