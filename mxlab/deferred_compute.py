@@ -43,7 +43,8 @@ from . import engine as _engine
 from .base import MXNetNotImplementedError, MXNetRuntimeError, MXNetValueError
 from .device import current_device
 from .graph.node import Entry, Node
-from .imperative import STATE, call_translated, invoke, set_hooks
+from .imperative import STATE, invoke, set_hooks
+from .ops.registry import call_translated
 
 __all__ = [
     "is_deferred_compute",

@@ -9,25 +9,27 @@ import threading
 import numpy
 
 from . import engine as _engine_mod
-from .base import (MXNetAxisError, MXNetError, MXNetIndexError, MXNetNotImplementedError, MXNetTypeError,
-                   MXNetValueError)
+from .base import MXNetError, MXNetNotImplementedError, MXNetValueError
 from .device import current_device
 from .engine.var import Var
+from .ops.context import op_context
+from .ops.registry import call_translated, run_kernel, translate_error
 
-__all__ = ["STATE", "invoke", "set_hooks", "INPLACE_AUTOGRAD_MSG"]
+__all__ = ["STATE", "invoke", "set_hooks", "INPLACE_AUTOGRAD_MSG", "call_translated", "run_kernel"]
 
 INPLACE_AUTOGRAD_MSG = "Inplace operations (+=, -=, x[:]=, etc) are not supported when recording with autograd."
 
 
 class _ThreadState(threading.local):
-    """Per-thread mode flags (MXNet keeps these thread-local too)."""
+    """Per-thread mode flags (MXNet keeps these thread-local too). Kernels never read them: the
+    dispatcher hands each kernel that takes one an :class:`~mxlab.ops.context.OpContext` made
+    from ``training`` when the op is pushed."""
     recording = False
     training = False
     deferred = False
 
 
 STATE = _ThreadState()
-_engine_mod.carry_thread_local(STATE)  # NOTE: engine worker threads see the pushing thread's mode flags.
 _hooks = {"record": None, "deferred": None}
 
 
@@ -46,38 +48,6 @@ def _common_device(op, inputs):
             raise MXNetValueError(f"{op.name}: all inputs must be on the same device, but input 0 is on {device} "
                                   f"while input {i} is on {x._device}; use as_in_context() to copy")
     return device
-
-
-def _translate(op, exc, inputs):
-    """Turn an array-library error into an MXNetError that names the op and the input shapes."""
-    detail = ", ".join(f"{tuple(x.shape)} {x.dtype}" for x in inputs if hasattr(x, "shape"))
-    message = f"{op.name}: {exc} (inputs: {detail or 'none'})"
-    if isinstance(exc, numpy.exceptions.AxisError):
-        return MXNetAxisError(message)
-    for py_type, mx_type in ((IndexError, MXNetIndexError), (TypeError, MXNetTypeError),
-                             (ValueError, MXNetValueError), (NotImplementedError, MXNetNotImplementedError)):
-        if isinstance(exc, py_type):
-            return mx_type(message)
-    return None
-
-
-def call_translated(op, arrays, fn, *args):
-    """``fn(*args)`` with array-library errors turned into MXNetErrors naming ``op`` and the shapes of
-    ``arrays`` (used by graph executors and deferred compute; ``invoke``'s kernel inlines it)."""
-    try:
-        return fn(*args)
-    except MXNetError:
-        raise
-    except Exception as exc:
-        translated = _translate(op, exc, arrays)
-        if translated is None:
-            raise
-        raise translated from exc
-
-
-def run_kernel(op, xp, datas, attrs, outs=None, reqs=None):
-    """``op.forward`` with errors translated (shared by the imperative path and graph executors)."""
-    return call_translated(op, datas, op.forward, xp, datas, attrs, outs, reqs)
 
 
 def invoke(op, inputs, attrs, out=None, cls=None, device=None):
@@ -128,18 +98,20 @@ def invoke(op, inputs, attrs, out=None, cls=None, device=None):
     else:
         read_vars = list(dict.fromkeys([x._var for x in inputs]))
     single = len(inputs) == 1
+    ctx = op_context(state.training) if op.takes_ctx else None
 
     def kernel():
         datas = [inputs[0]._data] if single else [x._data for x in inputs]
         if out is not None:
-            run_kernel(op, xp, datas, attrs, [o._data for o in outputs])
+            run_kernel(op, xp, datas, attrs, [o._data for o in outputs], None, ctx)
             return
         try:   # NOTE: call_translated inlined: this is the per-op hot path.
-            results = op.compute(xp, datas, attrs)
+            results = op.compute(xp, datas, attrs) if ctx is None else \
+                op.compute(xp, datas, attrs, ctx)
         except MXNetError:
             raise
         except Exception as exc:
-            translated = _translate(op, exc, datas)
+            translated = translate_error(op, exc, datas)
             if translated is None:
                 raise
             raise translated from exc

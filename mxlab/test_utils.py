@@ -746,3 +746,9 @@ def simple_forward(sym, ctx=None, is_train=False, **inputs):
     target = _SymbolTarget(sym, inputs, None, ctx or default_context(), "asnumpy")
     outputs = target.forward(target.location, is_train)
     return outputs[0] if len(outputs) == 1 else outputs
+
+
+from .testing import *  # noqa: E402,F401,F403  (more of MXNet's names, in their own modules)
+from .testing import __all__ as _more  # noqa: E402
+
+__all__ += _more

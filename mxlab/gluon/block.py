@@ -289,11 +289,26 @@ class Block:
         """
         from ..ndarray import serialization
 
-        loaded = serialization.load(filename)
+        self._load_named(serialization.load(filename), f"file '{filename}'", allow_missing,
+                         ignore_extra, cast_dtype, dtype_source, device if device is not None
+                         else ctx)
+
+    def load_dict(self, param_dict, device=None, allow_missing=False, ignore_extra=False,
+                  cast_dtype=False, dtype_source="current", ctx=None):
+        """Load parameters from ``{name: array}`` (MXNet 2.0), names as in ``save_parameters``."""
+        from ..util import default_array
+
+        loaded = {k: v if isinstance(v, NDArray) else default_array(v, dtype=v.dtype)
+                  for k, v in param_dict.items()}
+        self._load_named(loaded, "the dict", allow_missing, ignore_extra, cast_dtype,
+                         dtype_source, device if device is not None else ctx)
+
+    def _load_named(self, loaded, source, allow_missing, ignore_extra, cast_dtype, dtype_source,
+                    device):
         loaded = {_strip_role(k): v for k, v in loaded.items()}
         params = self._collect_params_with_prefix()
         if loaded and params and not set(loaded) & set(params):
-            loaded = _match_legacy_names(loaded, params, filename)
+            loaded = _match_legacy_names(loaded, params, source)
         if not allow_missing:
             by_param = collections.defaultdict(list)
             for name, param in params.items():
@@ -301,7 +316,7 @@ class Block:
             for name, param in params.items():
                 if not any(alias in loaded for alias in by_param[id(param)]):
                     raise MXNetValueError(
-                        f"Parameter '{name}' is missing in file '{filename}', which contains "
+                        f"Parameter '{name}' is missing in {source}, which contains "
                         f"parameters: {_brief(loaded)}. Set allow_missing=True to ignore missing "
                         f"parameters."
                     )
@@ -310,11 +325,11 @@ class Block:
                 if ignore_extra:
                     continue
                 raise MXNetValueError(
-                    f"Parameter '{name}' loaded from file '{filename}' is not present in Dict, "
+                    f"Parameter '{name}' loaded from {source} is not present in Dict, "
                     f"which contains parameters {_brief(params)}. Set ignore_extra=True to ignore."
                 )
-            params[name]._load_init(value, device if device is not None else ctx,
-                                    cast_dtype=cast_dtype, dtype_source=dtype_source)
+            params[name]._load_init(value, device, cast_dtype=cast_dtype,
+                                    dtype_source=dtype_source)
 
     # -- summary -----------------------------------------------------------------------------------
     def summary(self, *inputs):
@@ -383,7 +398,7 @@ def _match_legacy_names(loaded, params, filename):
 # -- HybridBlock -----------------------------------------------------------------------------------
 def _namespace(x):
     """``F`` of ``hybrid_forward``: ``mx.sym`` for symbols, else ``mx.nd``."""
-    from .. import nd, sym
+    from .. import ndarray as nd, symbol as sym
 
     return sym if isinstance(x, Symbol) else nd
 
@@ -580,6 +595,10 @@ class HybridBlock(Block):
 
     def _build_cache(self, *args):
         data, out = self._get_graph(*args)
+        if self._backend:
+            # NOTE: partitioning may reorder the graph's inputs; the CachedOp takes the
+            #   partitioned graph's order, so the argument map must be read from it
+            out = self._partition(out)
         data_index = {v.name: i for i, v in enumerate(data)}
         params = {p.var().name: p for p in self.collect_params().values()}
         input_names = out.list_inputs()
@@ -594,8 +613,6 @@ class HybridBlock(Block):
                  ("param_indices", [i for i, (is_data, _) in enumerate(self._cached_op_args)
                                     if not is_data])]
         flags += list(self._flags.items())
-        if self._backend:
-            out = self._partition(out)
         self._cached_op = _make_cached_op(out, flags)
 
     def _partition(self, out):

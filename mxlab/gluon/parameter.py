@@ -50,7 +50,7 @@ def _merge_shape(old, new, name):
 
 
 def _array_module():
-    from .. import nd, np
+    from .. import ndarray as nd, numpy as np
 
     return np if is_np_array() else nd
 

@@ -20,7 +20,7 @@ Example
 import numpy
 
 from ..base import MXNetValueError
-from ..imperative import run_kernel
+from ..ops.registry import run_kernel
 from .memory import EXTERNAL_STORAGE, value_readers
 
 __all__ = ["run_graph", "run_planned", "evaluate", "bind_inputs", "POISON_BYTE"]

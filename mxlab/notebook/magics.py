@@ -96,7 +96,7 @@ def _short_error(exc, body):
 def _trace(body, code, namespace, input_names):
     """Symbol traced from ``body`` with the named arrays as variables; returns (symbol,
     output names)."""
-    from .. import autograd, dc, symbol
+    from .. import autograd, deferred_compute as dc, symbol
     from ..ndarray.ndarray import ndarray
     arrays = [namespace[n].detach() for n in input_names]
     variables = [symbol.var(n) for n in input_names]

@@ -18,17 +18,13 @@ Example
 >>> print(dot.splitlines()[5])
   n1 [label="t\\ntanh" shape=box fillcolor="#bebada" tooltip="t" id="n1" peripheries=2]
 """
-import contextlib
 import dataclasses
 import functools
 import html
-import os
 import re
 import shutil
-import sys
-import warnings
 
-from ..base import MXNetRuntimeError
+from ..viz.layout import pygraphviz_layout, quiet_layout  # noqa: F401  (re-exported)
 
 __all__ = ["DrawOptions", "build_dot", "to_svg", "node_role", "block_path", "palette_color",
            "visible_nodes", "subgraph_id", "path_of", "svg_html", "quiet_layout", "WEIGHT_SUFFIXES"]
@@ -93,16 +89,7 @@ def node_role(graph, nid, params=frozenset()):
         return "copy"
     if node.subgraphs:
         return "subgraph"
-    return "backward" if nid >= num_forward_nodes(graph) else "op"
-
-
-def num_forward_nodes(graph):
-    """Node ids below this are the forward part (gradient graphs put forward nodes first)."""
-    cached = graph.attrs.get("_nb_num_forward")
-    if cached is None:
-        from ..executor.planning import num_forward_nodes as count
-        cached = graph.attrs["_nb_num_forward"] = count(graph)
-    return cached
+    return "backward" if nid >= graph.num_forward_nodes else "op"
 
 
 def block_path(name):
@@ -385,34 +372,7 @@ def to_svg(dot):
 
 
 def _pygraphviz_svg(dot):
-    try:
-        import pygraphviz
-    except ImportError:
-        raise MXNetRuntimeError("drawing a graph needs Graphviz: install pygraphviz "
-                                "(`pip install pygraphviz`) or the `dot` binary") from None
-    with quiet_layout():
-        return pygraphviz.AGraph(string=dot).draw(format="svg", prog="dot").decode("utf-8")
-
-
-@contextlib.contextmanager
-def quiet_layout():
-    """Silence Graphviz's C-level stderr (label-size and fontconfig warnings) during a layout.
-
-    NOTE: they are written to file descriptor 2 by the bundled C libraries, so Python's
-    ``warnings`` cannot filter them; without this they land in notebook cells.
-    """
-    sys.stderr.flush()
-    saved = os.dup(2)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, 2)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(devnull)
+    return pygraphviz_layout(dot, "svg").decode("utf-8")
 
 
 def svg_html(svg, caption=""):

@@ -5,7 +5,7 @@ from .. import ops as _ops  # noqa: F401  (registers every op family)
 from ..ndarray import ndarray as _ndarray_mod
 from ..ndarray.frontend import make_array_frontend as _make_array_frontend
 from ..ndarray.ndarray import ndarray
-from ..ops.registry import populate_namespace as _populate
+from ..ndarray.namespace import populate_namespace as _populate
 
 __all__ = ["ndarray", "array"]
 
@@ -31,3 +31,9 @@ def asarray(obj, dtype=None, device=None):
 _populate(globals(), "np", _make_array_frontend(ndarray))
 _ndarray_mod._namespaces["np"] = __import__(__name__, fromlist=["_"])
 from . import random  # noqa: E402,F401
+
+
+def from_dlpack(x):
+    """An ``mx.np.ndarray`` sharing memory with ``x`` (a ``__dlpack__`` object or a capsule)."""
+    from ..numpy_extension.utils import from_dlpack as _from_dlpack
+    return _from_dlpack(x)

@@ -11,7 +11,8 @@ Example
 
 from ..base import MXNetValueError
 from ..ndarray.ndarray import ndarray
-from ..ops.random import check_randint, reject_array_params, sample
+from ..ndarray.random import reject_array_params, sample
+from ..ops.random import check_randint
 
 __all__ = ["uniform", "normal", "randint", "rand", "randn", "shuffle", "bernoulli"]
 

@@ -19,8 +19,8 @@ import numpy
 from ..base import MXNetIndexError, MXNetValueError
 from .attrs import Attr
 from .infer import broadcast_shapes, same_shape
-from .registry import F, Op, get_op, register, register_frontend
-from .shape import call_op, norm_axis, publish, any_unknown
+from .registry import F, Op, get_op, register
+from .shape import norm_axis, any_unknown
 
 __all__ = ["slice_key", "KEY_INT", "KEY_SLICE", "KEY_NONE", "KEY_ELLIPSIS", "KEY_ARRAY"]
 
@@ -680,46 +680,3 @@ register(
         doc="Gradient of ``clip``: passes where the input was inside the bounds.",
     )
 )
-
-
-# -- namespace frontends ---------------------------------------------------------------------------
-def _np_where(condition, x=None, y=None):
-    """NumPy ``where``: one argument gives ``nonzero(condition)``; scalars are filled to the other's
-    shape."""
-    if x is None and y is None:
-        from .sorting import _np_nonzero  # NOTE: sorting imports this module, so import late.
-        return _np_nonzero(condition)
-    if x is None or y is None:
-        raise MXNetValueError("where: either both or neither of x and y should be given")
-    like = x if hasattr(x, "shape") else y if hasattr(y, "shape") else condition
-    dtype = None if hasattr(like, "dtype") and like is not condition else "float32"
-    x = x if hasattr(x, "shape") else call_op("_npi_full_like", [like], fill_value=x, dtype=dtype)
-    y = y if hasattr(y, "shape") else call_op("_npi_full_like", [like], fill_value=y, dtype=dtype)
-    return call_op("where", [condition, x, y])
-
-
-def _np_take(a, indices, axis=None, mode="clip", out=None):
-    """NumPy ``take``: ``axis=None`` takes from the flattened array (MXNet's default mode is
-    clip)."""
-    if axis is None:
-        a, axis = call_op("_np_reshape", [a], newshape=(-1,)), 0
-    from ..imperative import invoke
-
-    op = get_op("take")
-    attrs = op.parse_attrs({"axis": axis, "mode": mode})
-    return invoke(op, [a, indices], attrs, out=None if out is None else [out])[0]
-
-
-register_frontend("np", name="take")(_np_take)
-register_frontend("np", name="where")(_np_where)
-for _op_name, _public in (
-    ("pick", "pick"),
-    ("one_hot", "one_hot"),
-    ("slice", "slice"),
-    ("slice_axis", "slice_axis"),
-):
-    publish(_op_name, "np", _public)
-
-from ..ndarray import (
-    indexing as _frontends,
-)  # noqa: E402,F401  (registers x[key] / x[key] = v frontends)

@@ -18,11 +18,14 @@ import typing
 
 import numpy
 
-from ..base import MXNetKeyError, MXNetValueError
+from ..base import (MXNetAxisError, MXNetError, MXNetIndexError, MXNetKeyError,
+                    MXNetNotImplementedError, MXNetTypeError, MXNetValueError)
 from .attrs import REQUIRED, Attr
+from .context import PREDICT
 
 __all__ = ["Op", "Attr", "REQUIRED", "register", "get_op", "has_op", "list_ops", "unregister", "OpReq",
-           "populate_namespace", "F", "apply_op", "register_dispatch", "register_frontend"]
+           "F", "apply_op", "register_dispatch", "on_register", "run_kernel", "call_translated",
+           "translate_error"]
 
 
 class OpReq:
@@ -41,8 +44,10 @@ def _as_list(result):
 class Op:
     """Everything mxlab knows about one operator.
 
-    compute(xp, inputs, attrs) -> array or tuple of arrays
-        The kernel. ``inputs`` are xp arrays, ``attrs`` the parsed attribute dict.
+    compute(xp, inputs, attrs[, ctx]) -> array or tuple of arrays
+        The kernel. ``inputs`` are xp arrays, ``attrs`` the parsed attribute dict. A kernel that
+        names a ``ctx`` parameter gets the run's :class:`~mxlab.ops.context.OpContext` (training
+        or inference, the random generator); ``takes_ctx`` records that.
     compute_into(xp, inputs, attrs, outs) -> None, optional
         Writes straight into preallocated ``outs`` (e.g. ufuncs with ``out=``); used by planned execution.
     infer_shape(attrs, in_shapes[, out_shapes]) -> out_shapes | (in_shapes, out_shapes), optional
@@ -76,7 +81,12 @@ class Op:
     save_outputs: object = True     # which outputs backward needs
     ignore_inputs: tuple = ()       # inputs whose value the op never reads (memory planner does not count them)
     elementwise: bool = False       # a pure elementwise map (fusion backends rely on this)
-    numexpr: object = None          # numexpr template for fusion, e.g. "({0} + {1})"
+    numexpr: object = None          # numexpr template for fusion, e.g. "({0} + {1})", or
+    #                                 callable(attrs) -> template or None (Activation)
+    ufunc: str = None               # the NumPy/CuPy ufunc the op is, exactly (see ufunc_scalar)
+    ufunc_scalar: str = None        # None: ufunc(*inputs); "rhs": ufunc(x, scalar); "lhs":
+    #                                 ufunc(scalar, x), with the ``scalar`` attribute
+    never_mirror: bool = False      # MXNET_BACKWARD_DO_MIRROR never recomputes it (expensive)
     is_random: bool = False
     dynamic_shape: bool = False     # output shape depends on input values (flatnonzero, boolean masks)
     np_name: str = None             # public name in mx.np, if any
@@ -92,9 +102,27 @@ class Op:
         self._required = tuple(a.name for a in self.attrs if a.default is REQUIRED)
         self._shape_rule_reads_outputs = self.infer_shape is not None and \
             "out_shapes" in inspect.signature(self.infer_shape).parameters
+        self.takes_ctx = _names_parameter(self.compute, "ctx")
 
     def __repr__(self):
         return f"<Op {self.name}>"
+
+    # -- facts the passes read ------------------------------------------------------------------------
+    @property
+    def mirrorable(self):
+        """Whether recomputing the op gives the same value (not random, mutating nothing): the
+        gradient pass may mirror it (recompute it in backward)."""
+        return not (self.is_random or self.mutate_inputs)
+
+    @property
+    def fusable(self):
+        """Whether a fusion backend may compile the op into a kernel: a deterministic elementwise
+        map with a numexpr template (see :meth:`numexpr_template` for one node's)."""
+        return self.elementwise and self.numexpr is not None and self.mirrorable
+
+    def numexpr_template(self, attrs):
+        """The numexpr template for a node with ``attrs`` (None when there is none)."""
+        return self.numexpr(attrs) if callable(self.numexpr) else self.numexpr
 
     # -- attributes -------------------------------------------------------------------------------------
     def parse_attrs(self, kwargs):
@@ -154,20 +182,28 @@ class Op:
         return tuple(names)
 
     # -- execution --------------------------------------------------------------------------------------
-    def forward(self, xp, inputs, attrs, outs=None, reqs=None):
+    def run_compute(self, xp, inputs, attrs, ctx=None):
+        """``compute``, handed ``ctx`` (default :data:`~mxlab.ops.context.PREDICT`) when it takes
+        one."""
+        if self.takes_ctx:
+            return self.compute(xp, inputs, attrs, ctx or PREDICT)
+        return self.compute(xp, inputs, attrs)
+
+    def forward(self, xp, inputs, attrs, outs=None, reqs=None, ctx=None):
         """Run the kernel. Without ``outs`` return fresh arrays; with ``outs`` honour each request.
 
         Requests (:class:`OpReq`): write/inplace overwrite the buffer, add accumulates, null skips.
+        ``ctx``: the :class:`~mxlab.ops.context.OpContext` for kernels that take one.
         """
         if outs is None:
             # NOTE: NumPy returns scalars (numpy.float64) for many 0-d results; outputs are always arrays.
             return [xp.asarray(r) if isinstance(r, numpy.generic) else r
-                    for r in _as_list(self.compute(xp, inputs, attrs))]
+                    for r in _as_list(self.run_compute(xp, inputs, attrs, ctx))]
         reqs = reqs or [OpReq.WRITE] * len(outs)
         if self.compute_into is not None and all(r in (OpReq.WRITE, OpReq.INPLACE) for r in reqs):
             self.compute_into(xp, inputs, attrs, outs)
             return outs
-        results = _as_list(self.compute(xp, inputs, attrs))
+        results = _as_list(self.run_compute(xp, inputs, attrs, ctx))
         for buf, res, req in zip(outs, results, reqs):
             if req == OpReq.NULL or buf is res:
                 continue
@@ -211,6 +247,48 @@ class Op:
 _META_DTYPE_LIMIT = 4096   # elements: up to this, dtypes come from running the kernel on dummies
 
 
+def _names_parameter(fn, name):
+    try:
+        return name in inspect.signature(fn).parameters
+    except (TypeError, ValueError):   # NOTE: builtins without a signature take no context
+        return False
+
+
+# -- running kernels with errors that name the op ----------------------------------------------------
+def translate_error(op, exc, inputs):
+    """An MXNetError naming ``op`` and the input shapes for an array-library error (None when
+    ``exc`` is not one of the translated kinds)."""
+    detail = ", ".join(f"{tuple(x.shape)} {x.dtype}" for x in inputs if hasattr(x, "shape"))
+    message = f"{op.name}: {exc} (inputs: {detail or 'none'})"
+    if isinstance(exc, numpy.exceptions.AxisError):
+        return MXNetAxisError(message)
+    for py_type, mx_type in ((IndexError, MXNetIndexError), (TypeError, MXNetTypeError),
+                             (ValueError, MXNetValueError), (NotImplementedError, MXNetNotImplementedError)):
+        if isinstance(exc, py_type):
+            return mx_type(message)
+    return None
+
+
+def call_translated(op, arrays, fn, *args):
+    """``fn(*args)`` with array-library errors turned into MXNetErrors naming ``op`` and the shapes of
+    ``arrays`` (used by graph executors and deferred compute; the imperative kernel inlines it)."""
+    try:
+        return fn(*args)
+    except MXNetError:
+        raise
+    except Exception as exc:
+        translated = translate_error(op, exc, arrays)
+        if translated is None:
+            raise
+        raise translated from exc
+
+
+def run_kernel(op, xp, datas, attrs, outs=None, reqs=None, ctx=None):
+    """``op.forward`` with errors translated (shared by the imperative path, executors and
+    interpreters)."""
+    return call_translated(op, datas, op.forward, xp, datas, attrs, outs, reqs, ctx)
+
+
 def _known(shape):
     return shape is not None and all(d is not None and d >= 0 for d in shape)
 
@@ -222,7 +300,7 @@ def _meta_shapes(op, attrs, in_shapes, in_dtypes):
         return [None] * n_out, [None] * n_out
     dtypes = in_dtypes or ["float32"] * len(in_shapes)
     dummies = [numpy.broadcast_to(numpy.zeros((), dtype=d or "float32"), s) for s, d in zip(in_shapes, dtypes)]
-    outs = _as_list(op.compute(numpy, dummies, attrs))
+    outs = _as_list(op.run_compute(numpy, dummies, attrs))
     return [tuple(o.shape) for o in outs], [numpy.dtype(o.dtype).name for o in outs]
 
 
@@ -327,54 +405,3 @@ class _OpCaller:
 
 
 F = _OpCaller()
-
-
-_FRONTENDS = {}   # flavour -> {public name: python function}
-_NAMESPACES = {}  # flavour -> populated namespace dicts (frontends registered later are added to them)
-
-
-def register_frontend(*flavours, name=None):
-    """Decorator: publish a hand-written Python function in namespaces (e.g. ``add`` handling scalars).
-
-    The function itself is written once in the op family's module; ``name`` defaults to its ``__name__``.
-    """
-    def decorate(fn):
-        for flavour in flavours:
-            _FRONTENDS.setdefault(flavour, {})[name or fn.__name__] = fn
-            for namespace in _NAMESPACES.get(flavour, ()):
-                namespace[name or fn.__name__] = fn
-        return fn
-    return decorate
-
-
-def populate_namespace(namespace, flavour, make_frontend):
-    """Fill ``namespace`` (a module dict) with a function per op public in ``flavour`` (np, npx, nd, sym).
-
-    ``make_frontend(op, public_name)`` builds the generated function; hand-written functions registered with
-    :func:`register_frontend` take precedence. Registration hooks keep the namespace current for ops
-    registered later (extensions).
-    """
-    custom = _FRONTENDS.setdefault(flavour, {})
-    _NAMESPACES.setdefault(flavour, []).append(namespace)
-
-    def add(op):
-        for public in _public_names(op, flavour):
-            if public not in custom:
-                namespace[public] = make_frontend(op, public)
-
-    def remove(op):
-        for public in _public_names(op, flavour):
-            namespace.pop(public, None)
-
-    for op in list(_OPS.values()):
-        add(op)
-    namespace.update(custom)
-    on_register(add, remove)
-
-
-def _public_names(op, flavour):
-    if flavour == "np":
-        return (op.np_name,) if op.np_name else ()
-    if flavour == "npx":
-        return (op.npx_name,) if op.npx_name else ()
-    return op.nd_names if op.nd_names is not None else (op.name,) + tuple(op.aliases)

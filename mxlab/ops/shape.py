@@ -14,11 +14,10 @@ Example
 
 import numpy
 
-from ..imperative import STATE
 from ..base import MXNetAxisError, MXNetValueError
 from .attrs import Attr
 from .infer import known
-from .registry import F, Op, get_op, register, register_frontend
+from .registry import F, Op, get_op, register
 
 __all__ = [
     "norm_axis",
@@ -28,7 +27,6 @@ __all__ = [
     "shape_op",
     "any_unknown",
     "publish",
-    "call_op",
 ]
 
 
@@ -85,16 +83,20 @@ def _size(shape):
     return int(numpy.prod(shape, dtype=numpy.int64))
 
 
-def _check_size(op_name, src, dst):
-    if _size(src) != _size(dst):
-        if STATE.recording or STATE.deferred:
-            raise MXNetValueError(
-                "target shape must have the same size as current shape when recording with autograd "
-                f"or in deferred compute mode. ({op_name}: {tuple(src)} -> {tuple(dst)})"
-            )
-        raise MXNetValueError(
+class ReshapeSizeError(MXNetValueError):
+    """A reshape target whose size differs from the input's (``NDArray.reshape`` words it as
+    MXNet does while recording or tracing)."""
+
+    def __init__(self, op_name, src, dst):
+        super().__init__(
             f"{op_name}: cannot reshape array of shape {tuple(src)} into shape {tuple(dst)}"
         )
+        self.op_name, self.src, self.dst = op_name, tuple(src), tuple(dst)
+
+
+def _check_size(op_name, src, dst):
+    if _size(src) != _size(dst):
+        raise ReshapeSizeError(op_name, src, dst)
     return tuple(dst)
 
 
@@ -339,6 +341,7 @@ register(
 
 
 # -- transpose family ------------------------------------------------------------------------------
+# NOTE: asarray(order="C"), not ascontiguousarray, which turns a 0-d result into shape (1,).
 def _perm(op_name, axes, ndim):
     if not axes:
         return tuple(range(ndim))[::-1]
@@ -357,8 +360,8 @@ def _transpose_grad(node, g):
 
 shape_op(
     "transpose",
-    lambda xp, inputs, a: xp.ascontiguousarray(
-        xp.transpose(inputs[0], _perm("transpose", a["axes"], inputs[0].ndim))
+    lambda xp, inputs, a: xp.asarray(
+        xp.transpose(inputs[0], _perm("transpose", a["axes"], inputs[0].ndim)), order="C"
     ),
     lambda a, s: tuple(s[i] for i in _perm("transpose", a["axes"], len(s))),
     _transpose_grad,
@@ -389,8 +392,8 @@ def _register_swap(name, names, np_name=None, aliases=()):
     rule = _swap_rule(names)
     shape_op(
         name,
-        lambda xp, inputs, a: xp.ascontiguousarray(
-            xp.transpose(inputs[0], rule(a, inputs[0].shape))
+        lambda xp, inputs, a: xp.asarray(
+            xp.transpose(inputs[0], rule(a, inputs[0].shape)), order="C"
         ),
         lambda a, s: tuple(s[i] for i in rule(a, s)),
         lambda node, g: [getattr(F, name)(g[0], **node.attrs)],
@@ -420,8 +423,8 @@ def _moveaxis_perm(a, ndim):
 
 shape_op(
     "_np_moveaxis",
-    lambda xp, inputs, a: xp.ascontiguousarray(
-        xp.transpose(inputs[0], _moveaxis_perm(a, inputs[0].ndim))
+    lambda xp, inputs, a: xp.asarray(
+        xp.transpose(inputs[0], _moveaxis_perm(a, inputs[0].ndim)), order="C"
     ),
     lambda a, s: tuple(s[i] for i in _moveaxis_perm(a, len(s))),
     lambda node, g: [
@@ -583,7 +586,7 @@ def _register_concat(name, axis_key, default, optional, **kwargs):
     )
 
 
-_register_concat("Concat", "dim", 1, False, aliases=("concat",))
+_register_concat("Concat", "dim", 1, False, aliases=("concat",), never_mirror=True)
 _register_concat(
     "_npi_concatenate", "axis", 0, True, np_name="concatenate", aliases=("_np_concatenate",)
 )
@@ -980,106 +983,3 @@ def _register_flip(name, axis_attr, **kwargs):
 
 _register_flip("reverse", Attr("axis", "axis"), aliases=("flip",))
 _register_flip("_npi_flip", Attr("axis", "axis", None, optional=True), np_name="flip")
-
-
-# -- namespace frontends ---------------------------------------------------------------------------
-def call_op(op_name, inputs, **attrs):
-    """Invoke a registered op on arrays; returns one output or the list of visible outputs."""
-    from ..imperative import invoke
-
-    op = get_op(op_name)
-    parsed = op.parse_attrs(attrs)
-    outs = invoke(op, list(inputs), parsed)
-    visible = op.get_num_visible_outputs(parsed)
-    return outs[0] if visible == 1 else outs[:visible]
-
-
-def publish(op_name, flavour, public):
-    """Also publish ``op_name`` as ``public`` in ``flavour`` (method forms need the name in both
-    namespaces)."""
-    from ..ndarray.frontend import make_array_frontend
-    from ..ndarray.ndarray import NDArray, ndarray
-
-    fn = make_array_frontend(ndarray if flavour == "np" else NDArray)(get_op(op_name), public)
-    register_frontend(flavour, name=public)(fn)
-
-
-def _np_splitter(op_name):
-    def split(ary, indices_or_sections, axis=0):
-        """NumPy split: an int gives that many pieces, a sequence gives the split points."""
-        if isinstance(indices_or_sections, (int, numpy.integer)):
-            return list(
-                _as_list(call_op(op_name, [ary], sections=int(indices_or_sections), axis=axis))
-            )
-        return list(
-            _as_list(call_op(op_name, [ary], indices=(0,) + tuple(indices_or_sections), axis=axis))
-        )
-
-    split.__name__ = op_name.replace("_npi_", "")
-    return split
-
-
-def _np_joiner(op_name):
-    def join(seq, axis=0, out=None):
-        """NumPy join of a sequence of arrays along ``axis``."""
-        from ..imperative import invoke
-
-        op = get_op(op_name)
-        attrs = op.parse_attrs({"axis": axis, "num_args": len(seq)})
-        return invoke(op, list(seq), attrs, out=None if out is None else [out])[0]
-
-    join.__name__ = op_name.replace("_npi_", "")
-    return join
-
-
-def _np_stacker(axis, min_ndim):
-    """``vstack`` / ``hstack``: promote each array to ``min_ndim`` dims, then concatenate."""
-
-    def join(tup):
-        arrays = [
-            (
-                call_op("_np_reshape", [x], newshape=(1,) * (min_ndim - x.ndim) + tuple(x.shape))
-                if x.ndim < min_ndim
-                else x
-            )
-            for x in tup
-        ]
-        along = 0 if axis == 1 and arrays[0].ndim == 1 else axis
-        return call_op("_npi_concatenate", arrays, axis=along, num_args=len(arrays))
-
-    join.__doc__ = f"NumPy stacking along axis {axis} (arrays promoted to at least {min_ndim}-D)."
-    return join
-
-
-def _np_flatten(a, order="C"):
-    """NumPy ``ndarray.flatten``: a 1-D copy."""
-    return call_op("_np_reshape", [a], newshape=(-1,), order=order)
-
-
-def _nd_squeeze(data, axis=None, out=None):
-    """Legacy ``mx.nd.squeeze``: squeezing all axes of a size-1 array leaves shape (1,), not ()."""
-    from ..imperative import invoke
-
-    op = get_op("squeeze")
-    result = invoke(op, [data], op.parse_attrs({"axis": axis}))[0]
-    if result.ndim == 0:
-        result = call_op("Reshape", [result], shape=(1,))
-    return result if out is None else result.copyto(out)
-
-
-register_frontend("nd", name="squeeze")(_nd_squeeze)
-register_frontend("np", name="split")(_np_splitter("_npi_split"))
-register_frontend("np", name="array_split")(_np_splitter("_npi_array_split"))
-register_frontend("np", name="flatten")(_np_flatten)
-register_frontend("np", name="vstack")(_np_stacker(0, 2))
-register_frontend("np", name="hstack")(_np_stacker(1, 1))
-register_frontend("np", name="concatenate")(_np_joiner("_npi_concatenate"))
-register_frontend("np", name="stack")(_np_joiner("_npi_stack"))
-register_frontend("np", name="ravel")(_np_flatten)
-for _op_name, _public in (
-    ("reshape_like", "reshape_like"),
-    ("broadcast_like", "broadcast_like"),
-    ("Flatten", "batch_flatten"),
-):
-    publish(_op_name, "np", _public)
-publish("_np_moveaxis", "nd", "moveaxis")

@@ -12,8 +12,8 @@ import numpy
 
 from .attrs import Attr
 from .indexing import _pass_shape
-from .registry import F, Op, register, register_frontend
-from .shape import any_unknown, call_op, norm_axis, publish
+from .registry import F, Op, register
+from .shape import any_unknown, norm_axis
 
 # -- sorting ---------------------------------------------------------------------------------------
 def _sort_axis(a, x):
@@ -306,24 +306,3 @@ register(
         doc="Gradient of ``diag``.",
     )
 )
-
-
-def _np_nonzero(a):
-    """NumPy ``nonzero``: a tuple with the indices of non-zero entries along each axis."""
-    pairs = call_op("_npi_nonzero", [a])
-    ndim = max(a.ndim, 1)
-    return tuple(
-        call_op(
-            "SliceChannel",
-            [call_op("transpose", [pairs])],
-            num_outputs=ndim,
-            axis=0,
-            squeeze_axis=True,
-        )
-        if ndim > 1
-        else [call_op("_np_reshape", [pairs], newshape=(-1,))]
-    )
-
-
-register_frontend("np", "nd", name="nonzero")(_np_nonzero)
-publish("topk", "np", "topk")

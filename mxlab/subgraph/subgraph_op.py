@@ -31,7 +31,6 @@ from ..graph.gradient import build_gradient_graph
 from ..graph.graph import Graph
 from ..graph.node import Entry, Node, topo_sort
 from ..device import cpu, gpu
-from ..imperative import STATE
 from ..ops.registry import Op, apply_op, register
 
 __all__ = ["SubgraphRunner", "make_subgraph_op", "is_subgraph_op", "register_subgraph_op_name",
@@ -66,11 +65,11 @@ class SubgraphRunner:
         self._cached = None
 
     # -- execution -----------------------------------------------------------------------------
-    def compute(self, xp, inputs, attrs):
-        """Run the inner graph on xp arrays through its CachedOp (static_alloc, static_shape);
-        outputs never alias inputs or each other."""
+    def compute(self, xp, inputs, attrs, ctx):
+        """Run the inner graph on xp arrays through its CachedOp (static_alloc, static_shape),
+        in the mode of ``ctx``; outputs never alias inputs or each other."""
         inputs = self._protect(list(inputs))
-        return tuple(_fresh(self._run_cached(inputs, xp), inputs))
+        return tuple(_fresh(self._run_cached(inputs, xp, ctx), inputs))
 
     @property
     def cached_op(self):
@@ -80,13 +79,13 @@ class SubgraphRunner:
             self._cached = CachedOp(self.sym, {"static_alloc": True, "static_shape": True})
         return self._cached
 
-    def _run_cached(self, inputs, xp):
+    def _run_cached(self, inputs, xp, ctx):
         from ..autograd import pause
         from ..ndarray.ndarray import NDArray
         device = _device_of(xp, inputs)
         arrays = [NDArray._wrap(x, device) for x in inputs]
         # NOTE: the outer op is what autograd records; the inner run must not add tape nodes.
-        with pause(train_mode=STATE.training):
+        with pause(train_mode=ctx.is_train):
             outputs = self.cached_op(*arrays)
         outputs = outputs if isinstance(outputs, list) else [outputs]
         return [o._get_data() for o in outputs]

@@ -31,12 +31,17 @@ from ..base import (
     MXNetValueError,
 )
 from ..graph import infer as _infer
+from ..graph.graph import Graph as _Graph
 from ..graph.node import Entry, Node, topo_sort
 from . import json as _json
 from . import legacy
 from .compose import apply_op, copy_graph, make_node, single_entry
 
 __all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "fromjson", "HIDDEN_KEYS"]
+
+#: Symbol classes per flavour ("np": ``mx.sym.np._Symbol``, registered by that module, which
+#: subclasses :class:`Symbol`).
+FLAVOURS = {}
 
 # Attributes MXNet stores as ``__key__`` but also answers to as ``key`` (c_api_symbolic.cc
 # kHiddenKeys).
@@ -66,7 +71,7 @@ class Symbol:
         The output entries (a Symbol given here is shallow-copied).
     """
 
-    __slots__ = ("_outputs",)
+    __slots__ = ("_outputs", "_graph")
     __array_priority__ = 1000.0
     # python operator -> (op for two symbols, op with a scalar, reflected op with a scalar)
     _OPERATORS = {
@@ -90,13 +95,41 @@ class Symbol:
         if isinstance(outputs, Symbol):
             outputs = outputs._outputs
         self._outputs = [e if isinstance(e, Entry) else Entry(e) for e in outputs]
+        self._graph = None
+
+    @classmethod
+    def from_graph(cls, graph):
+        """A symbol of ``graph``'s outputs that keeps ``graph`` (its attributes and pass log) as
+        :attr:`graph`: how a pass result (``partition_graph``) becomes a symbol."""
+        sym = cls(graph.outputs)
+        sym._graph = graph
+        return sym
+
+    @property
+    def graph(self):
+        """The :class:`~mxlab.graph.Graph` of this symbol's outputs: node ids, entries and the
+        attributes and pass log of the passes that made it (``partition_graph``). CachedOp and
+        executors start their pass pipelines from it; passes return new graphs, so read it only.
+
+        Example
+        -------
+        >>> import mxlab as mx
+        >>> print(mx.sym.tanh(mx.sym.var('x'), name='t').graph)
+        #0 x = var
+        #1 t = tanh(x[0])
+        outputs: t[0]
+        """
+        graph = self._graph
+        if graph is None or len(graph.outputs) != len(self._outputs) or any(
+                a.node is not b.node or a.index != b.index
+                for a, b in zip(graph.outputs, self._outputs)):
+            graph = self._graph = _Graph(list(self._outputs))
+        return graph
 
     # -- conversions -------------------------------------------------------------------------------
     def as_np_ndarray(self):
         """The same graph as an ``mx.sym.np._Symbol`` (NumPy-flavoured operators)."""
-        from .numpy import _Symbol
-
-        return _Symbol(self._outputs)
+        return FLAVOURS["np"](self._outputs)
 
     def as_nd_ndarray(self):
         """The same graph as a legacy ``mx.sym.Symbol``."""
@@ -255,6 +288,7 @@ class Symbol:
 
     def __setstate__(self, state):
         self._outputs = _json.from_json(state["handle"], type(self))
+        self._graph = None
 
     def __call__(self, *args, **kwargs):
         """A copy composed with other symbols: ``net(data=other)`` replaces the variable

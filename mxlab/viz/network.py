@@ -18,6 +18,7 @@ import shutil
 import warnings
 
 from ..base import MXNetTypeError, MXNetValueError
+from .layout import pygraphviz_layout
 
 __all__ = ["plot_network", "print_summary"]
 
@@ -114,12 +115,7 @@ def _digraph_class():
         def pipe(self, format=None, *args, **kwargs):  # noqa: A002  (graphviz's signature)
             if shutil.which("dot"):
                 return super().pipe(format, *args, **kwargs)
-            import pygraphviz
-
-            from ..notebook.render import quiet_layout
-            with quiet_layout():
-                data = pygraphviz.AGraph(string=self.source).draw(format=format or self.format,
-                                                                  prog="dot")
+            data = pygraphviz_layout(self.source, format or self.format)
             encoding = kwargs.get("encoding")
             return data.decode(encoding) if encoding else data
 

@@ -35,7 +35,7 @@ def as64(x):
 
 def forward64(op, inputs, attrs):
     """The op's first output computed straight from NumPy float64 inputs."""
-    result = op.compute(numpy, inputs, attrs)
+    result = op.run_compute(numpy, inputs, attrs)
     if isinstance(result, (list, tuple)):
         result = result[0]
     return numpy.asarray(result, dtype=numpy.float64)

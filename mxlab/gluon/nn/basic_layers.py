@@ -257,7 +257,7 @@ def _resolve(function, what):
     """A callable from a function or an op name (looked up in ``mx.nd``)."""
     if callable(function):
         return function
-    from ... import nd
+    from ... import ndarray as nd
 
     if isinstance(function, str) and hasattr(nd, function):
         return getattr(nd, function)
