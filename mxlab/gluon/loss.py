@@ -271,8 +271,8 @@ class CTCLoss(Loss):
         if self._batch_axis == 1:
             label = _F.swapaxes(label, dim1=0, dim2=1)
         inputs = [pred, label] + [x for x in (pred_lengths, label_lengths) if x is not None]
-        loss = _F.CTCLoss(*inputs, use_data_lengths=pred_lengths is not None,
-                          use_label_lengths=label_lengths is not None, blank_label="last")
+        loss, _ = _F.CTCLoss(*inputs, use_data_lengths=pred_lengths is not None,
+                             use_label_lengths=label_lengths is not None, blank_label="last")
         return self._weighted(loss, sample_weight)
 
 
