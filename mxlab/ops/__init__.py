@@ -26,4 +26,5 @@ from . import loss_grad  # noqa: F401
 from . import sequence  # noqa: F401
 from . import categorical  # noqa: F401
 from . import ctc  # noqa: F401
+from . import pad  # noqa: F401
 from .registry import F, Op, get_op, list_ops, register  # noqa: F401
