@@ -77,34 +77,30 @@ class RandomOrderAug(SequentialAug):
         return src
 
 
-class ResizeAug(Augmenter):
-    """Resize the shorter edge to ``size``."""
+class _SizedAug(Augmenter):
+    """A geometric augmenter with a target ``size`` and an OpenCV ``interp`` code."""
 
     def __init__(self, size, interp=2):
         super().__init__(size=size, interp=interp)
         self.size, self.interp = size, interp
+
+
+class ResizeAug(_SizedAug):
+    """Resize the shorter edge to ``size``."""
 
     def __call__(self, src):
         return resize_short(src, self.size, self.interp)
 
 
-class ForceResizeAug(Augmenter):
+class ForceResizeAug(_SizedAug):
     """Resize to ``size`` (w, h), ignoring the aspect ratio."""
-
-    def __init__(self, size, interp=2):
-        super().__init__(size=size, interp=interp)
-        self.size, self.interp = size, interp
 
     def __call__(self, src):
         return imresize(src, *self.size, interp=self.interp)
 
 
-class RandomCropAug(Augmenter):
+class RandomCropAug(_SizedAug):
     """A random crop of ``size`` (w, h)."""
-
-    def __init__(self, size, interp=2):
-        super().__init__(size=size, interp=interp)
-        self.size, self.interp = size, interp
 
     def __call__(self, src):
         return random_crop(src, self.size, self.interp)[0]
@@ -121,12 +117,8 @@ class RandomSizedCropAug(Augmenter):
         return random_size_crop(src, self.size, self.area, self.ratio, self.interp)[0]
 
 
-class CenterCropAug(Augmenter):
+class CenterCropAug(_SizedAug):
     """The centred crop of ``size`` (w, h)."""
-
-    def __init__(self, size, interp=2):
-        super().__init__(size=size, interp=interp)
-        self.size, self.interp = size, interp
 
     def __call__(self, src):
         return center_crop(src, self.size, self.interp)[0]
