@@ -1,13 +1,14 @@
 """Errors and environment helpers shared by every module.
 
-Every error mxlab raises is an :class:`MXNetError` (so MXNet-style ``except mx.MXNetError`` works) and, where one
-fits, also the natural Python type (``ValueError``, ``TypeError``, ...) so plain Python code catches it too.
+Every error mxlab raises is an :class:`MXNetError` (so MXNet-style ``except mx.MXNetError`` works)
+and, where one fits, also the natural Python type (``ValueError``, ``TypeError``, ...) so plain
+Python code catches it too.
 """
 import os
 
-__all__ = ["MXNetError", "MXNetValueError", "MXNetTypeError", "MXNetIndexError", "MXNetAxisError", "MXNetKeyError",
-           "MXNetNotImplementedError", "MXNetRuntimeError", "MXNetAttributeError", "env_int", "env_str",
-           "env_float"]
+__all__ = ["MXNetError", "MXNetValueError", "MXNetTypeError", "MXNetIndexError",
+           "MXNetAxisError", "MXNetKeyError", "MXNetNotImplementedError", "MXNetRuntimeError",
+           "MXNetAttributeError", "env_int", "env_str", "env_float"]
 
 
 class MXNetError(Exception):
@@ -63,7 +64,8 @@ def env_int(name, default):
     try:
         return int(value)
     except ValueError:
-        raise MXNetValueError(f"environment variable {name} must be an integer, got {value!r}") from None
+        raise MXNetValueError(
+            f"environment variable {name} must be an integer, got {value!r}") from None
 
 
 def env_float(name, default):
@@ -74,4 +76,5 @@ def env_float(name, default):
     try:
         return float(value)
     except ValueError:
-        raise MXNetValueError(f"environment variable {name} must be a number, got {value!r}") from None
+        raise MXNetValueError(
+            f"environment variable {name} must be a number, got {value!r}") from None

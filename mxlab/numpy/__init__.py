@@ -18,7 +18,8 @@ pi, e, inf, nan, newaxis = _onp.pi, _onp.e, _onp.inf, _onp.nan, None
 
 
 def array(object, dtype=None, ctx=None, device=None):
-    """A new ``mx.np.ndarray`` holding a copy of ``object`` (float32 for Python data unless ``dtype`` is given)."""
+    """A new ``mx.np.ndarray`` holding a copy of ``object`` (float32 for Python data unless
+    ``dtype`` is given)."""
     return _ndarray_mod.array(object, dtype=dtype, device=device or ctx, cls=ndarray)
 
 

@@ -5,8 +5,8 @@ symbols, executors or the notebook (the import-linter contract in pyproject.toml
 Kernels get what they need to know about the run from an :class:`~mxlab.ops.context.OpContext`;
 Python frontends live in the namespace packages (``mxlab/ndarray/``, ``mxlab/numpy/``, ...).
 
-Each family module registers its ops with :func:`~mxlab.ops.registry.register`; add a new family by adding a
-module here and importing it below.
+Each family module registers its ops with :func:`~mxlab.ops.registry.register`; add a new family by
+adding a module here and importing it below.
 """
 from . import context, rng, registry  # noqa: F401
 from . import elemwise  # noqa: F401

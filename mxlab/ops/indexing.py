@@ -19,7 +19,7 @@ import numpy
 from ..base import MXNetIndexError, MXNetValueError
 from .attrs import Attr
 from .infer import broadcast_shapes, same_shape
-from .registry import F, Op, get_op, register
+from .registry import F, Op, register
 from .shape import norm_axis, any_unknown
 
 __all__ = ["slice_key", "KEY_INT", "KEY_SLICE", "KEY_NONE", "KEY_ELLIPSIS", "KEY_ARRAY"]

@@ -1,4 +1,5 @@
-"""Reusable shape/dtype rules for op definitions (shapes: tuples; ``None`` = unknown shape or dim)."""
+"""Reusable shape/dtype rules for op definitions (shapes: tuples; ``None`` = unknown shape or
+dim)."""
 import numpy
 
 from ..base import MXNetValueError
@@ -12,7 +13,8 @@ def known(shape):
 
 
 def merge_shapes(op_name, shapes):
-    """The most precise shape compatible with all of ``shapes`` (``None`` = unknown shape or dim)."""
+    """The most precise shape compatible with all of ``shapes`` (``None`` = unknown shape or
+    dim)."""
     merged = None
     for shape in shapes:
         if shape is None:

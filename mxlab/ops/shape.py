@@ -17,7 +17,7 @@ import numpy
 from ..base import MXNetAxisError, MXNetValueError
 from .attrs import Attr
 from .infer import known
-from .registry import F, Op, get_op, register
+from .registry import F, Op, register
 
 __all__ = [
     "norm_axis",
@@ -26,7 +26,6 @@ __all__ = [
     "np_reshape_shape",
     "shape_op",
     "any_unknown",
-    "publish",
 ]
 
 
