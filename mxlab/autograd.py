@@ -387,13 +387,15 @@ def _propagate(order, needed, grads):
 
 
 def _head_grads(heads, head_grads):
-    """The given head gradients, ones where None (created unrecorded: they are constants)."""
+    """The given head gradients, ones where None (created unrecorded: they are constants), in
+    each head's dtype (MXNet copies a head gradient into the head's gradient buffer)."""
     head_grads = [None] * len(heads) if head_grads is None else _as_list(head_grads)
     if len(head_grads) != len(heads):
         raise MXNetValueError(f"heads and head_grads must be lists of the same length, got "
                               f"{len(heads)} heads and {len(head_grads)} head_grads")
     with _RecordingStateScope(False, None):
-        return [F.ones_like(h) if g is None else g for h, g in zip(heads, head_grads)]
+        return [F.ones_like(h) if g is None else g if g.dtype == h.dtype else g.astype(h.dtype)
+                for h, g in zip(heads, head_grads)]
 
 
 def _targets(order, variables):

@@ -31,8 +31,7 @@ from ..graph.graph import Graph
 from ..graph.segments import Segment
 from ..imperative import invoke
 from ..ops.registry import OpReq, get_op
-from .planning import (gradient_graph, head_entry_ids, infer_gradient_graph, infer_graph,
-                       num_forward_nodes, plan_graph)
+from .planning import gradient_graph, head_entry_ids, infer_graph, plan_graph
 from .runtime import Frame, Program, run_segments
 
 __all__ = ["GraphExecutor", "Executor", "bind", "simple_bind", "HEAD_GRAD_MSG", "GRAD_REQS"]
@@ -156,19 +155,17 @@ class GraphExecutor:
                     raise MXNetValueError(f"key `{name}` is missing in `{what}`")
 
     def _build(self, shared_exec):
-        forward = Graph(list(self._symbol._outputs))
         names = self._arg_names + self._aux_names
         arrays = self.arg_arrays + self.aux_arrays
         shapes = {n: tuple(a.shape) for n, a in zip(names, arrays)}
         dtypes = {n: numpy.dtype(a.dtype).name for n, a in zip(names, arrays)}
-        forward = infer_graph(forward, shapes, dtypes)
         xs = [n for n, r in zip(self._arg_names, self._grad_reqs) if r != "null"]
-        graph = forward
+        graph = self._symbol.graph
         if xs:
-            graph = infer_gradient_graph(gradient_graph(forward, xs), forward, shapes, dtypes)
-        self._planned = plan_graph(graph, "joint")
+            graph = gradient_graph(graph, xs)
+        self._planned = plan_graph(infer_graph(graph, shapes, dtypes), "joint")
         self._graph = self._planned.graph
-        self._num_forward_nodes = num_forward_nodes(self._graph)
+        self._num_forward_nodes = self._graph.num_forward_nodes
         self._allocate(shared_exec)
         self._compile()
 
@@ -439,7 +436,10 @@ def _zeros(cls, device, shape, dtype):
 def _infer_arguments(symbol, shapes, type_dict):
     """Shapes and dtypes of every argument and auxiliary state (strict: MXNet's errors)."""
     names = symbol.list_arguments()
-    dtypes = {n: numpy.dtype(type_dict.get(n, numpy.float32)).name for n in names}
+    # NOTE: as MXNet's simple_bind: without type_dict every argument is float32; with one, the
+    #   rest are inferred from it (a float64 data makes FullyConnected's weight float64)
+    dtypes = {n: numpy.dtype(t).name for n, t in type_dict.items()} if type_dict else \
+        dict.fromkeys(names, "float32")
     graph = infer_graph(Graph(list(symbol._outputs)), shapes, dtypes)
     idx = graph.indexed
     eid = {idx[n].name: idx.node_row_ptr[n] for n in idx.input_nodes}

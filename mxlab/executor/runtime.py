@@ -9,8 +9,9 @@ list of :class:`BoundSegment` (kernels bound to a frame's buffers: a call is the
 ``ufunc(..., out)`` calls), and :meth:`BoundSegment.push` pushes one segment to the engine.
 
 Kernels are bound three ways (see :func:`bind_kernel`): a NumPy ufunc called with positional
-``out`` when the op is a plain float ufunc (scalar arithmetic, ``tanh``, ...), the op's
-``compute_into``, or :func:`~mxlab.ops.registry.run_kernel` with the write requests. Kernels whose
+``out`` when the op is a plain float ufunc (``Op.ufunc``: scalar arithmetic, ``tanh``, ...), the
+op's ``compute_into``, or :func:`~mxlab.ops.registry.run_kernel` with the write requests. Kernels
+whose
 inputs or outputs are not fixed views (graph inputs and outputs, dynamic shapes) read the frame's
 slots at call time instead. Kernels of ops that take an op context are called with the
 :class:`~mxlab.ops.context.OpContext` fixed when their segment is pushed.
@@ -39,16 +40,8 @@ from ..imperative import STATE
 from ..ops.context import op_context
 from ..ops.registry import OpReq, run_kernel
 
-__all__ = ["ReplanEvent", "BufferPool", "Frame", "Program", "BoundSegment", "bind_kernel",
-           "SCALAR_UFUNCS"]
+__all__ = ["ReplanEvent", "BufferPool", "Frame", "Program", "BoundSegment", "bind_kernel"]
 
-#: Scalar ops computed by one NumPy/CuPy ufunc: name -> (ufunc name, scalar first).
-SCALAR_UFUNCS = {
-    "_plus_scalar": ("add", False), "_minus_scalar": ("subtract", False),
-    "_rminus_scalar": ("subtract", True), "_mul_scalar": ("multiply", False),
-    "_div_scalar": ("true_divide", False), "_rdiv_scalar": ("true_divide", True),
-    "_power_scalar": ("power", False), "_rpower_scalar": ("power", True),
-}
 # NOTE: NumPy deprecates a positional ``out`` for these two; they keep the op's compute_into.
 _NO_POSITIONAL_OUT = frozenset({"maximum", "minimum"})
 
@@ -176,18 +169,13 @@ def _float_ufunc(op, num_inputs, num_outputs, dtypes):
     exactly one ufunc, else None."""
     if num_outputs != 1 or not all(d is not None and numpy.dtype(d).kind == "f" for d in dtypes):
         return None
-    if len(set(dtypes)) != 1:
+    if len(set(dtypes)) != 1 or op.ufunc is None or op.ufunc in _NO_POSITIONAL_OUT:
         return None
-    scalar = SCALAR_UFUNCS.get(op.name)
-    if scalar is not None:
-        name, first = scalar
-        return None, name, first
-    # NOTE: an op with compute_into named like a NumPy ufunc of the same arity computes that ufunc
-    #   (the unary/binary factories in mxlab.ops register them so).
-    ufunc = getattr(numpy, op.name, None)
-    if (op.compute_into is not None and isinstance(ufunc, numpy.ufunc)
-            and ufunc.nin == num_inputs and op.name not in _NO_POSITIONAL_OUT):
-        return ufunc.__name__, None, None
+    if op.ufunc_scalar is not None:
+        return None, op.ufunc, op.ufunc_scalar == "lhs"
+    ufunc = getattr(numpy, op.ufunc, None)
+    if isinstance(ufunc, numpy.ufunc) and ufunc.nin == num_inputs:
+        return op.ufunc, None, None
     return None
 
 

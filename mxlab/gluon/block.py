@@ -41,6 +41,7 @@ from ..base import (MXNetNotImplementedError, MXNetRuntimeError, MXNetTypeError,
 from ..graph.node import topo_sort
 from ..ndarray.ndarray import NDArray, ndarray
 from ..symbol.symbol import Symbol
+from .block_io import BlockCheckpoints
 from .parameter import Parameter, ParameterDict, shape_is_known
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock", "HookHandle"]
@@ -90,12 +91,6 @@ def _data_names(count):
     return ["data"] if count == 1 else [f"data{i}" for i in range(count)]
 
 
-def _brief(names, limit=5):
-    names = list(names)
-    shown = ", ".join(repr(n) for n in names[:limit])
-    return shown + (", ..." if len(names) > limit else "")
-
-
 class HookHandle:
     """Detaches a forward (pre-)hook: ``handle.detach()`` or leaving ``with handle:``."""
 
@@ -119,7 +114,7 @@ class HookHandle:
 
 
 # -- Block -----------------------------------------------------------------------------------------
-class Block:
+class Block(BlockCheckpoints):
     """Base class of all layers and models; children and parameters register by attribute.
 
     Example
@@ -267,55 +262,6 @@ class Block:
     def forward(self, *args):
         raise MXNetNotImplementedError(f"{type(self).__name__} must implement forward")
 
-    # -- checkpoints -------------------------------------------------------------------------------
-    def save_parameters(self, filename, deduplicate=False):
-        """Save the parameters under structured names (``0.weight``) in MXNet's .params format."""
-        from ..ndarray import serialization
-
-        params = self._collect_params_with_prefix()
-        if deduplicate:
-            first = {}
-            for name, param in params.items():
-                first.setdefault(id(param), name)
-            params = {name: p for name, p in params.items() if first[id(p)] == name}
-        serialization.save(filename, {name: p._reduce() for name, p in params.items()})
-
-    def load_parameters(self, filename, ctx=None, allow_missing=False, ignore_extra=False,
-                        cast_dtype=False, dtype_source="current", device=None):
-        """Load parameters saved by ``save_parameters`` (here or in MXNet), or exported ones.
-
-        Names may carry ``arg:``/``aux:`` prefixes; MXNet 1.x prefixed names (``dense0_weight``)
-        are matched in order when that pairing is unambiguous.
-        """
-        from ..ndarray import serialization
-
-        loaded = serialization.load(filename)
-        loaded = {_strip_role(k): v for k, v in loaded.items()}
-        params = self._collect_params_with_prefix()
-        if loaded and params and not set(loaded) & set(params):
-            loaded = _match_legacy_names(loaded, params, filename)
-        if not allow_missing:
-            by_param = collections.defaultdict(list)
-            for name, param in params.items():
-                by_param[id(param)].append(name)
-            for name, param in params.items():
-                if not any(alias in loaded for alias in by_param[id(param)]):
-                    raise MXNetValueError(
-                        f"Parameter '{name}' is missing in file '{filename}', which contains "
-                        f"parameters: {_brief(loaded)}. Set allow_missing=True to ignore missing "
-                        f"parameters."
-                    )
-        for name, value in loaded.items():
-            if name not in params:
-                if ignore_extra:
-                    continue
-                raise MXNetValueError(
-                    f"Parameter '{name}' loaded from file '{filename}' is not present in Dict, "
-                    f"which contains parameters {_brief(params)}. Set ignore_extra=True to ignore."
-                )
-            params[name]._load_init(value, device if device is not None else ctx,
-                                    cast_dtype=cast_dtype, dtype_source=dtype_source)
-
     # -- summary -----------------------------------------------------------------------------------
     def summary(self, *inputs):
         """Print each layer's output shape and parameter count for one forward of ``inputs``."""
@@ -362,22 +308,6 @@ def _summary_table(rows, inputs, params):
             f"   Total params: {total}", f"   Trainable params: {trainable}",
             f"   Non-trainable params: {total - trainable}", line]
     return "\n".join(out)
-
-
-def _strip_role(name):
-    return name[4:] if name.startswith(("arg:", "aux:")) else name
-
-
-def _match_legacy_names(loaded, params, filename):
-    """MXNet 1.x names (``dense0_weight``) paired in order with structured names, when each
-    pair agrees on the parameter's own name; anything else is left unmatched."""
-    names = list(params)
-    if len(loaded) != len(names):
-        return loaded
-    pairs = list(zip(loaded, names))
-    if all(old.endswith(new.rsplit(".", 1)[-1]) for old, new in pairs):
-        return {new: loaded[old] for old, new in pairs}
-    return loaded
 
 
 # -- HybridBlock -----------------------------------------------------------------------------------
@@ -580,6 +510,10 @@ class HybridBlock(Block):
 
     def _build_cache(self, *args):
         data, out = self._get_graph(*args)
+        if self._backend:
+            # NOTE: partitioning may reorder the graph's inputs; the CachedOp takes the
+            #   partitioned graph's order, so the argument map must be read from it
+            out = self._partition(out)
         data_index = {v.name: i for i, v in enumerate(data)}
         params = {p.var().name: p for p in self.collect_params().values()}
         input_names = out.list_inputs()
@@ -594,8 +528,6 @@ class HybridBlock(Block):
                  ("param_indices", [i for i, (is_data, _) in enumerate(self._cached_op_args)
                                     if not is_data])]
         flags += list(self._flags.items())
-        if self._backend:
-            out = self._partition(out)
         self._cached_op = _make_cached_op(out, flags)
 
     def _partition(self, out):

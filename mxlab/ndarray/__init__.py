@@ -10,8 +10,11 @@ from .namespace import populate_namespace as _populate
 from . import arith, creation, indexing, selection, shaping  # noqa: F401,E402
 from .ndarray import NDArray
 from .serialization import load_frombuffer as _load_frombuffer, save
+from . import dlpack as _dlpack
+from ..engine import wait_all as waitall  # noqa: F401
 
-__all__ = ["NDArray", "array", "save", "load", "load_frombuffer"]
+__all__ = ["NDArray", "array", "save", "load", "load_frombuffer", "waitall", "from_dlpack",
+           "from_numpy", "to_dlpack_for_read", "to_dlpack_for_write"]
 
 
 def load(fname, ctx=None):
@@ -32,6 +35,21 @@ def array(source_array, ctx=None, dtype=None):
     """A new ``NDArray`` holding a copy of ``source_array`` (float32 unless ``dtype`` or a typed
     source says)."""
     return _ndarray_mod.array(source_array, dtype=dtype, device=ctx, cls=NDArray)
+
+
+_dlpack.install(NDArray)
+to_dlpack_for_read = _dlpack.to_dlpack_for_read
+to_dlpack_for_write = _dlpack.to_dlpack_for_write
+
+
+def from_dlpack(dlpack):
+    """An ``NDArray`` sharing memory with a DLPack capsule or ``__dlpack__`` object."""
+    return _dlpack.from_dlpack(dlpack, NDArray)
+
+
+def from_numpy(ndarray, zero_copy=True):
+    """An ``NDArray`` backed by a NumPy array (shared, which then turns read-only)."""
+    return _dlpack.from_numpy(ndarray, NDArray, zero_copy=zero_copy)
 
 
 def _dispatch(op, inputs, attrs):

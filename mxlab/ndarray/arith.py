@@ -8,6 +8,7 @@ import numpy
 from ..base import MXNetTypeError
 from ..imperative import invoke
 from ..ops.elemwise import COMPARISONS, legacy_stem
+from ..ops.infer import check_one_dtype
 from ..ops.registry import get_op
 from .namespace import invoke_op, register_frontend
 from .ndarray import NDArray
@@ -84,6 +85,24 @@ for _ufunc, _reflected, _nx in COMPARISONS:
         _ufunc, f"_npi_{_ufunc}", f"_npi_{_ufunc}_scalar", f"_npi_{_reflected}_scalar"))
     _publish(("nd",), (_ufunc,) + _ND_EXTRA_NAMES.get(_ufunc, ()), binary_frontend(
         _ufunc, f"broadcast_{_stem}", f"_{_stem}_scalar", f"_{_rstem}_scalar"))
+
+def _same_dtype_frontend(name, op_name):
+    """``mx.nd.<name>(lhs, rhs)``: MXNet's legacy ``elemwise_*`` take operands of one dtype (no
+    int/float promotion, unlike ``mx.np``); a mismatch is an error naming both dtypes."""
+    op = get_op(op_name)
+
+    def call(lhs, rhs, out=None, name=None):
+        check_one_dtype(call.__name__, ("lhs", "rhs"), [lhs.dtype, rhs.dtype])
+        return invoke(op, [lhs, rhs], {}, None if out is None else [out])[0]
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"``{name}(lhs, rhs)``: op ``{op_name}`` on two arrays of one dtype."
+    return call
+
+
+for _name, _op_name in (("elemwise_add", "broadcast_add"), ("elemwise_sub", "broadcast_sub"),
+                        ("elemwise_mul", "broadcast_mul"), ("elemwise_div", "broadcast_div")):
+    _publish(("nd",), (_name,), _same_dtype_frontend(_name, _op_name))
+
 
 @register_frontend("np", "nd")
 def invert(x, out=None):

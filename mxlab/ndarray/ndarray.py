@@ -172,6 +172,26 @@ class NDArray:
         data = self.asnumpy()
         return data if dtype is None else data.astype(dtype)
 
+    def __format__(self, spec):
+        """``f"{x:.3f}"``: 0-d arrays (and legacy size-1 arrays) format their value; others only
+        take an empty spec (NumPy's and MXNet's rule)."""
+        if self.ndim == 0 or (self._flavour == "nd" and self.size == 1):
+            return format(self.asscalar(), spec)
+        if spec:
+            raise MXNetTypeError(f"cannot format a {type(self).__name__} of shape {self.shape} "
+                                 f"with format spec {spec!r}")
+        return str(self)
+
+    def tostype(self, stype):
+        """A copy with storage type ``stype``; only dense ('default') storage is built."""
+        if stype == "default":
+            return self.copy()
+        if stype in ("row_sparse", "csr"):
+            raise NotImplementedError(f"tostype: storage type '{stype}' (sparse NDArrays) is not "
+                                      "built in mxlab; only 'default' (dense) storage exists")
+        raise MXNetValueError(f"tostype: unknown storage type {stype!r}; MXNet's are 'default', "
+                              "'row_sparse' and 'csr'")
+
     def __float__(self):
         return float(self.asscalar())
 
@@ -456,17 +476,20 @@ class ndarray(NDArray):
     def __str__(self):
         return str(self.asnumpy())
 
-    def __iter__(self):
-        for i in range(len(self)):
-            yield self[i]
-
     def to_device(self, device):
         return self.as_in_context(device)
 
+    def tostype(self, stype):
+        raise AttributeError("mxnet.numpy.ndarray object has no attribute tostype (use mx.nd "
+                             "arrays)")
+
 
 def _iter_nd(self):
-    for i in range(len(self)):
-        yield self[i]
+    """Rows along the first axis; a 0-d array is not iterable (``iter()`` itself raises, so
+    ``numpy.iterable`` and matplotlib see a scalar)."""
+    if not self.shape:
+        raise MXNetTypeError("iteration over a 0-d array")
+    return (self[i] for i in range(len(self)))
 
 
 NDArray.__iter__ = _iter_nd
@@ -475,6 +498,18 @@ NDArray.__iter__ = _iter_nd
 def from_numpy_data(data, device=None, cls=ndarray):
     """Wrap an existing xp array without copying (internal helper)."""
     return cls._wrap(data, device or current_device())
+
+
+def _check_supported_dtype(dtype, source):
+    """MXNet arrays hold the dtypes of its type flags; complex, string and object data are refused
+    with an error naming the dtype (NumPy would fail later with a bare ValueError)."""
+    from .serialization import DTYPE_FLAGS
+    if dtype.name in DTYPE_FLAGS.values():
+        return
+    what = "string" if dtype.kind in "US" else dtype.name
+    raise MXNetTypeError(f"array: {what} data ({type(source).__name__} of dtype {dtype}) is not "
+                         f"supported; an MXNet array holds one of "
+                         f"{', '.join(sorted(DTYPE_FLAGS.values()))}")
 
 
 def array(source, dtype=None, device=None, cls=ndarray):
@@ -496,6 +531,9 @@ def array(source, dtype=None, device=None, cls=ndarray):
                 dtype = numpy.bool_
             else:
                 dtype = DEFAULT_DTYPE
+    if host.dtype.kind in "USOV":
+        _check_supported_dtype(host.dtype, source)
+    _check_supported_dtype(numpy.dtype(dtype), source)
     xp = device.xp
     if xp is numpy:
         data = numpy.array(host, dtype=dtype)

@@ -14,7 +14,7 @@ from ..ops.registry import get_op
 from .namespace import call_op
 from .ndarray import NDArray
 
-__all__ = ["uniform", "normal", "randint", "shuffle", "sample"]
+__all__ = ["uniform", "normal", "randint", "shuffle", "sample", "categorical", "multinomial"]
 
 
 def sample(op_name, cls, device=None, out=None, **attrs):
@@ -96,3 +96,26 @@ def randint(low, high, shape=(), dtype=None, ctx=None, out=None, **kwargs):
 def shuffle(data, **kwargs):
     """A copy of ``data`` with its first axis randomly permuted."""
     return call_op("_shuffle", [data], **kwargs)
+
+
+def categorical(data, shape=(), get_prob=False, out=None, dtype="int32", **kwargs):
+    """One draw per ``shape`` entry from each categorical distribution on ``data``'s last axis;
+    ``get_prob=True`` also returns the draws' log-likelihood (differentiable w.r.t. ``data``)."""
+
+    result = call_op("_sample_categorical", [data], shape=shape, get_prob=get_prob, dtype=dtype,
+                     **kwargs)
+    if out is None:
+        return result
+    return result.copyto(out) if not get_prob else [r.copyto(o) for r, o in zip(result, out)]
+
+
+def multinomial(data=None, shape=(), get_prob=False, out=None, dtype=None, **kwargs):
+    """MXNet 1.x ``multinomial(data, ...)``: categorical sampling (:func:`categorical`).
+
+    MXNet 2.0 reuses the name for counts from ``n`` trials (``n=``, ``p=``); that form is not built.
+    """
+    if data is None or "n" in kwargs or "p" in kwargs:
+        raise NotImplementedError("nd.random.multinomial(n=..., p=...) (MXNet 2.0's counts of n "
+                                  "trials) is not built in mxlab; use the 1.x form with data=")
+    return categorical(data, shape=shape, get_prob=get_prob, out=out, dtype=dtype or "int32",
+                       **kwargs)

@@ -89,16 +89,7 @@ def node_role(graph, nid, params=frozenset()):
         return "copy"
     if node.subgraphs:
         return "subgraph"
-    return "backward" if nid >= num_forward_nodes(graph) else "op"
-
-
-def num_forward_nodes(graph):
-    """Node ids below this are the forward part (gradient graphs put forward nodes first)."""
-    cached = graph.attrs.get("_nb_num_forward")
-    if cached is None:
-        from ..executor.planning import num_forward_nodes as count
-        cached = graph.attrs["_nb_num_forward"] = count(graph)
-    return cached
+    return "backward" if nid >= graph.num_forward_nodes else "op"
 
 
 def block_path(name):

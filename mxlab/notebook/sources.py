@@ -212,10 +212,6 @@ class Source:
         dtypes = {idx[n].name: base.attrs["dtype"][idx.node_row_ptr[n]] for n in idx.input_nodes}
         xs = [idx[n].name for n in idx.input_nodes if n not in idx.mutable_input_nodes]
         full = gradient_graph(base, xs, recompute=recompute, sum_cap=sum_cap)
-        idx_out = base.indexed.outputs
-        for node, eid in zip(full.attrs.get("head_grad_nodes", []), idx_out):
-            shapes[node.name] = base.attrs["shape"][eid]
-            dtypes[node.name] = base.attrs["dtype"][eid]
         return plan_graph(infer_graph(full, shapes, dtypes), kind, match_range=match_range)
 
     def _inferred_forward(self, full):

@@ -32,3 +32,9 @@ def asarray(obj, dtype=None, device=None):
 _populate(globals(), "np", _make_array_frontend(ndarray))
 _ndarray_mod._namespaces["np"] = __import__(__name__, fromlist=["_"])
 from . import random  # noqa: E402,F401
+
+
+def from_dlpack(x):
+    """An ``mx.np.ndarray`` sharing memory with ``x`` (a ``__dlpack__`` object or a capsule)."""
+    from ..ndarray import dlpack as _dlpack
+    return _dlpack.from_dlpack(x, ndarray)

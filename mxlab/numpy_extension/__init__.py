@@ -22,3 +22,5 @@ def load(file, device=None):
     from ..ndarray.serialization import load as _load
     return _load(file, device=device, cls=_ndarray)
 from ..util import is_np_array, is_np_shape, reset_np, set_np, use_np  # noqa: E402,F401
+from .utils import *  # noqa: E402,F401,F403
+from . import random  # noqa: E402,F401

@@ -15,11 +15,17 @@ from . import reduce  # noqa: F401
 from . import activation  # noqa: F401
 from . import graph_ops  # noqa: F401
 from . import shape  # noqa: F401
+from . import join  # noqa: F401
+from . import broadcast  # noqa: F401
 from . import matrix  # noqa: F401
 from . import creation  # noqa: F401
 from . import random  # noqa: F401
 from . import indexing  # noqa: F401
+from . import gather  # noqa: F401
 from . import sorting  # noqa: F401
 from . import nn  # noqa: F401
 from . import optimizer_ops  # noqa: F401
+from . import loss_grad  # noqa: F401
+from . import sequence  # noqa: F401
+from . import categorical  # noqa: F401
 from .registry import F, Op, get_op, list_ops, register  # noqa: F401

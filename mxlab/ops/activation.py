@@ -20,7 +20,7 @@ from .attrs import Attr
 from .elemwise import as_array, float_result, unary
 from .infer import same_shape
 from .reduce import reduced_axes
-from .registry import F, Op, register
+from .registry import F, Op, get_op, has_op, register
 from .unary import erf
 
 __all__ = ["ACTIVATIONS", "softmax_kernel"]
@@ -126,10 +126,16 @@ def _activation_grad(node, g):
     return [F.broadcast_mul(g[0], deriv(node.inputs[0], node.outputs[0]))]
 
 
+def _activation_template(attrs):
+    """Activation(act_type=t) fuses as the op named ``t`` (relu, sigmoid, tanh, ...)."""
+    act_type = attrs.get("act_type", "")
+    return get_op(act_type).numexpr if has_op(act_type) else None
+
+
 register(Op(name="Activation", aliases=("_npx_activation",), compute=_activation_compute,
             attrs=(Attr("act_type", "str", choices=tuple(ACTIVATIONS)),), infer_shape=same_shape,
             infer_type=_float_type, gradient=_activation_grad, inplace=((0, 0),),
-            elementwise=True, npx_name="activation",
+            elementwise=True, numexpr=_activation_template, npx_name="activation",
             doc="Elementwise activation chosen by ``act_type`` (relu, sigmoid, tanh, ...)."))
 
 

@@ -105,6 +105,24 @@ def _into(ufunc):
     return compute_into
 
 
+def _unary_into(ufunc, kind):
+    """A unary map into a buffer, exactly as its compute (see :func:`unary`): "round" copies
+    integer inputs (NumPy would round them in float64, which an integer buffer refuses); "float"
+    computes integer inputs in float32 (not in float64 and then cast)."""
+    if kind not in ("round", "float"):
+        return _into(ufunc)
+
+    def compute_into(xp, inputs, attrs, outs):
+        x = inputs[0]
+        if x.dtype.kind in "biu":
+            if kind == "round":
+                xp.copyto(outs[0], x)
+                return
+            x = x.astype(_FLOAT32)
+        getattr(xp, ufunc)(x, out=outs[0])
+    return compute_into
+
+
 def _unary_compute(ufunc, kind):
     """Kernel of a unary map; ``kind``: "float", "round", "mask" or "same" (see :func:`unary`)."""
     fn = ufunc if callable(ufunc) else (lambda xp, x: getattr(xp, ufunc)(x))
@@ -146,11 +164,12 @@ def unary(name, ufunc, grad=None, aliases=(), np_name=None, npx_name=None, numex
     legacy logic ops). ``uses``: what the gradient reads, "x" (input), "y" (output) or "".
     """
     compute = _unary_compute(ufunc, "same" if kind == "bool" else kind)
-    compute_into = None if callable(ufunc) or kind == "mask" else _into(ufunc)
+    compute_into = None if callable(ufunc) or kind == "mask" else _unary_into(ufunc, kind)
     return register(Op(name=name, compute=compute, compute_into=compute_into,
                        aliases=tuple(aliases), infer_shape=same_shape,
                        infer_type=_unary_type(kind), gradient=grad, inplace=((0, 0),),
                        elementwise=True, numexpr=numexpr, np_name=np_name, npx_name=npx_name,
+                       ufunc=None if compute_into is None else ufunc,
                        nd_names=nd_names, save_inputs="x" in uses, save_outputs="y" in uses,
                        doc=doc))
 
@@ -192,7 +211,8 @@ def binary(name, ufunc, grad=None, aliases=(), numexpr=None, np_name=None, nd_na
                        input_names=("lhs", "rhs"), aliases=tuple(aliases),
                        infer_shape=_broadcast_infer, infer_type=_pair_type(rule), gradient=grad,
                        inplace=((0, 0), (1, 0)), elementwise=True, numexpr=numexpr,
-                       np_name=np_name, nd_names=nd_names, doc=doc))
+                       ufunc=None if cast_rule else ufunc, np_name=np_name, nd_names=nd_names,
+                       doc=doc))
 
 
 def _scalar_kernels(ufunc, reflected):
@@ -221,6 +241,8 @@ def scalar_op(name, ufunc, grad=None, aliases=(), numexpr=None, out_dtype=scalar
     """
     fn, compute_into = _scalar_kernels(ufunc, reflected)
     keeps_float = out_dtype is scalar_result_dtype
+    # NOTE: a float input keeps its dtype, so for same-dtype floats the op is exactly the ufunc.
+    keeps_dtype = out_dtype in (scalar_result_dtype, _float_scalar_dtype)
 
     def compute(xp, inputs, attrs):
         x = inputs[0]
@@ -241,7 +263,9 @@ def scalar_op(name, ufunc, grad=None, aliases=(), numexpr=None, out_dtype=scalar
                        aliases=tuple(aliases),
                        attrs=(Attr("scalar", "scalar", 1.0), Attr("is_int", "bool", True)),
                        infer_shape=same_shape, infer_type=infer_type, gradient=grad,
-                       inplace=((0, 0),), elementwise=True, numexpr=numexpr, doc=doc))
+                       inplace=((0, 0),), elementwise=True, numexpr=numexpr, doc=doc,
+                       ufunc=ufunc if keeps_dtype else None,
+                       ufunc_scalar="lhs" if reflected else "rhs"))
 
 
 def _sum_like(g, x):

@@ -2,9 +2,10 @@
 dim)."""
 import numpy
 
-from ..base import MXNetValueError
+from ..base import MXNetTypeError, MXNetValueError
 
-__all__ = ["same_shape", "broadcast_shapes", "known", "same_dtype", "first_dtype"]
+__all__ = ["same_shape", "broadcast_shapes", "known", "same_dtype", "first_dtype",
+           "check_one_dtype", "one_dtype"]
 
 
 def known(shape):
@@ -53,3 +54,29 @@ def same_dtype(attrs, in_dtypes):
 
 def first_dtype(attrs, in_dtypes):
     return [in_dtypes[0] if in_dtypes else None]
+
+
+def check_one_dtype(op_name, names, dtypes):
+    """The dtype every input shares (MXNet's ``ElemwiseType``: no promotion); a mismatch is an
+    error naming the op, the input and both dtypes. Unknown (None) dtypes are skipped."""
+    first = None
+    for name, dtype in zip(names, dtypes):
+        if dtype is None:
+            continue
+        dtype = numpy.dtype(dtype)
+        if first is None:
+            first = (name, dtype)
+        elif dtype != first[1]:
+            raise MXNetTypeError(
+                f"{op_name}: input '{name}' has dtype {dtype.name}, expected {first[1].name} "
+                f"(the dtype of '{first[0]}'); all inputs must share one dtype, cast with "
+                f"astype()")
+    return None if first is None else first[1].name
+
+
+def one_dtype(op_name, names):
+    """``infer_type`` rule of ops whose inputs and output share one dtype (dot, FullyConnected)."""
+    def infer_type(attrs, in_dtypes):
+        dtype = check_one_dtype(op_name, names, in_dtypes)
+        return [dtype if d is None else d for d in in_dtypes], [dtype]
+    return infer_type

@@ -16,7 +16,7 @@ import numpy
 
 from ..base import MXNetValueError
 from .attrs import Attr
-from .infer import known
+from .infer import check_one_dtype, known, one_dtype
 from .registry import F, Op, register
 from .shape import any_unknown
 
@@ -51,6 +51,7 @@ def _dot_operands(xp, inputs, a):
 
 
 def _dot_compute(xp, inputs, a):
+    check_one_dtype("dot", ("lhs", "rhs"), [x.dtype for x in inputs])
     lhs, rhs = _dot_operands(xp, inputs, a)
     if lhs.shape[-1] != rhs.shape[0]:
         raise MXNetValueError(
@@ -108,6 +109,7 @@ register(
         attrs=_TRANSPOSES,
         ignored_attrs=_IGNORED,
         infer_shape=_dot_infer,
+        infer_type=one_dtype("dot", ("lhs", "rhs")),
         gradient=_dot_grad,
         save_outputs=False,
         doc="Legacy ``dot``: contract the last axis of ``lhs`` with the first of ``rhs`` (1-D . "
@@ -188,13 +190,19 @@ def _sum_to(xp, g, shape):
 
 def _register_np_product(name, fn, backward_fn, np_name, aliases=()):
     backward = f"_backward{name}"
+
+    def compute(xp, inputs, a):
+        check_one_dtype(np_name, ("a", "b"), [x.dtype for x in inputs])
+        return fn(xp, inputs)
+
     register(
         Op(
             name=name,
-            compute=lambda xp, inputs, a: fn(xp, inputs),
+            compute=compute,
             num_inputs=2,
             input_names=("a", "b"),
             infer_shape=_np_binary_infer(fn),
+            infer_type=one_dtype(np_name, ("a", "b")),
             np_name=np_name,
             aliases=aliases,
             save_outputs=False,
@@ -286,11 +294,15 @@ register(
 
 
 # -- FullyConnected --------------------------------------------------------------------------------
+_FC_NAMES = ("data", "weight", "bias")
+
+
 def _fc_inputs(a):
     return ("data", "weight") if a["no_bias"] else ("data", "weight", "bias")
 
 
 def _fc_compute(xp, inputs, a):
+    check_one_dtype("FullyConnected", _FC_NAMES, [x.dtype for x in inputs])
     x, w = inputs[0], inputs[1]
     x2 = x.reshape(x.shape[0], -1) if a["flatten"] else x
     if x2.shape[-1] != w.shape[-1] or w.shape[0] != a["num_hidden"]:
@@ -366,8 +378,10 @@ register(
             Attr("flatten", "bool", True),
         ),
         infer_shape=_fc_infer,
+        infer_type=one_dtype("FullyConnected", _FC_NAMES),
         gradient=_fc_grad,
         save_outputs=False,
+        never_mirror=True,
         npx_name="fully_connected",
         doc="``out = data @ weight.T + bias`` (``data`` flattened to 2-D unless "
         "``flatten=False``).",

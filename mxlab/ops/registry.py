@@ -85,7 +85,12 @@ class Op:
     save_outputs: object = True     # which outputs backward needs
     ignore_inputs: tuple = ()       # inputs whose value the op never reads (not planned as reads)
     elementwise: bool = False       # a pure elementwise map (fusion backends rely on this)
-    numexpr: object = None          # numexpr template for fusion, e.g. "({0} + {1})"
+    numexpr: object = None          # numexpr template for fusion, e.g. "({0} + {1})", or
+    #                                 callable(attrs) -> template or None (Activation)
+    ufunc: str = None               # the NumPy/CuPy ufunc the op is, exactly (see ufunc_scalar)
+    ufunc_scalar: str = None        # None: ufunc(*inputs); "rhs": ufunc(x, scalar); "lhs":
+    #                                 ufunc(scalar, x), with the ``scalar`` attribute
+    never_mirror: bool = False      # MXNET_BACKWARD_DO_MIRROR never recomputes it (expensive)
     is_random: bool = False
     dynamic_shape: bool = False     # output shape depends on input values (flatnonzero, masks)
     np_name: str = None             # public name in mx.np, if any
@@ -105,6 +110,23 @@ class Op:
 
     def __repr__(self):
         return f"<Op {self.name}>"
+
+    # -- facts the passes read ---------------------------------------------------------------------
+    @property
+    def mirrorable(self):
+        """Whether recomputing the op gives the same value (not random, mutating nothing): the
+        gradient pass may mirror it (recompute it in backward)."""
+        return not (self.is_random or self.mutate_inputs)
+
+    @property
+    def fusable(self):
+        """Whether a fusion backend may compile the op into a kernel: a deterministic elementwise
+        map with a numexpr template (see :meth:`numexpr_template` for one node's)."""
+        return self.elementwise and self.numexpr is not None and self.mirrorable
+
+    def numexpr_template(self, attrs):
+        """The numexpr template for a node with ``attrs`` (None when there is none)."""
+        return self.numexpr(attrs) if callable(self.numexpr) else self.numexpr
 
     # -- attributes --------------------------------------------------------------------------------
     def parse_attrs(self, kwargs):

@@ -10,7 +10,7 @@ Steps, as in MXNet:
    nodes that feed it or consume from it.
 3. A direct loop (an outside node both consuming from and feeding the set) or an indirect one (an
    outside consumer that is an ancestor of an outside feeder) excludes the topologically latest
-   subgraph node involved and retries; excluding the seed itself is an error.
+   subgraph node involved (the other one when that is the seed) and retries.
 4. ``filter`` the candidates (never add), reset labels of dropped nodes, split the rest into
    connected components: each is a subgraph with the next id.
 5. Collapse each subgraph: boundary input entries become variables ``<entry name><k>``, one output
@@ -34,10 +34,10 @@ import collections
 import dataclasses
 import logging
 
-from ..base import MXNetNotImplementedError, MXNetRuntimeError, MXNetValueError
+from ..base import MXNetNotImplementedError, MXNetValueError
 from ..graph.graph import Graph
 from ..graph.node import Entry, Node, topo_sort
-from ..graph.passes import register_pass
+from ..graph.passes import apply_pass, register_pass
 from .registry import create_property
 
 __all__ = ["Partition", "Exclusion", "partition_graph", "partition_symbol", "partition_entries"]
@@ -200,32 +200,38 @@ def _bfs(state, selector, label, seed, excluded):
     return members, boundary
 
 
-def _node_to_exclude(state, members, boundary):
-    """The subgraph node breaking a loop between the set and outside nodes, or -1."""
+def _node_to_exclude(state, members, boundary, seed):
+    """The subgraph node breaking a loop between the set and outside nodes, or -1.
+
+    Each loop leaves the set at a feeder and comes back at a reader; the later of the two is
+    excluded, or the other one when the later is the seed (the seed must stay: a residual
+    pattern seeded at its join node would otherwise be a false cycle error).
+    """
     outside = sorted(boundary)
     member_set = set(members)
     exclude = -1
+
+    def breaker(*pair):
+        return max(n for n in pair if n != seed)
+
     for i, ext in enumerate(outside):
         readers, feeders = (sorted(x) for x in boundary[ext])
         if readers and feeders:
-            exclude = max(exclude, readers[-1], feeders[-1])
+            exclude = max(exclude, breaker(readers[-1], feeders[-1]))
         elif feeders:
             for later in outside[i + 1:]:
                 later_readers = sorted(boundary[later][0])
                 if later_readers and _is_ancestor(state, ext, later, member_set):
-                    exclude = max(exclude, feeders[-1], later_readers[-1])
+                    exclude = max(exclude, breaker(feeders[-1], later_readers[-1]))
     return exclude
 
 
 def _label_subgraph(state, selector, label, seed, excluded):
     """One BFS attempt; returns the sorted members, or None after excluding a node."""
     members, boundary = _bfs(state, selector, label, seed, excluded)
-    exclude = _node_to_exclude(state, members, boundary)
+    exclude = _node_to_exclude(state, members, boundary, seed)
     if exclude == -1:
         return sorted(members)
-    if exclude == seed:
-        raise MXNetRuntimeError(f"A cycle is found in the computational graph between nodes "
-                                f"{state.name(exclude)} and {state.name(seed)}")
     excluded.add(exclude)
     for nid in members:
         state.labels[nid] = -1
@@ -412,17 +418,19 @@ def partition_entries(heads, prop, backend="", cls=None):
 
 
 @register_pass("partition_graph", provides=("partition",))
-def partition_graph(graph, backend="default", prop=None, **options):
+def partition_graph(graph, backend="default", prop=None, cls=None, **options):
     """The pass: ``graph`` partitioned by ``prop`` (or a new property of ``backend`` with
-    ``options``); the result's ``attrs["partition"]`` is the :class:`Partition`."""
+    ``options``); the result's ``attrs["partition"]`` is the :class:`Partition`. ``cls`` wraps
+    inner graphs (default: ``Symbol``)."""
     prop = prop or create_property(backend, **options)
-    heads, partition = partition_entries(graph.outputs, prop, backend)
+    heads, partition = partition_entries(graph.outputs, prop, backend, cls)
     attrs = {k: v for k, v in graph.attrs.items() if k in ("pass_log", "num_forward_outputs")}
     return Graph(heads, dict(attrs, pass_log=list(graph.pass_log), partition=partition))
 
 
 def partition_symbol(sym, backend="default", prop=None, **options):
-    """``(partitioned symbol, Partition)`` for a symbol (same class as ``sym``)."""
-    prop = prop or create_property(backend, **options)
-    heads, partition = partition_entries(sym._outputs, prop, backend, type(sym))
-    return type(sym)(heads), partition
+    """``(partitioned symbol, Partition)`` for a symbol (same class as ``sym``), through the
+    ``partition_graph`` pass: the result's :attr:`~mxlab.sym.Symbol.graph` keeps its record."""
+    graph = apply_pass(sym.graph, "partition_graph", backend=backend, prop=prop, cls=type(sym),
+                       **options)
+    return type(sym).from_graph(graph), graph.attrs["partition"]

@@ -31,4 +31,5 @@ globals().update({name: getattr(_frontend, name) for name in _HAND_WRITTEN})
 from . import numpy as np  # noqa: E402
 from . import numpy_extension as npx  # noqa: E402
 
-__all__ = list(_CORE + _HAND_WRITTEN) + ["np", "npx"]
+__all__ = list(_CORE + _HAND_WRITTEN) + ["np", "npx", "random"]
+from . import random  # noqa: E402,F401

@@ -20,9 +20,9 @@ from ..block import Block, HybridBlock
 from ..parameter import Parameter
 from .activations import Activation
 
-__all__ = ["Sequential", "HybridSequential", "Dense", "Dropout", "BatchNorm", "InstanceNorm",
-           "LayerNorm", "GroupNorm", "Embedding", "Flatten", "Lambda", "HybridLambda",
-           "Identity"]
+__all__ = ["Sequential", "HybridSequential", "Concatenate", "HybridConcatenate", "Dense",
+           "Dropout", "BatchNorm", "InstanceNorm", "LayerNorm", "GroupNorm", "Embedding",
+           "Flatten", "Lambda", "HybridLambda", "Identity"]
 
 
 class _SequentialMixin:
@@ -58,6 +58,27 @@ class Sequential(_SequentialMixin, Block):
 
 class HybridSequential(_SequentialMixin, HybridBlock):
     """Children (HybridBlocks) run in order; the whole chain can be hybridized."""
+
+
+class _ConcatenateMixin(_SequentialMixin):
+    """Every child sees the same input; their outputs are joined along ``axis`` (Inception,
+    DenseNet and SqueezeNet branches)."""
+
+    def __init__(self, axis=-1):
+        super().__init__()
+        self._axis = axis
+
+    def forward(self, x):
+        outs = [block(x) for block in self._children.values()]
+        return _F.Concat(*outs, dim=self._axis, num_args=len(outs))
+
+
+class Concatenate(_ConcatenateMixin, Block):
+    """Runs each child on the input and concatenates the results along ``axis``."""
+
+
+class HybridConcatenate(_ConcatenateMixin, HybridBlock):
+    """Hybridizable :class:`Concatenate`."""
 
 
 def _param(name, shape, init, dtype, **kwargs):

@@ -44,7 +44,7 @@ def _dropout_forward(xp, inputs, attrs, ctx):
     shape = _mask_shape("Dropout", x.shape, attrs["axes"])
     keep = ctx.draw(xp, lambda gen: gen.uniform(0.0, 1.0, size=shape)) < 1.0 - p
     scale = 0.0 if p >= 1 else 1.0 / (1.0 - p)
-    mask = xp.ascontiguousarray(xp.broadcast_to(xp.asarray(keep * scale, dtype=x.dtype), x.shape))
+    mask = xp.asarray(xp.broadcast_to(xp.asarray(keep * scale, dtype=x.dtype), x.shape), order="C")
     return x * mask, mask
 
 

@@ -191,6 +191,7 @@ register(
         mutate_inputs=(3, 4),
         save_inputs=True,
         save_outputs=(1, 2),
+        never_mirror=True,
         ignored_attrs=_BN_IGNORED,
         npx_name="batch_norm",
         nd_names=("BatchNorm",),

@@ -33,7 +33,6 @@ import numpy
 from numexpr.necompiler import getType
 
 from ...graph import infer
-from ...ops import registry
 from ..property import SubgraphProperty
 from ..registry import register_subgraph_property
 from ..selector import SubgraphSelector
@@ -50,27 +49,16 @@ _INLINE_LIMIT = 120
 TUNE_MIN_SIZE = 1 << 16
 
 
-# Ops whose template depends on an attribute: (attribute, op whose template each value uses).
-_TEMPLATE_BY_ATTR = {"Activation": "act_type"}
-
-
 def node_template(node):
-    """The numexpr template of ``node``: its op's, or for ``Activation`` the template of the op
-    named by ``act_type`` (``relu``, ``sigmoid``, ...); None when there is none."""
-    op = node.op
-    if op.numexpr is not None:
-        return op.numexpr
-    attr = _TEMPLATE_BY_ATTR.get(op.name)
-    if attr is None or not registry.has_op(node.attrs.get(attr, "")):
-        return None
-    return registry.get_op(node.attrs[attr]).numexpr
+    """The numexpr template of ``node`` (its op's for the node's attributes), or None."""
+    return node.op.numexpr_template(node.attrs)
 
 
 def fusable(node):
-    """Whether ``node`` can join a fused kernel (elementwise, numexpr template, one output)."""
+    """Whether ``node`` can join a fused kernel (``Op.fusable``, one output, a template)."""
     op = node.op
-    return (op is not None and op.elementwise and not op.is_random and not op.mutate_inputs
-            and node.num_outputs == 1 and node_template(node) is not None)
+    return (op is not None and op.fusable and node.num_outputs == 1
+            and node_template(node) is not None)
 
 
 class FuseSelector(SubgraphSelector):
