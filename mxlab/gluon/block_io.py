@@ -1,6 +1,7 @@
-"""Saving and loading a block's parameters (``save_parameters``, ``load_parameters``,
-``load_dict``), as a mixin of :class:`~mxlab.gluon.Block`: structured names (``0.weight``) in
-MXNet's .params format, ``arg:``/``aux:`` prefixes, and MXNet 1.x prefixed names matched in order.
+"""A block's ``summary`` table and its parameter checkpoints (``save_parameters``,
+``load_parameters``, ``load_dict``), as a mixin of :class:`~mxlab.gluon.Block`: structured names
+(``0.weight``) in MXNet's .params format, ``arg:``/``aux:`` prefixes, and MXNet 1.x prefixed names
+matched in order.
 
 Example
 -------
@@ -19,12 +20,14 @@ import collections
 
 from ..base import MXNetValueError
 from ..ndarray.ndarray import NDArray
+from .nesting import _flatten
 
 __all__ = ["BlockCheckpoints"]
 
 
 class BlockCheckpoints:
-    """Parameter checkpoints of a block (needs ``_collect_params_with_prefix``)."""
+    """Parameter checkpoints and the summary of a block (a mixin of
+    :class:`~mxlab.gluon.Block`)."""
 
     def save_parameters(self, filename, deduplicate=False):
         """Save the parameters under structured names (``0.weight``) in MXNet's .params format."""
@@ -89,6 +92,28 @@ class BlockCheckpoints:
             params[name]._load_init(value, device, cast_dtype=cast_dtype,
                                     dtype_source=dtype_source)
 
+    # -- summary -----------------------------------------------------------------------------------
+    def summary(self, *inputs):
+        """Print each layer's output shape and parameter count for one forward of ``inputs``."""
+        rows, handles, seen = [], [], set()
+
+        def record(block, _, outputs):
+            shapes = [tuple(o.shape) for o in _flatten(outputs, "output")[0] if o is not None]
+            count = 0
+            for param in block._reg_params.values():
+                if id(param) not in seen:
+                    seen.add(id(param))
+                    count += _size(param.shape)
+            rows.append((f"{type(block).__name__}-{len(rows) + 1}", shapes, count))
+
+        self.apply(lambda block: handles.append(block.register_forward_hook(record)))
+        try:
+            self(*inputs)
+        finally:
+            for handle in handles:
+                handle.detach()
+        print(_summary_table(rows, inputs, self.collect_params()))
+
 
 def _brief(names, limit=5):
     names = list(names)
@@ -110,3 +135,28 @@ def _match_legacy_names(loaded, params, filename):
     if all(old.endswith(new.rsplit(".", 1)[-1]) for old, new in pairs):
         return {new: loaded[old] for old, new in pairs}
     return loaded
+
+
+def _size(shape):
+    total = 1
+    for dim in shape:
+        total *= dim
+    return total
+
+
+def _summary_table(rows, inputs, params):
+    line = "-" * 80
+    out = [line, f"{'Layer (type)':>30}{'Output Shape':>30}{'Param #':>18}", "=" * 80]
+    in_shapes = [tuple(x.shape) for x in inputs if x is not None]
+    out.append(f"{'Input':>30}{str(in_shapes[0] if len(in_shapes) == 1 else in_shapes):>30}"
+               f"{0:>18}")
+    for name, shapes, count in rows:
+        shown = shapes[0] if len(shapes) == 1 else shapes
+        out.append(f"{name:>30}{str(shown):>30}{count:>18}")
+    unique = {id(p): p for p in params.values()}.values()
+    trainable = sum(_size(p.shape) for p in unique if p.grad_req != "null")
+    total = sum(_size(p.shape) for p in unique)
+    out += ["=" * 80, "Parameters in forward computation graph, duplicate included",
+            f"   Total params: {total}", f"   Trainable params: {trainable}",
+            f"   Non-trainable params: {total - trainable}", line]
+    return "\n".join(out)
