@@ -23,7 +23,7 @@ def _contrib(name, npx_name=None, **kwargs):
                 npx_name=npx_name, **kwargs))
 
 
-# -- elementwise helpers -----------------------------------------------------------------------------
+# -- elementwise helpers ---------------------------------------------------------------------------
 def _quadratic(xp, inputs, attrs):
     x = inputs[0]
     return (attrs["a"] * x * x + attrs["b"] * x + attrs["c"]).astype(x.dtype)
@@ -52,7 +52,7 @@ _contrib("gradientmultiplier", compute=lambda xp, i, a: i[0].copy(), infer_shape
          doc="Identity forward; the gradient is multiplied by ``scalar`` (gradient reversal).")
 
 
-# -- index builders (no gradient) --------------------------------------------------------------------
+# -- index builders (no gradient) ------------------------------------------------------------------
 def _arange_like(xp, inputs, attrs):
     x, axis = inputs[0], attrs["axis"]
     count = x.size if axis is None else x.shape[axis]
@@ -84,7 +84,7 @@ _contrib("index_array", npx_name="index_array", compute=_index_array,
          doc="Each element's index along ``axes`` (all axes by default), in a last axis.")
 
 
-# -- index_copy ------------------------------------------------------------------------------------------
+# -- index_copy ------------------------------------------------------------------------------------
 def _index_copy(xp, inputs, attrs):
     old, index, new = inputs
     out = old.copy()
@@ -104,7 +104,7 @@ _contrib("index_copy", npx_name="index_copy", compute=_index_copy, num_inputs=3,
          doc="``old`` with the rows ``index`` replaced by ``new``'s rows.")
 
 
-# -- boxes -------------------------------------------------------------------------------------------------
+# -- boxes -----------------------------------------------------------------------------------------
 def _corners(xp, boxes, fmt):
     if fmt == "corner":
         return boxes

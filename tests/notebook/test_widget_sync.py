@@ -1,4 +1,5 @@
-"""The explorer widgets and the model stay in step both ways (model -> widgets, widgets -> model)."""
+"""The explorer widgets and the model stay in step both ways (model -> widgets, widgets ->
+model)."""
 from nb_helpers import mlp_symbol, recorded_cached_op
 
 import mxlab as mx

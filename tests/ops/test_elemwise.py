@@ -533,7 +533,7 @@ def test_numexpr_template_matches_compute(name, given):
                                   rtol=1e-12)
 
 
-# -- deferred compute: traced (shape/dtype from the inference rules) == eager -----------------------
+# -- deferred compute: traced (shape/dtype from the inference rules) == eager ----------------------
 TRACED = [
     ("arith", lambda a: (a * 2 + 1 - a / 3) ** 2 % 1.5),
     ("reflected", lambda a: 1 - 2 / (a + 3)),
