@@ -8,10 +8,9 @@ metadata cannot tell: required attributes, index inputs, shapes. :data:`UNSUPPOR
 ops no generic path check can run, with the reason.
 """
 import numpy
+from op_paths import Sample
 
 from mxlab.ops.registry import get_op, list_ops
-
-from op_paths import Sample
 
 DATA_SHAPES = ((2, 3), (2, 3, 4, 4), (3,))
 
@@ -137,7 +136,7 @@ def _shapes(op, attrs, count, given):
     for data in DATA_SHAPES:
         try:
             ins, _ = op.infer_shapes(attrs, [data] + [None] * (count - 1))
-        except Exception:  # noqa: BLE001 - a rule rejecting this data shape: try the next
+        except (ValueError, TypeError, IndexError):  # the rule rejects it: try the next
             continue
         if all(s is not None and None not in s for s in ins):
             return [tuple(s) for s in ins]

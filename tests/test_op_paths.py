@@ -1,14 +1,13 @@
 """Every registered op gives one answer on every execution path (see ``op_paths``)."""
 import numpy
 import pytest
+from op_paths import check_op_paths
+from op_samples import SPECIAL, UNSUPPORTED, sample, swept_ops
 
 import mxlab as mx
 from mxlab.executor import CachedOp
 from mxlab.ops.registry import get_op, list_ops
 from mxlab.subgraph import partition_symbol
-
-from op_paths import check_op_paths
-from op_samples import SPECIAL, UNSUPPORTED, sample, swept_ops
 
 ALL_PATHS = ["imperative", "deferred", "executor", "cached_dynamic", "cached_static",
              "subgraph", "gradient", "numeric"]
