@@ -8,10 +8,9 @@ metadata cannot tell: required attributes, index inputs, shapes. :data:`UNSUPPOR
 ops no generic path check can run, with the reason.
 """
 import numpy
+from op_paths import Sample
 
 from mxlab.ops.registry import get_op, list_ops
-
-from op_paths import Sample
 
 DATA_SHAPES = ((2, 3), (2, 3, 4, 4), (3,))
 
@@ -81,6 +80,38 @@ SPECIAL = {
                      "ints": {1: 3}, "fixed": {1: [1, 3]}},
     "SequenceReverse": {"attrs": {"use_sequence_length": True}, "shapes": [(3, 2, 2), (2,)],
                         "ints": {1: 3}, "fixed": {1: [1, 3]}},
+    "CTCLoss": {"shapes": [(4, 2, 3), (2, 2)], "ints": {1: 3}, "fixed": {1: [[1, 2], [2, 1]]},
+                "numeric": False},
+    "Pad": {"attrs": {"mode": "constant", "pad_width": (0, 0, 0, 0, 1, 1, 1, 1)},
+            "shapes": [(1, 1, 3, 3)]},
+    "RNN": {"attrs": {"state_size": 2, "num_layers": 1, "mode": "rnn_tanh"},
+            "shapes": [(3, 2, 2), (12,), (1, 2, 2)]},
+    "_contrib_box_iou": {"shapes": [(2, 4), (3, 4)], "numeric": False},
+    "_contrib_box_nms": {"shapes": [(4, 6)], "numeric": False},
+    "_contrib_index_copy": {"shapes": [(4, 3), (2,), (2, 3)], "ints": {1: 4},
+                            "fixed": {1: [0, 2]}},
+    "_npi_bitwise_and": {"dtype": "int32"},
+    "_npi_bitwise_or": {"dtype": "int32"},
+    "_npi_bitwise_xor": {"dtype": "int32"},
+    "_npi_gcd": {"dtype": "int32"},
+    "_npi_lcm": {"dtype": "int32"},
+    "_npi_left_shift": {"dtype": "int32"},
+    "_npi_right_shift": {"dtype": "int32"},
+    # NOTE: symmetric (positive definite) matrices; element-wise central differences break the
+    #   symmetry the gradient rules assume, so only the paths are compared.
+    "_npi_cholesky": {"shapes": [(2, 2)], "fixed": {0: [[2.0, 0.5], [0.5, 3.0]]},
+                      "numeric": False},
+    "_npi_eig": {"shapes": [(2, 2)], "fixed": {0: [[2.0, 0.5], [0.5, 3.0]]}, "numeric": False},
+    "_npi_eigvals": {"shapes": [(2, 2)], "fixed": {0: [[2.0, 0.5], [0.5, 3.0]]},
+                     "numeric": False},
+    "_npi_eigh": {"shapes": [(2, 2)], "fixed": {0: [[2.0, 0.5], [0.5, 3.0]]}, "numeric": False},
+    "_npi_eigvalsh": {"shapes": [(2, 2)], "fixed": {0: [[2.0, 0.5], [0.5, 3.0]]},
+                      "numeric": False},
+    "_npi_einsum": {"attrs": {"subscripts": "ij,jk->ik", "num_args": 2},
+                    "shapes": [(2, 3), (3, 4)]},
+    "_npi_pad": {"attrs": {"pad_width": ((1, 1), (0, 1))}},
+    "_npi_qr": {"shapes": [(3, 2)]},
+    "_npi_solve": {"shapes": [(2, 2), (2, 3)], "fixed": {0: [[2.0, 0.5], [0.5, 3.0]]}},
     "sgd_update": {"attrs": {"lr": 0.1}, "grad": False},
     "sgd_mom_update": {"attrs": {"lr": 0.1}, "grad": False},
 }
@@ -105,7 +136,7 @@ def _shapes(op, attrs, count, given):
     for data in DATA_SHAPES:
         try:
             ins, _ = op.infer_shapes(attrs, [data] + [None] * (count - 1))
-        except Exception:  # noqa: BLE001 - a rule rejecting this data shape: try the next
+        except (ValueError, TypeError, IndexError):  # the rule rejects it: try the next
             continue
         if all(s is not None and None not in s for s in ins):
             return [tuple(s) for s in ins]
