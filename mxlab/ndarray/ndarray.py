@@ -293,6 +293,10 @@ class NDArray:
         """A new array sharing data, with no autograd history and no deferred-compute history."""
         if self._data is None and self._dc is not None:
             self._materialize()
+        elif self._data is None:
+            # NOTE: a pending op (threaded engine) sets the data of this handle only: wait, or
+            #   the new handle would never get any
+            _engine.wait_for_var(self._var)
         arr = type(self)._empty_handle(self._device, self._shape, self._dtype)
         arr._data, arr._var = self._data, self._var
         return arr
