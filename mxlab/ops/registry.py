@@ -23,9 +23,28 @@ from ..base import (MXNetAxisError, MXNetError, MXNetIndexError, MXNetKeyError,
 from .attrs import REQUIRED, Attr
 from .context import PREDICT
 
-__all__ = ["Op", "Attr", "REQUIRED", "register", "get_op", "has_op", "list_ops", "unregister", "OpReq",
+__all__ = ["Op", "NodeView", "Attr", "REQUIRED", "register", "get_op", "has_op", "list_ops", "unregister", "OpReq",
            "F", "apply_op", "register_dispatch", "on_register", "run_kernel", "call_translated",
            "translate_error"]
+
+
+class NodeView:
+    """The node a gradient rule (``Op.gradient(node, out_grads)``) sees, on every path: ``op``,
+    ``attrs``, ``name``, and ``inputs``/``outputs`` as arrays (autograd's tape nodes are
+    NodeViews; ``None`` where the op does not save them) or graph entries (the gradient pass).
+
+    Example
+    -------
+    >>> import numpy
+    >>> node = NodeView(get_op("exp"), {}, [numpy.zeros(2)], [numpy.ones(2)])
+    >>> node.op.name, node.outputs[0].tolist()
+    ('exp', [1.0, 1.0])
+    """
+    __slots__ = ("op", "name", "attrs", "inputs", "outputs")
+
+    def __init__(self, op, attrs, inputs, outputs, name=""):
+        self.op, self.attrs, self.name = op, attrs, name
+        self.inputs, self.outputs = inputs, outputs
 
 
 class OpReq:

@@ -5,7 +5,6 @@ The rule is called on a small node object (``inputs``/``outputs``/``attrs``/``op
 arrays), so the check depends only on the op definition and the ops its rule uses, not on
 ``mx.autograd``.
 """
-import dataclasses
 import json
 import os
 import subprocess
@@ -15,16 +14,7 @@ import pytest
 
 import mxlab as mx
 from mxlab.imperative import invoke
-from mxlab.ops.registry import get_op
-
-
-@dataclasses.dataclass
-class GradNode:
-    """The view of a recorded node that ``Op.gradient`` reads."""
-    op: object
-    inputs: list
-    outputs: list
-    attrs: dict
+from mxlab.ops.registry import NodeView, get_op
 
 
 def as64(x):
@@ -71,7 +61,7 @@ def analytic_gradient(op_name, inputs, attrs=None, head=None, cls=mx.np.ndarray)
     heads = [cls._wrap(numpy.asarray(head, dtype=numpy.float64), arrays[0].device)]
     zeros = mx.np.zeros_like if cls is mx.np.ndarray else mx.nd.zeros_like
     heads += [zeros(o) for o in outputs[1:]]
-    grads = op.gradient(GradNode(op, arrays, outputs, parsed), heads)
+    grads = op.gradient(NodeView(op, parsed, arrays, outputs), heads)
     return grads, outputs, head
 
 
