@@ -37,13 +37,9 @@ _contrib("quadratic", compute=_quadratic, infer_shape=same_shape,
          doc="``a * x**2 + b * x + c`` elementwise.")
 
 
-def _sqrt_last_dim(node):
-    return math.sqrt(node.inputs[0].shape[-1])
-
-
 _contrib("div_sqrt_dim", compute=lambda xp, i, a: (i[0] / math.sqrt(i[0].shape[-1]))
          .astype(i[0].dtype), infer_shape=same_shape, save_outputs=False,
-         gradient=lambda node, g: [F._div_scalar(g[0], scalar=_sqrt_last_dim(node))],
+         gradient=lambda node, g: [F._contrib_div_sqrt_dim(g[0])],
          doc="Divide by the square root of the last dimension (attention scaling).")
 _contrib("gradientmultiplier", compute=lambda xp, i, a: i[0].copy(), infer_shape=same_shape,
          attrs=(Attr("scalar", "float", 1.0, doc="gradient scale"),), save_inputs=False,
