@@ -1,12 +1,11 @@
 """The explorer model without a browser: views, selection, details, knobs, large graphs."""
 import pytest
+from nb_helpers import chain_symbol, mlp_symbol, recorded_cached_op
 
 import mxlab as mx
 from mxlab.base import MXNetTypeError, MXNetValueError
 from mxlab.notebook.explorer import NO_PARTITION, VIEWS, ExplorerModel, explore
 from mxlab.notebook.sources import Source
-
-from nb_helpers import chain_symbol, mlp_symbol, recorded_cached_op
 
 
 def _model(obj, **kwargs):
@@ -180,7 +179,7 @@ def test_explore_rejects_other_objects_and_widget_static_bundle():
     ex = explore(mlp_symbol(), shapes={"data": (2, 5)})
     bundle = ex._repr_mimebundle_()
     assert bundle["image/svg+xml"].startswith("<svg")
-    assert "<svg" in bundle["text/html"]
+    assert "data:image/svg+xml;base64," in bundle["text/html"]
     assert "application/vnd.jupyter.widget-view+json" in bundle
 
 
@@ -232,3 +231,18 @@ def test_widget_sync_does_not_select_nodes_by_itself():
     assert ex.model.selected is None and ex.picker.value is None
     ex.filter.value = "Activation"
     assert ex.model.op_filter == "Activation" and ex.model.selected is None
+
+
+def test_full_graph_segments_cover_forward_and_backward_in_every_view():
+    model = _model(recorded_cached_op())
+    assert model.kind == "full"
+    backward = next(n.name for n in model.graph.indexed.nodes if "_backward" in n.name)
+    forward = next(n.name for n in model.graph.indexed.nodes
+                   if not n.is_variable and n.op.name == "tanh")
+    seen = {}
+    for view in VIEWS:
+        model.set_view(view)
+        seen[view] = (model.select(backward)["segment"], model.select(forward)["segment"])
+    assert all(pair == seen["graph"] for pair in seen.values()), seen
+    back_seg, fwd_seg = seen["graph"]
+    assert back_seg["part"] == "backward" and fwd_seg["part"] == "forward"
