@@ -48,6 +48,17 @@ def _placed(paths, nids):
     return common_prefix(found) if found else []
 
 
+def _joined(paths, nids):
+    """Block of an op reading ``nids``: what they share; when they come from far-apart blocks
+    (a residual add reading the previous stage's output), one level below that on the side of
+    its newest input, so blocks do not leak up a chain of identity shortcuts."""
+    shared = _placed(paths, nids)
+    newest = paths[max(m for m in nids if m in paths)]
+    if len(newest) > len(shared) + 2:
+        return newest[:len(shared) + 1]
+    return shared
+
+
 def derive_scopes(graph, known):
     """``{node name: block path}`` for as many nodes of ``graph`` as can be placed; ``known``
     holds the paths already known (parameters and the ops that read them).
@@ -71,7 +82,7 @@ def derive_scopes(graph, known):
     forward = [n for n in idx.nodes if not n.is_variable and forward_name(n.name) is None]
     for n in forward:                                   # topological: inputs placed first
         if n.nid not in paths and _placed(paths, inputs[n.nid]):
-            paths[n.nid] = _placed(paths, inputs[n.nid])
+            paths[n.nid] = _joined(paths, inputs[n.nid])
     for n in reversed(forward):
         if n.nid not in paths and _placed(paths, consumers[n.nid]):
             paths[n.nid] = _placed(paths, consumers[n.nid])
