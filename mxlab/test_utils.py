@@ -18,6 +18,7 @@ import functools
 import inspect
 import numbers
 import os
+import sys
 
 import numpy as np
 
@@ -751,4 +752,13 @@ def simple_forward(sym, ctx=None, is_train=False, **inputs):
 from .testing import *  # noqa: E402,F401,F403  (more of MXNet's names, in their own modules)
 from .testing import __all__ as _more  # noqa: E402
 
-__all__ += _more
+# NOTE: MXNet's test_utils has no __all__, so `from mxnet.test_utils import *` also hands out what
+# it imports, and MXNet's own tests use those names (mx, np, NDArray, ...) without importing them.
+import numpy.random as rnd  # noqa: E402
+import numpy.testing as npt  # noqa: E402
+from .symbol import Symbol  # noqa: E402
+
+mx = sys.modules[__name__.rpartition(".")[0]]   # NOTE: the package, still importing us
+_IMPORTED_BY_MXNET = ["mx", "np", "npt", "rnd", "NDArray", "Symbol", "current_device", "os",
+                      "numbers", "functools"]
+__all__ += _more + _IMPORTED_BY_MXNET

@@ -313,11 +313,9 @@ def dtype_from_number(number):
 
 def default_array(source_array, device=None, dtype=None, ctx=None):
     """An array of the active flavour (``mx.np`` under ``set_np``, else ``mx.nd``)."""
-    from . import nd, np as mxnp
-    device = device or ctx
-    if is_np_array():
-        return mxnp.array(source_array, device=device, dtype=dtype)
-    return nd.array(source_array, ctx=device, dtype=dtype)
+    from .ndarray.ndarray import NDArray, array, ndarray
+    return array(source_array, dtype=dtype, device=device or ctx,
+                 cls=ndarray if is_np_array() else NDArray)
 
 
 def wrap_ctx_to_device_func(func):

@@ -537,6 +537,202 @@ plt.show()
     code("mx.notebook.explore(net)", IGNORE),
 ]
 
+NOTEBOOKS["08_onnx_migration"] = [
+    md("""
+# Leaving MXNet: checkpoints to ONNX
+
+MXNet is retired, but its checkpoints (`-symbol.json` + `.params`) need not be. mxlab loads
+them, shows what is inside, and `mx.onnx.export_model` (MXNet 1.9's signature) writes them as
+standard ONNX files that onnxruntime, TensorRT, OpenVINO or PyTorch can take. This notebook
+walks the path end to end on a checkpoint written by real MXNet 1.9.1, then times a ResNet-18
+both ways. Export and import need `pip install 'mxlab[onnx]'` (onnxruntime to run the file).
+"""),
+    SETUP,
+    md("## 1. Load the MXNet checkpoint"),
+    code("""
+import pathlib, tempfile, time
+import numpy as np
+import onnx, onnxruntime as ort
+
+fixture = pathlib.Path('../tests/gluon/fixtures/mxnet191')   # written by MXNet 1.9.1
+prefix = str(fixture / 'net')
+sym = mx.sym.load(prefix + '-symbol.json')
+params = mx.nd.load(prefix + '-0000.params')
+sym.list_arguments(), sym.list_auxiliary_states()
+"""),
+    code("mx.viz.print_summary(sym, shape={'data': (2, 2, 6, 6)})"),
+    md("""
+## 2. Look inside with the explorer
+
+Shapes, the memory plan and each node's attributes: click a node, or script the same state.
+"""),
+    code("ex = mx.notebook.explore(sym, shapes={'data': (2, 2, 6, 6)})\nex", IGNORE),
+    code("""
+bn = ex.model.select('hybridsequential0_batchnorm0_fwd')
+bn['op'], bn['outputs'][0]['shape']
+"""),
+    md("""
+## 3. Export to ONNX
+
+The same call as in MXNet 1.9 (paths or objects). `dynamic=True` leaves the batch axis open.
+"""),
+    code("""
+tmp = pathlib.Path(tempfile.mkdtemp())
+path = mx.onnx.export_model(prefix + '-symbol.json', prefix + '-0000.params', [(2, 2, 6, 6)],
+                            np.float32, str(tmp / 'net.onnx'), dynamic=True)
+model = onnx.load(path)
+onnx.checker.check_model(model)
+[(n.op_type, n.name) for n in model.graph.node]
+"""),
+    code("[d.dim_param or d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]"),
+    md("""
+## 4. Run it in onnxruntime and compare
+
+`io.npz` holds an input and the output MXNet 1.9.1 computed for it.
+"""),
+    code("""
+io = np.load(fixture / 'io.npz')
+session = ort.InferenceSession(path, providers=['CPUExecutionProvider'])
+onnx_out = session.run(None, {'data': io['x']})[0]
+block = mx.gluon.SymbolBlock.imports(prefix + '-symbol.json', ['data'], prefix + '-0000.params')
+mxlab_out = block(mx.nd.array(io['x'])).asnumpy()
+print('onnxruntime vs MXNet 1.9.1 within 1e-5:', np.abs(onnx_out - io['y']).max() < 1e-5)
+print('onnxruntime vs mxlab       within 1e-5:', np.abs(onnx_out - mxlab_out).max() < 1e-5)
+"""),
+    md("""
+## 5. ONNX back into mxlab
+
+`mx.onnx.import_model` gives a Symbol and parameters (MXNet's `mx.contrib.onnx` names work
+too), so every explorer view works on an ONNX file as well.
+"""),
+    code("""
+imported, arg_params, aux_params = mx.onnx.import_model(path)
+again = imported.eval(mx.cpu(), data=mx.nd.array(io['x']), **arg_params, **aux_params)[0]
+bool(np.abs(again.asnumpy() - io['y']).max() < 1e-5), sorted(aux_params)
+"""),
+    code("mx.notebook.explore(imported, shapes={'data': (4, 2, 6, 6)})", IGNORE),
+    md("""
+## 6. Time both: ResNet-18
+
+A model-zoo ResNet-18 saved as a checkpoint, exported, and run at batch 8 (32x32 images) in
+mxlab and in onnxruntime. mxlab is built to be watched; onnxruntime is built to serve.
+"""),
+    code("""
+net = mx.gluon.model_zoo.vision.resnet18_v1(classes=10)
+net.initialize(mx.init.Xavier())
+net.hybridize()
+x = np.random.default_rng(0).uniform(size=(8, 3, 32, 32)).astype('float32')
+expected = net(mx.np.array(x)).asnumpy()
+checkpoint = net.export(str(tmp / 'resnet18'))      # the -symbol.json / .params pair
+start = time.perf_counter()
+path18 = mx.onnx.export_model(*checkpoint, [(8, 3, 32, 32)], np.float32,
+                              str(tmp / 'resnet18.onnx'), dynamic=True)
+export_s = time.perf_counter() - start
+session18 = ort.InferenceSession(path18, providers=['CPUExecutionProvider'])
+bool(np.abs(session18.run(None, {'data': x})[0] - expected).max() < 1e-5)
+"""),
+    code("""
+def best_ms(run, repeat=5):
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return 1000 * min(times)
+
+mxlab_ms = best_ms(lambda: net(mx.np.array(x)).asnumpy())
+onnx_ms = best_ms(lambda: session18.run(None, {'data': x}))
+print(f'export {export_s:.2f} s; per batch of 8: mxlab {mxlab_ms:.1f} ms, '
+      f'onnxruntime {onnx_ms:.1f} ms ({mxlab_ms / onnx_ms:.0f}x)')
+""", IGNORE),
+]
+
+
+NOTEBOOKS["08_data_parallel_mpi"] = [
+    md("""
+# Data-parallel training on MPI
+
+`kvstore='dist_sync'` trains one model in several processes: each worker computes the gradients
+of its slice of the batch, the store sums them over the workers with an MPI allreduce
+(mpi4py, `pip install 'mxlab[dist]'`), and every worker applies the same update, so the replicas
+stay identical. The script is launched the standard way:
+
+```
+mpiexec -n 2 python notebooks/data_parallel_train.py --steps 20 --batch 256
+```
+
+Here the notebook drives `mpiexec` in a subprocess, once with 1 process and once with 2, on the
+same global batch of 256, under the threaded engine (`MXNET_ENGINE_TYPE=ThreadedEngine`).
+"""),
+    SETUP,
+    code("""
+import json, os, shutil, subprocess, sys, tempfile
+import numpy
+
+MPIEXEC = shutil.which('mpiexec', path=os.path.dirname(sys.executable)) or shutil.which('mpiexec')
+SCRIPT = os.path.abspath('data_parallel_train.py')
+
+def launch(workers, steps=12, batch=256):
+    \"\"\"Run the script under `mpiexec -n workers`; rank 0's record (times, losses, events).\"\"\"
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, 'run.json')
+        env = dict(os.environ, MXNET_ENGINE_TYPE='ThreadedEngine', OPENBLAS_NUM_THREADS='1')
+        command = [MPIEXEC, '-n', str(workers), sys.executable, SCRIPT,
+                   '--steps', str(steps), '--batch', str(batch), '--json', out]
+        subprocess.run(command, env=env, check=True, timeout=300, capture_output=True)
+        with open(out) as fin:
+            return json.load(fin)
+
+runs = {workers: launch(workers) for workers in (1, 2)}
+"""),
+    md("""
+## Same learning, one or two processes
+
+With `dist_sync` the Trainer rescales the summed gradient by `1 / (batch_size * num_workers)`,
+so two workers on 128 samples each take exactly the step one process takes on all 256:
+"""),
+    code("""
+numpy.allclose(runs[1]['loss'], runs[2]['loss'], rtol=1e-4), round(runs[2]['loss'][-1], 3)
+"""),
+    md("""
+## Scaling on this machine
+
+Median seconds per step (a small shared machine: the two workers compete for the same cores,
+so do not expect 2x here; on separate cores or machines the compute halves while the allreduce
+adds the transfer of the gradients):
+"""),
+    code("""
+{workers: round(float(numpy.median(run['step_s'][2:])), 4) for workers, run in runs.items()}
+""", IGNORE),
+    md("""
+## The engine view of one step
+
+Each allreduce is an engine op (`kv_allreduce:<key>`, one colour in the chart) that writes its
+gradient and the communicator's var. The Trainer pushes them last layer first, the order backward
+produces the gradients, so an allreduce can run while backward of the earlier layers is still
+going; the communicator's var keeps every MPI call in push order on every rank. Rank 0's last
+step:
+"""),
+    code("""
+events = [mx.engine.EngineEvent(**e) for e in runs[2]['events']]
+[e.name for e in sorted(events, key=lambda e: e.push_seq) if e.name.startswith('kv_')]
+"""),
+    code("""
+from IPython.display import HTML
+from mxlab.viz.charts import figure_html, gantt_chart
+HTML(figure_html(gantt_chart(events, title='rank 0, one data-parallel step')))
+""", IGNORE),
+    md("How much of the allreduce time ran while the gradient computation was still going:"),
+    code("""
+first_kv = min(e.push_seq for e in events if e.name.startswith('kv_'))
+compute_end = max(e.end for e in events
+                  if e.push_seq < first_kv and not e.name.startswith('_copy'))
+allreduce = [e for e in events if e.name.startswith('kv_allreduce')]
+overlapped = sum(max(0.0, min(e.end, compute_end) - e.start) for e in allreduce)
+round(overlapped / sum(e.duration for e in allreduce), 2)
+""", IGNORE),
+]
+
 
 def build(name):
     cells = []

@@ -22,6 +22,7 @@ array([6., 6.], dtype=float32)
 """
 import importlib
 import os
+import types
 import warnings
 
 import numpy
@@ -265,6 +266,17 @@ class GraphExecutor:
     @property
     def memory_plan(self):
         return self._planned.memory_plan
+
+    @property
+    def plans(self):
+        """``{"joint": PlannedGraph}``: the one plan over forward and backward (as
+        :attr:`CachedOp.plans <mxlab.executor.CachedOp.plans>` lists its plans by kind)."""
+        return types.MappingProxyType({"joint": self._planned})
+
+    @property
+    def symbol(self):
+        """The bound Symbol (partitioned when MXNET_SUBGRAPH_BACKEND was set at bind)."""
+        return self._symbol
 
     # -- running ---------------------------------------------------------------------------------
     def forward(self, is_train=False, **kwargs):

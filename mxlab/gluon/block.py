@@ -41,6 +41,7 @@ from ..base import (MXNetNotImplementedError, MXNetRuntimeError, MXNetTypeError,
 from ..graph.node import topo_sort
 from ..ndarray.ndarray import NDArray, ndarray
 from ..symbol.symbol import Symbol
+from .gluon1 import BlockMeta, BlockScope, create_prefix
 from .parameter import Parameter, ParameterDict, shape_is_known
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock", "HookHandle"]
@@ -119,7 +120,7 @@ class HookHandle:
 
 
 # -- Block -----------------------------------------------------------------------------------------
-class Block:
+class Block(metaclass=BlockMeta):
     """Base class of all layers and models; children and parameters register by attribute.
 
     Example
@@ -136,7 +137,12 @@ class Block:
     ['fc.weight', 'fc.bias']
     """
 
-    def __init__(self):
+    def __init__(self, prefix=None, params=None):
+        held = self.__dict__.pop("_gluon1_held", {})
+        prefix, self._params = create_prefix(prefix if prefix is not None else held.get("prefix"),
+                                             params if params is not None else held.get("params"),
+                                             type(self).__name__.lower())
+        self._prefix, self._name = prefix, prefix[:-1] if prefix.endswith("_") else prefix
         self._children = collections.OrderedDict()
         self._reg_params = collections.OrderedDict()
         self._forward_hooks = collections.OrderedDict()
@@ -152,6 +158,7 @@ class Block:
         if isinstance(value, Block):
             self.register_child(value, name)
         elif isinstance(value, Parameter):
+            value = self._gluon1_param(name, value)
             self.__dict__["_reg_params"][name] = value
         super().__setattr__(name, value)
 
@@ -169,12 +176,46 @@ class Block:
 
     @property
     def params(self):
-        """This block's own parameters (not its children's)."""
-        return ParameterDict(self._reg_params)
+        """This block's own parameters (not its children's), as Gluon 1's prefixed dict."""
+        return self._params
+
+    @property
+    def prefix(self):
+        """Gluon 1: the prefix of this block's names (``dense0_``)."""
+        return self._prefix
+
+    @property
+    def name(self):
+        """Gluon 1: the block's name (``dense0``)."""
+        return self._name
+
+    def name_scope(self):
+        """Gluon 1: ``with self.name_scope():`` names the children created inside under this
+        block's prefix."""
+        return BlockScope(self)
+
+    def _gluon1_param(self, name, param):
+        """The parameter to register as attribute ``name``: with ``params=`` given, the shared
+        dict's parameter of that local name; it is also entered in the prefixed dict."""
+        params = self.__dict__.get("_params")
+        if params is None:
+            return param
+        full = params.prefix + name
+        shared = params._shared._lookup(full) if params._shared is not None else None
+        if shared is not None:
+            param = shared
+        if not any(p is param for p in params.values()):
+            dict.__setitem__(params, full, param)
+            param.__dict__.setdefault("_gluon1_name", full)
+        return param
 
     def _collect_params_with_prefix(self, prefix=""):
         prefix = prefix + "." if prefix else ""
         found = ParameterDict((prefix + key, p) for key, p in self._reg_params.items())
+        registered = {id(p) for p in self._reg_params.values()}
+        for full, param in self._params.items():   # NOTE: Gluon 1 params.get(), not attributes
+            if id(param) not in registered:
+                found[prefix + full[len(self._params.prefix):]] = param
         for name, child in self._children.items():
             found.update(child._collect_params_with_prefix(prefix + name))
         return found
@@ -259,7 +300,8 @@ class Block:
     def __call__(self, *args):
         for hook in list(self._forward_pre_hooks.values()):
             hook(self, args)
-        out = self.forward(*args)
+        with dc.block_scope(self):
+            out = self.forward(*args)
         for hook in list(self._forward_hooks.values()):
             hook(self, args, out)
         return out
@@ -447,8 +489,8 @@ class HybridBlock(Block):
     array([1., 2., 3.], dtype=float32)
     """
 
-    def __init__(self):
-        super().__init__()
+    def __init__(self, prefix=None, params=None):
+        super().__init__(prefix, params)
         self._active = False
         self._flags = {}
         self._backend, self._backend_opts = None, {}
@@ -586,12 +628,36 @@ class HybridBlock(Block):
         if isinstance(real[0], ndarray):
             variables = [v.as_np_ndarray() for v in variables]
         dc.set_variable(real, variables)
-        with autograd.pause(), dc.context():
+        with autograd.pause(), dc.context(), dc.trace_blocks(self._scopes()):
             out = Block.__call__(self, *_regroup(inputs, self._in_format))
         flat_out, self._out_format = _flatten(out, "output")
         outputs = dc.get_symbol(flat_out, sym_cls=type(variables[0]))
         self._cached_graph = variables, outputs
         return self._cached_graph
+
+    def _scopes(self):
+        """``id(block) -> Node.scope`` for the blocks below this one: ``(path, class name)``
+        pairs, paths as in ``collect_params`` keys."""
+        scopes, stack = {}, [((), "", self)]
+        while stack:
+            scope, prefix, block = stack.pop()
+            for name, child in block._children.items():
+                path = prefix + name
+                inner = scope + ((path, type(child).__name__),)
+                scopes.setdefault(id(child), inner)
+                stack.append((inner, path + ".", child))
+        return scopes
+
+    @property
+    def cached_op(self):
+        """The :class:`~mxlab.executor.CachedOp` running this block (built at the first call
+        after :meth:`hybridize`; None before, or after :meth:`hybridize` ``(False)``)."""
+        return self._cached_op
+
+    @property
+    def traced_symbol(self):
+        """The Symbol tracing ``forward`` produced (before any partitioning), or None."""
+        return self._cached_graph[1] if self._cached_graph else None
 
     def _build_cache(self, *args):
         data, out = self._get_graph(*args)

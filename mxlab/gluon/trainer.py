@@ -294,7 +294,7 @@ def _state_from(kind, values):
     return {"none": None, "tuple": tuple(values), "array": values[0] if values else None}[kind]
 
 
-# -- choosing the store (MXNet's model._create_kvstore) ---------------------------------------------
+# -- choosing the store (MXNet's model._create_kvstore) ------------------------------------------
 def _check_kvstore(kvstore):
     if kvstore is not None and not isinstance(kvstore, (str, kvs.KVStoreBase)):
         raise MXNetTypeError(f"kvstore must be KVStore, str or None, got "

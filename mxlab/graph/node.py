@@ -48,11 +48,29 @@ class Node:
         Ordering-only dependencies (e.g. the gradient-sum chain).
     subgraphs : list
         Inner symbols of subgraph ops (``_CachedOp``, ``_default_subgraph_op``).
+    scope : tuple of (str, str)
+        The Gluon blocks the node was traced in, outermost first, as ``(path, block class
+        name)`` pairs (``(("features", "HybridSequential"), ("features.0", "Dense"))``; paths
+        as in ``collect_params`` keys); recorded by deferred compute while a HybridBlock traces,
+        ``()`` elsewhere. Mirror nodes and graph copies keep it.
+
+    Example
+    -------
+    >>> import mxlab as mx
+    >>> net = mx.gluon.nn.HybridSequential()
+    >>> net.add(mx.gluon.nn.Dense(2))
+    >>> net.initialize()
+    >>> net.hybridize()
+    >>> _ = net(mx.np.ones((1, 3)))
+    >>> [n.node.scope for n in net.cached_op.symbol.graph.indexed.nodes if n.op][0]
+    (('0', 'Dense'),)
     """
 
-    __slots__ = ("op", "name", "attrs", "inputs", "extra", "control_deps", "subgraphs", "__weakref__")
+    __slots__ = ("op", "name", "attrs", "inputs", "extra", "control_deps", "subgraphs", "scope",
+                 "__weakref__")
 
-    def __init__(self, op, name, attrs=None, inputs=None, extra=None, control_deps=None, subgraphs=None):
+    def __init__(self, op, name, attrs=None, inputs=None, extra=None, control_deps=None, subgraphs=None,
+                 scope=()):
         self.op = op
         self.name = name
         self.attrs = attrs if attrs is not None else {}
@@ -60,6 +78,7 @@ class Node:
         self.extra = dict(extra) if extra else {}
         self.control_deps = list(control_deps) if control_deps else []
         self.subgraphs = list(subgraphs) if subgraphs else []
+        self.scope = scope
 
     @property
     def is_variable(self):

@@ -1,17 +1,12 @@
-"""``KVStoreBase`` (MXNet's store interface and registry), ``create`` and key/value parsing.
+"""``KVStoreBase`` (MXNet's store interface and registry) and key/value parsing.
 
-``create(name)`` looks ``name`` up in the registry (stores registered with
-:meth:`KVStoreBase.register`, by lower-case class name), then in the built-in stores: ``local``
-and ``device`` (single process, :mod:`.local`), ``dist_sync``, ``dist_device_sync`` (also spelled
-``dist_sync_device``) and ``horovod`` (MPI, :mod:`.dist`). MXNet's other stores (``dist_async``,
-``nccl``, ``byteps``, ...) raise ``NotImplementedError`` naming them; an unknown name is a
-``ValueError``.
+``NOT_BUILT``: MXNet's store names mxlab does not build, and what to use instead.
 """
 import warnings
 
-from ..base import MXNetNotImplementedError, MXNetTypeError, MXNetValueError
+from ..base import MXNetTypeError, MXNetValueError
 
-__all__ = ["KVStoreBase", "create"]
+__all__ = ["KVStoreBase", "NOT_BUILT", "key_value_pairs"]
 
 NOT_BUILT = {
     "dist_async": "asynchronous updates need parameter servers; use 'dist_sync' (MPI allreduce)",
@@ -75,26 +70,6 @@ class KVStoreBase:
                           stacklevel=2)
         KVStoreBase.kv_registry[name] = klass
         return klass
-
-
-def create(name="local"):
-    """A new store of type ``name`` (see the module notes for the names)."""
-    if not isinstance(name, str):
-        raise MXNetTypeError("name must be a string")
-    name = name.lower()
-    if name in KVStoreBase.kv_registry:
-        return KVStoreBase.kv_registry[name]()
-    from . import dist, local
-
-    if name in local.TYPES:
-        return local.KVStore(name)
-    if name in dist.TYPES:
-        return dist.DistKVStore(name)
-    if name in NOT_BUILT:
-        raise MXNetNotImplementedError(f"kvstore {name!r} is not built in mxlab: "
-                                       f"{NOT_BUILT[name]}")
-    known = sorted(local.TYPES + tuple(dist.TYPES) + tuple(KVStoreBase.kv_registry))
-    raise MXNetValueError(f"unknown kvstore type {name!r}; known: {known}")
 
 
 def key_value_pairs(keys, values, what="value"):

@@ -10,7 +10,7 @@ an optimizer is a plain allreduce into ``out`` (Horovod's semantics).
 **The allreduce is an engine op.** It writes the arrays it reduces (and the communicator's var,
 which puts every MPI call in push order, see :mod:`.mpi`), so it starts as soon as the gradient it
 reads is written and overlaps with the backward ops of the layers still running; it shows in
-``mx.engine.event_log`` (and so in the explorer's Engine view) as ``kv_allreduce[keys]``.
+``mx.engine.event_log`` (and so in the explorer's Engine view) as ``kv_allreduce:keys``.
 
 **Buckets.** ``bucket_bytes`` (``MXLAB_KVSTORE_BUCKET_BYTES``, default 0) chooses the allreduce
 granularity: 0 gives one allreduce per key (MXNet's and the most overlap); N > 0 packs consecutive
@@ -82,7 +82,7 @@ class DistKVStore(KVStore):
         pairs = key_value_pairs(key, value)
         for (k, arrays), (_, targets) in zip(pairs, key_value_pairs(key, out, "out")):
             arrays[0].copyto(targets[0])
-            self._collective("bcast", [targets[0]], f"kv_broadcast[{k}]")
+            self._collective("bcast", [targets[0]], f"kv_broadcast:{k}")
             for target in targets[1:]:
                 targets[0].copyto(target)
 
@@ -96,15 +96,19 @@ class DistKVStore(KVStore):
     # -- steps of the local store, extended ------------------------------------------------------
     def _initial_value(self, key, array):
         stored = super()._initial_value(key, array)
-        self._collective("bcast", [stored], f"kv_broadcast[{key}]")
+        self._collective("bcast", [stored], f"kv_broadcast:{key}")
         stored.wait_to_read()
         return stored
 
     def _sum_over_workers(self, keys, buffers):
-        """Allreduce ``buffers`` in place: one engine op per bucket (see the module notes)."""
-        for bucket in _buckets(list(zip(keys, buffers)), self.bucket_bytes):
-            names = ",".join(str(k) for k, _ in bucket)
-            self._collective("allreduce", [b for _, b in bucket], f"kv_allreduce[{names}]")
+        """Allreduce ``buffers`` in place: one engine op per bucket (see the module notes).
+
+        Only pushes: sizes come from the stored value of a key (or the buffer's own metadata),
+        never by waiting for a buffer, so each allreduce is queued while backward still runs."""
+        templates = [self._store.get(k, b) for k, b in zip(keys, buffers)]
+        for bucket in _buckets(list(zip(keys, buffers, templates)), self.bucket_bytes):
+            names = ",".join(str(k) for k, _, _ in bucket)
+            self._collective("allreduce", [b for _, b, _ in bucket], f"kv_allreduce:{names}")
 
     def _collective(self, kind, arrays, name):
         """Push one collective over ``arrays`` (in place) as an engine op writing them and the
@@ -137,17 +141,20 @@ def _reduce_target(arrays, targets):
 
 
 def _buckets(items, cap):
-    """Consecutive ``(key, array)`` groups of one device and dtype of at most ``cap`` bytes
-    (each item alone when ``cap`` is 0)."""
+    """Consecutive ``(key, buffer, template)`` groups of one device and dtype of at most ``cap``
+    bytes (each item alone when ``cap`` is 0); sizes are read from the templates."""
+    if cap <= 0:
+        return [[item] for item in items]
     buckets, current, size = [], [], 0
-    for key, array in items:
-        nbytes = array.size * numpy.dtype(array.dtype).itemsize
-        same_kind = current and (current[0][1].device, current[0][1].dtype) == \
-            (array.device, array.dtype)
+    for item in items:
+        template = item[2]
+        nbytes = template.size * numpy.dtype(template.dtype).itemsize
+        same_kind = current and (current[0][2].device, current[0][2].dtype) == \
+            (template.device, template.dtype)
         if current and (not same_kind or size + nbytes > cap):
             buckets.append(current)
             current, size = [], 0
-        current.append((key, array))
+        current.append(item)
         size += nbytes
     if current:
         buckets.append(current)

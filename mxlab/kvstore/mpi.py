@@ -98,23 +98,26 @@ class Communicator:
             self.comm.Allreduce(MPI.IN_PLACE, buf, op=MPI.SUM)
         else:
             from cupy.cuda import nccl
-            stream = _cupy_stream()
-            self._nccl_comm(buf).allReduce(buf.data.ptr, buf.data.ptr, buf.size,
-                                           _nccl_dtype(buf.dtype), nccl.NCCL_SUM, stream)
+            with buf.device:   # NOTE: engine workers may have another current GPU
+                self._nccl_comm(buf).allReduce(buf.data.ptr, buf.data.ptr, buf.size,
+                                               _nccl_dtype(buf.dtype), nccl.NCCL_SUM,
+                                               _cupy_stream())
 
     def bcast(self, buf, root=0):
         """Copy ``root``'s ``buf`` into ``buf`` on every rank (in place)."""
         if isinstance(buf, numpy.ndarray):
             self.comm.Bcast(buf, root=root)
         else:
-            self._nccl_comm(buf).bcast(buf.data.ptr, buf.size, _nccl_dtype(buf.dtype), root,
-                                       _cupy_stream())
+            with buf.device:
+                self._nccl_comm(buf).bcast(buf.data.ptr, buf.size, _nccl_dtype(buf.dtype), root,
+                                           _cupy_stream())
 
     def barrier(self):
         self.comm.Barrier()
 
     def _nccl_comm(self, buf):
-        """The NCCL communicator of ``buf``'s GPU (made collectively on first use)."""
+        """The NCCL communicator of ``buf``'s GPU (made collectively on first use, with that GPU
+        current: ``ncclCommInitRank`` binds the communicator to the current device)."""
         device = buf.device.id
         if device not in self._nccl:
             from cupy.cuda import nccl

@@ -20,7 +20,7 @@ import numpy
 from ..base import MXNetTypeError, MXNetValueError
 from ..device import Device
 
-__all__ = ["to_dlpack_for_read", "to_dlpack_for_write", "from_dlpack", "from_numpy"]
+__all__ = ["from_dlpack", "from_numpy", "to_dlpack_for_read", "to_dlpack_for_write"]
 
 _DLPACK_CPU, _DLPACK_CUDA = 1, 2
 

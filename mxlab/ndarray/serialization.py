@@ -45,47 +45,81 @@ class _Reader:
         return struct.unpack("<" + fmt, self.take(struct.calcsize("<" + fmt)))
 
 
-def _read_array(reader):
+_MAX_NDIM = 32          # NOTE: numpy's limit is 32 (1.x) / 64 (2.x); MXNet never writes more
+_DEV_TYPES = (1, 2, 3, 5)  # cpu, gpu, cpu_pinned, cpu_shared
+
+
+def _read_array(reader, i):
+    where = f"array {i}"
     (magic,) = reader.unpack("I")
     if magic not in (_V1, _V2, _V3):
-        raise MXNetValueError(f"{reader.source}: not an MXNet NDArray (bad magic {magic:#x})")
+        raise MXNetValueError(f"{reader.source}: {where}: not an MXNet NDArray (bad magic "
+                              f"{magic:#x})")
     if magic != _V1:
         (stype,) = reader.unpack("i")
         if stype != 0:
-            raise MXNetValueError(f"{reader.source}: sparse storage type {stype} is not supported by mxlab")
+            raise MXNetValueError(f"{reader.source}: {where}: sparse storage type {stype} is not "
+                                  f"supported by mxlab")
     (ndim,) = reader.unpack("i")
     if magic == _V3 and ndim == -1 or magic != _V3 and ndim == 0:
         return None   # NOTE: MXNet's "none" array (no shape, no data)
+    if not 0 <= ndim <= _MAX_NDIM:
+        raise MXNetValueError(f"{reader.source}: {where}: ndim {ndim} is invalid (expected 0 to "
+                              f"{_MAX_NDIM}, or the 'none' marker)")
     shape = reader.unpack(f"{ndim}q") if ndim > 0 else ()
+    if any(d < 0 for d in shape):
+        raise MXNetValueError(f"{reader.source}: {where}: negative dimension in shape {shape}")
     dev_type, dev_id = reader.unpack("ii")
+    if dev_type not in _DEV_TYPES or dev_id < 0:
+        raise MXNetValueError(f"{reader.source}: {where}: invalid device (dev_type {dev_type}, "
+                              f"dev_id {dev_id}; expected dev_type in {_DEV_TYPES}, dev_id >= 0)")
     (flag,) = reader.unpack("i")
     if flag not in DTYPE_FLAGS:
-        raise MXNetValueError(f"{reader.source}: unsupported dtype flag {flag}")
+        raise MXNetValueError(f"{reader.source}: {where}: unsupported dtype flag {flag} (expected "
+                              f"one of {sorted(DTYPE_FLAGS)})")
     dtype = numpy.dtype(DTYPE_FLAGS[flag])
-    count = int(numpy.prod(shape, dtype=numpy.int64))
-    data = numpy.frombuffer(reader.take(count * dtype.itemsize), dtype=dtype).reshape(shape).copy()
+    count = 1
+    for d in shape:   # NOTE: Python ints: a product of hostile dims must not wrap around
+        count *= d
+    nbytes = count * dtype.itemsize
+    if nbytes > len(reader.view) - reader.pos:
+        raise MXNetValueError(f"{reader.source}: {where}: shape {shape} of {dtype.name} needs "
+                              f"{nbytes} bytes, but only {len(reader.view) - reader.pos} remain "
+                              f"(truncated file or corrupt shape)")
+    data = numpy.frombuffer(reader.take(nbytes), dtype=dtype).reshape(shape).copy()
     return data, magic
 
 
+def _read_name(reader, i):
+    (length,) = reader.unpack("Q")
+    raw = bytes(reader.take(length))
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MXNetValueError(f"{reader.source}: name {i} is not UTF-8 text ({raw[:40]!r}, bad "
+                              f"byte at {exc.start})") from None
+
+
 def load_frombuffer(buffer, source="<buffer>"):
-    """Decode a saved list/dict of arrays from bytes; returns ``(arrays, names, np_semantics)``."""
+    """Decode a saved list/dict of arrays from bytes; returns ``(arrays, names, np_semantics)``.
+
+    Everything read is validated (magic numbers, ndim, dims, device, dtype flag, sizes against
+    the bytes left, UTF-8 names); errors name ``source``, the array or name and what was expected.
+    """
     reader = _Reader(buffer, source)
     header, _reserved = reader.unpack("QQ")
     if header != _LIST_MAGIC:
         raise MXNetValueError(f"{source}: not an MXNet NDArray file (bad header {header:#x})")
     (count,) = reader.unpack("Q")
     arrays, np_semantics = [], False
-    for _ in range(count):
-        item = _read_array(reader)
+    for i in range(count):
+        item = _read_array(reader, i)
         arrays.append(None if item is None else item[0])
         np_semantics = np_semantics or (item is not None and item[1] == _V3)
     (n_names,) = reader.unpack("Q")
-    names = []
-    for _ in range(n_names):
-        (length,) = reader.unpack("Q")
-        names.append(bytes(reader.take(length)).decode("utf-8"))
-    if names and len(names) != len(arrays):
-        raise MXNetValueError(f"{source}: {len(names)} names for {len(arrays)} arrays")
+    if n_names and n_names != len(arrays):
+        raise MXNetValueError(f"{source}: {n_names} names for {len(arrays)} arrays")
+    names = [_read_name(reader, i) for i in range(n_names)]
     return arrays, names, np_semantics
 
 

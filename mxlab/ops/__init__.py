@@ -25,4 +25,11 @@ from . import optimizer_ops  # noqa: F401
 from . import loss_grad  # noqa: F401
 from . import sequence  # noqa: F401
 from . import categorical  # noqa: F401
+from . import linalg  # noqa: F401
+from . import linalg_norm  # noqa: F401
+from . import np_extra  # noqa: F401
+from . import rnn  # noqa: F401
+from . import contrib  # noqa: F401
+from . import ctc  # noqa: F401
+from . import pad  # noqa: F401
 from .registry import F, Op, get_op, list_ops, register  # noqa: F401

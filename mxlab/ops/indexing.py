@@ -627,6 +627,7 @@ register(
         num_inputs=3,
         input_names=("condition", "x", "y"),
         infer_shape=_where_infer,
+        probe_partial=False,  # NOTE: MXNet infers nothing until cond is fully known
         gradient=_where_grad,
         infer_type=lambda a, d: [d[1]],
         save_outputs=False,

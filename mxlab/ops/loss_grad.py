@@ -59,8 +59,8 @@ _MAKE_LOSS_ATTRS = (
     Attr("normalization", "str", "null", choices=("null", "batch", "valid"),
          doc="divide the gradient by nothing, the batch size, or the valid count"))
 
-_IDENTITY = dict(compute=_identity, compute_into=_identity_into, infer_shape=same_shape,
-                 inplace=((0, 0),), elementwise=True, numexpr="{0}", save_outputs=False)
+_IDENTITY = {"compute": _identity, "compute_into": _identity_into, "infer_shape": same_shape,
+             "inplace": ((0, 0),), "elementwise": True, "numexpr": "{0}", "save_outputs": False}
 
 register(Op(name="BlockGrad", aliases=("stop_gradient", "_npx_stop_gradient"),
             npx_name="stop_gradient", gradient=lambda node, g: [None], save_inputs=False,

@@ -23,9 +23,28 @@ from ..base import (MXNetAxisError, MXNetError, MXNetIndexError, MXNetKeyError,
 from .attrs import REQUIRED, Attr
 from .context import PREDICT
 
-__all__ = ["Op", "Attr", "REQUIRED", "register", "get_op", "has_op", "list_ops", "unregister", "OpReq",
+__all__ = ["Op", "NodeView", "Attr", "REQUIRED", "register", "get_op", "has_op", "list_ops", "unregister", "OpReq",
            "F", "apply_op", "register_dispatch", "on_register", "run_kernel", "call_translated",
            "translate_error"]
+
+
+class NodeView:
+    """The node a gradient rule (``Op.gradient(node, out_grads)``) sees, on every path: ``op``,
+    ``attrs``, ``name``, and ``inputs``/``outputs`` as arrays (autograd's tape nodes are
+    NodeViews; ``None`` where the op does not save them) or graph entries (the gradient pass).
+
+    Example
+    -------
+    >>> import numpy
+    >>> node = NodeView(get_op("exp"), {}, [numpy.zeros(2)], [numpy.ones(2)])
+    >>> node.op.name, node.outputs[0].tolist()
+    ('exp', [1.0, 1.0])
+    """
+    __slots__ = ("op", "name", "attrs", "inputs", "outputs")
+
+    def __init__(self, op, attrs, inputs, outputs, name=""):
+        self.op, self.attrs, self.name = op, attrs, name
+        self.inputs, self.outputs = inputs, outputs
 
 
 class OpReq:
@@ -89,6 +108,7 @@ class Op:
     never_mirror: bool = False      # MXNET_BACKWARD_DO_MIRROR never recomputes it (expensive)
     is_random: bool = False
     dynamic_shape: bool = False     # output shape depends on input values (flatnonzero, boolean masks)
+    probe_partial: bool = True      # infer partly known shapes by probing unknown dims (see infer_shapes)
     np_name: str = None             # public name in mx.np, if any
     npx_name: str = None            # public name in mx.npx, if any
     nd_names: tuple = None          # public names in mx.nd / mx.sym (default: name + aliases)
@@ -215,7 +235,22 @@ class Op:
 
     def infer_shapes(self, attrs, in_shapes, out_shapes=None):
         """Output shapes from input (and, for rules that read them, output) shapes; returns
-        ``(in_shapes, out_shapes)``."""
+        ``(in_shapes, out_shapes)``.
+
+        When the rule leaves an output unknown because some input dims are (MXNet's ``(0, 3, 4)``
+        with an unknown batch), the dims are probed: the rule runs twice with the unknown dims
+        set to two different sizes, and every dim that comes out the same both times is known.
+        """
+        ins, outs = self._rule_shapes(attrs, in_shapes, out_shapes)
+        if self.probe_partial and any(s is None or None in s for s in outs) and \
+                _partly_known(in_shapes):
+            probed = _probe_shapes(self, attrs, in_shapes)
+            if probed is not None:
+                ins = [_merge_probe(a, b) for a, b in zip(ins, probed[0])]
+                outs = [_merge_probe(a, b) for a, b in zip(outs, probed[1])]
+        return ins, outs
+
+    def _rule_shapes(self, attrs, in_shapes, out_shapes):
         if self.infer_shape is not None:
             if self._shape_rule_reads_outputs:
                 result = self.infer_shape(attrs, list(in_shapes), out_shapes=out_shapes)
@@ -245,6 +280,44 @@ class Op:
 
 
 _META_DTYPE_LIMIT = 4096   # elements: up to this, dtypes come from running the kernel on dummies
+_PROBE_SIZES = (7, 11)     # stand-ins for unknown dims when probing partly known shapes
+
+
+def _partly_known(shapes):
+    """Every shape has a known rank and some dim is unknown."""
+    return bool(shapes) and all(s is not None for s in shapes) and \
+        any(d is None for s in shapes for d in s)
+
+
+def _probe_shapes(op, attrs, in_shapes):
+    """``(ins, outs)`` whose dims agree between two probes (None where they differ), or None
+    when a probe is rejected (the unknown dims are constrained: nothing is certain)."""
+    results = []
+    for size in _PROBE_SIZES:
+        filled = [tuple(size if d is None else d for d in s) for s in in_shapes]
+        try:
+            results.append(op._rule_shapes(attrs, filled, None))
+        except (MXNetError, ValueError, TypeError, IndexError):  # NOTE: a broken constraint
+            # (4 != 7) tells nothing.
+            return None
+    (ins_a, outs_a), (ins_b, outs_b) = results
+    return ([_agree(a, b) for a, b in zip(ins_a, ins_b)],
+            [_agree(a, b) for a, b in zip(outs_a, outs_b)])
+
+
+def _agree(a, b):
+    if a is None or b is None or len(a) != len(b):
+        return None
+    return tuple(x if x == y else None for x, y in zip(a, b))
+
+
+def _merge_probe(ruled, probed):
+    """The rule's shape, with dims it left unknown taken from the probe."""
+    if ruled is None:
+        return probed
+    if probed is None or len(probed) != len(ruled):
+        return ruled
+    return tuple(p if r is None else r for r, p in zip(ruled, probed))
 
 
 def _names_parameter(fn, name):

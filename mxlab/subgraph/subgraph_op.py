@@ -196,7 +196,12 @@ def make_subgraph_op(sym, name="_default_subgraph_op", runner=None, runner_cls=S
     """
     runner = runner or runner_cls(sym)
     runner.name = name
+    inner = [n.op for n in runner.graph.indexed.nodes if n.op is not None]
+    # NOTE: what the passes decide from must hold for the whole inner graph: a value-dependent
+    #   shape inside (boolean_mask) has no static plan; a random op inside is never recomputed.
     op = Op(name=name, compute=runner.compute,
+            dynamic_shape=any(o.dynamic_shape for o in inner),
+            is_random=any(o.is_random for o in inner),
             num_inputs=len(runner.input_nodes), num_outputs=len(sym._outputs),
             input_names=tuple(n.name for n in runner.input_nodes),
             output_names=tuple(sym.list_outputs()),

@@ -582,6 +582,16 @@ class Symbol:
         return simple_bind(self, ctx, grad_req, type_dict, stype_dict, group2ctx,
                            shared_arg_names, shared_exec, shared_buffer, **kwargs)
 
+    def _bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None,
+              static_alloc=False):
+        """MXNet 2.0's name for :meth:`bind` (the executor always plans memory once, so
+        ``static_alloc`` changes nothing)."""
+        return self.bind(ctx, args, args_grad, grad_req, aux_states)
+
+    def _simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None, **kwargs):
+        """MXNet 2.0's name for :meth:`simple_bind`."""
+        return self.simple_bind(ctx, grad_req, type_dict, stype_dict, **kwargs)
+
     def __getattr__(self, name):
         """Fluent methods: ``sym.reshape(...)`` is the namespace function ``reshape(sym, ...)``."""
         if name.startswith("_"):
@@ -662,7 +672,10 @@ def var(
     """
     if not isinstance(name, str):
         raise MXNetTypeError("Expect a string for variable `name`")
-    extra = {_hidden(k): str(v) for k, v in (attr or {}).items()}
+    from .. import attribute
+
+    attr = attribute.current().get(attr)   # NOTE: mx.AttrScope attributes, then the given ones
+    extra = {_hidden(k): str(v) for k, v in attr.items()}
     given = {"__shape__": shape, "__lr_mult__": lr_mult, "__wd_mult__": wd_mult}
     extra.update({k: str(v) for k, v in given.items() if v is not None})
     if dtype is not None:
@@ -696,11 +709,11 @@ def Group(symbols, create_fn=None):
     return cls([e for s in symbols for e in s._outputs])
 
 
-def load_json(json_str, cls=Symbol):
-    """A symbol from MXNet JSON text."""
+def load_json(json_str, cls=Symbol, source="<JSON string>"):
+    """A symbol from MXNet JSON text (``source`` names it in errors)."""
     if not isinstance(json_str, str):
         raise MXNetTypeError("fname required to be string")
-    return cls(_json.from_json(json_str, cls))
+    return cls(_json.from_json(json_str, cls, source))
 
 
 fromjson = load_json
@@ -710,5 +723,12 @@ def load(fname, cls=Symbol):
     """A symbol from an MXNet JSON file (``Symbol.save``, ``HybridBlock.export``)."""
     if not isinstance(fname, str):
         raise MXNetTypeError("fname need to be string")
-    with open(fname, encoding="utf-8") as f:
-        return load_json(f.read(), cls)
+    with open(fname, "rb") as f:
+        raw = f.read()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MXNetValueError(f"Cannot load symbol from {fname}: not UTF-8 text at byte "
+                              f"{exc.start} (a symbol file is JSON; is this a .params or "
+                              f"binary file?)") from None
+    return load_json(text, cls, fname)

@@ -1,11 +1,9 @@
 """More of MXNet's ``mx.test_utils``, re-exported there: statistical checks of random generators
 (:mod:`.stats`), consistency checks across execution paths and optimizers (:mod:`.consistency`)
 and small array and environment helpers (:mod:`.helpers`)."""
-from .consistency import *  # noqa: F401,F403
-from .consistency import __all__ as _consistency
-from .helpers import *  # noqa: F401,F403
-from .helpers import __all__ as _helpers
-from .stats import *  # noqa: F401,F403
-from .stats import __all__ as _stats
+from . import consistency, helpers, stats
+from .consistency import *
+from .helpers import *
+from .stats import *
 
-__all__ = _consistency + _helpers + _stats
+__all__ = [*consistency.__all__, *helpers.__all__, *stats.__all__]  # noqa: PLE0604

@@ -2,7 +2,8 @@
 
 Modes: ``train`` (an MLP, data parallel, writes its losses, weights and engine events to
 ``OUTDIR/rank<r>.npz``), ``ops`` (the store's collectives, asserted here, results written),
-``fault`` (rank 1 raises after two steps; the job must die, not hang). The test imports
+``fault`` (rank 1 raises after two steps; the job must die, not hang), ``gpu`` (the NCCL
+path on CuPy arrays). The test imports
 :func:`train` to run the single-process reference on the concatenated batch.
 """
 import json
@@ -106,12 +107,32 @@ def run_ops(outdir):
         json.dump(results, fout)
 
 
+def run_gpu(outdir):
+    """The NCCL path: CuPy arrays on this rank's GPU through init, pushpull and buckets."""
+    kv = mx.kv.create("dist_device_sync")
+    rank, size = kv.rank, kv.num_workers
+    device = mx.gpu(rank % mx.num_gpus())
+    kv.init(0, mx.nd.ones((3,), ctx=device) * (rank + 1))
+    out = mx.nd.zeros((3,), ctx=device)
+    kv.pull(0, out=out)
+    grads = [mx.nd.ones((4,), ctx=device) * (rank + k) for k in range(3)]
+    kv.pushpull([1, 2, 3], grads)
+    kv.bucket_bytes = 1 << 20
+    kv.pushpull([1, 2, 3], grads)
+    results = {"init": out.asnumpy().tolist(), "sums": [g.asnumpy().tolist() for g in grads],
+               "size": size}
+    with open(os.path.join(outdir, f"rank{rank}.json"), "w") as fout:
+        json.dump(results, fout)
+
+
 if __name__ == "__main__":
     mode, outdir = sys.argv[1], sys.argv[2]
     if mode == "train":
         run_train(outdir)
     elif mode == "ops":
         run_ops(outdir)
+    elif mode == "gpu":
+        run_gpu(outdir)
     elif mode == "fault":
         train("dist_sync", *_world(), fail_at=2)
     else:

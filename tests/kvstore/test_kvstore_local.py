@@ -159,7 +159,7 @@ def test_registered_store_is_created_by_name():
         del mx.kv.KVStoreBase.kv_registry["toystore"]
 
 
-# -- Trainer(kvstore=...) ---------------------------------------------------------------------------
+# -- Trainer(kvstore=...) ------------------------------------------------------------------------
 def _two_device_step(update_on_kvstore, kvstore="device", steps=2):
     devices = [mx.cpu(0), mx.cpu(1)]
     net = gluon.nn.Dense(2, in_units=3)
@@ -223,9 +223,10 @@ def test_trainer_takes_a_store_object_and_rejects_bad_ones(monkeypatch):
 
 _ORACLE_CODE = """
 results, raised = {}, []
+wait_all = getattr(mx.nd, 'waitall', None) or mx.engine.wait_all
 def attempt(fn):
     try:
-        fn(); mx.nd.waitall(); raised.append(0)
+        fn(); wait_all(); raised.append(0)
     except Exception:
         raised.append(1)
 shape = (2, 3)
@@ -245,6 +246,7 @@ kv2.set_optimizer(mx.optimizer.SGD(learning_rate=0.1, momentum=0.9))
 for _ in range(3):
     kv2.push(0, [mx.nd.ones(shape), mx.nd.ones(shape) * 0.5])
 kv2.pull(0, out=a); results['sgd'] = a.asnumpy()
+attempt(lambda: kv.pull(3, out=[a, o]))
 attempt(lambda: kv.init(3, mx.nd.ones(shape)))
 attempt(lambda: kv.pull(99, out=a))
 attempt(lambda: kv.push(98, mx.nd.ones(shape)))
@@ -255,7 +257,10 @@ attempt(lambda: kv.broadcast(7, mx.nd.ones(shape), out=o))
 attempt(lambda: kv.is_capable('foo'))
 attempt(lambda: kv.save_optimizer_states('unused'))
 attempt(lambda: mx.kv.create('dist_async'))
-results.update(type=kv.type, rank=kv.rank, workers=kv.num_workers, capable=kv.is_capable('optimizer'))
+attempt(lambda: kv.push(3, [mx.nd.ones(shape)] * 3))
+assert raised[0] == 0 and raised[-1] == 0, raised
+results.update(type=kv.type, rank=kv.rank, workers=kv.num_workers,
+               capable=kv.is_capable('optimizer'))
 outputs.update(results); outputs['raised'] = raised
 """
 

@@ -64,12 +64,12 @@ def test_two_workers_train_like_one_process_on_the_whole_batch(tmp_path, engine)
     events = _train_and_compare(tmp_path, 2, MXNET_ENGINE_TYPE=engine)
     names = [name for name, _, _ in events[0]]
     params = 6
-    assert names[:params] == [f"kv_broadcast[{i}]" for i in range(params)]
+    assert names[:params] == [f"kv_broadcast:{i}" for i in range(params)]
     allreduces = [name for name in names if name.startswith("kv_allreduce")]
     assert len(allreduces) == params * 20        # per key, every step (the default)
     # pushed last layer first (backward's order); each writes its gradient and the MPI var only,
     # so it can run while backward of earlier layers is still going
-    assert allreduces[:params] == [f"kv_allreduce[{i}]" for i in reversed(range(params))]
+    assert allreduces[:params] == [f"kv_allreduce:{i}" for i in reversed(range(params))]
     assert {writes for name, writes, _ in events[0] if name.startswith("kv_allreduce")} == {2}
 
 
@@ -83,7 +83,7 @@ def test_store_kinds_and_update_placement_agree(tmp_path, kvstore, update):
 def test_bucketed_allreduce_packs_keys(tmp_path):
     events = _train_and_compare(tmp_path, 2, MXLAB_KVSTORE_BUCKET_BYTES=str(1 << 20))
     allreduces = [name for name, _, _ in events[0] if name.startswith("kv_allreduce")]
-    assert allreduces[0] == "kv_allreduce[5,4,3,2,1,0]" and len(allreduces) == 20
+    assert allreduces[0] == "kv_allreduce:5,4,3,2,1,0" and len(allreduces) == 20
 
 
 def test_store_collectives(tmp_path):
@@ -109,6 +109,21 @@ def test_a_failing_rank_stops_the_whole_job(tmp_path, engine):
     output = done.stdout + done.stderr
     assert "ValueError: rank 1 failed on purpose" in output
     assert "rank 1 of 2 failed" in output
+
+
+@pytest.mark.gpu
+def test_gpu_arrays_reduce_through_nccl(tmp_path):
+    import mxlab as mx
+    if mx.num_gpus() == 0:
+        pytest.skip("needs CuPy and a GPU")
+    workers = min(2, mx.num_gpus())     # NOTE: NCCL wants one GPU per rank
+    done = launch("gpu", tmp_path, workers)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for rank in range(workers):
+        got = json.loads((tmp_path / f"rank{rank}.json").read_text())
+        assert got["init"] == [1.0] * 3
+        total = sum(range(workers))      # rank + k summed over the ranks, twice reduced
+        assert got["sums"] == [[float(workers * (total + workers * k))] * 4 for k in range(3)]
 
 
 @pytest.mark.slow
