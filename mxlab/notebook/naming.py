@@ -36,11 +36,9 @@ def forward_name(name):
 
 
 def _recorded_scope(node):
-    scope = getattr(node, "scope", None)
-    if not scope:
-        return None
-    parts = str(scope).split(".")
-    return [".".join(parts[:i + 1]) for i in range(len(parts))]
+    """The block path recorded at trace time (``Node.scope``: ``(path, class name)`` pairs,
+    outermost first), or None."""
+    return [path for path, _ in node.scope] or None
 
 
 def _placed(paths, nids):

@@ -262,11 +262,11 @@ def test_every_op_of_a_trained_block_gets_a_block_scope_and_a_readable_name():
     graph = model.graph
     relu = next(n for n in graph.indexed.nodes
                 if not n.is_variable and n.op.name == "Activation")
-    assert paths[relu.name] == ["0"]                         # parameter-free, joins its Dense
+    assert paths[relu.name][0] == "0"                        # parameter-free, inside its Dense
     backward = [n.name for n in graph.indexed.nodes if "_backward" in n.name]
     assert backward and all(paths.get(name, [None])[0] in ("0", "1") for name in backward)
     names = model.display_names()
-    assert names[relu.name] == "0" and any(v == "0.weight" for v in names.values())
+    assert names[relu.name].startswith("0") and "0.weight" in names.values()
     model.set_depth(1)
     assert model.collapsed == {"0", "1"}
     dot = model.dot()
