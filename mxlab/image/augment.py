@@ -344,7 +344,7 @@ class ImageIter:
         return self
 
     def __next__(self):
-        from .. import nd
+        from .. import ndarray as nd
         from ..io import DataBatch
 
         batch = self._inner.next()
