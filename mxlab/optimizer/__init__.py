@@ -1,4 +1,4 @@
 """``mx.optimizer``: SGD, NAG, Adam, AdamW, RMSProp, AdaGrad, ``create`` and ``get_updater``."""
-from .optimizer import *  # noqa: F401,F403
+from .optimizer import *
 from .optimizer import Optimizer, create, register  # noqa: F401
 from .updater import Updater, get_updater  # noqa: F401
