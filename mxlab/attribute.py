@@ -24,7 +24,7 @@ class AttrScope:
         return merged
 
     def __enter__(self):
-        merged = dict(_current.get()._attr)
+        merged = dict(current()._attr)
         merged.update(self._attr)
         self._attr = merged
         self._old_scope = _current.get()
@@ -35,9 +35,10 @@ class AttrScope:
         _current.set(self._old_scope)
 
 
-_current = contextvars.ContextVar("attrscope", default=AttrScope())
+_DEFAULT = AttrScope()
+_current = contextvars.ContextVar("attrscope", default=None)
 
 
 def current():
     """The innermost active :class:`AttrScope`."""
-    return _current.get()
+    return _current.get() or _DEFAULT

@@ -46,7 +46,7 @@ __all__ = ["set_np", "reset_np", "set_np_shape", "is_np_shape", "np_shape", "use
 _FLAGS = ("shape", "array", "dtype")
 _global = dict.fromkeys(_FLAGS, False)   # process-wide values (set_np, set_np_shape, ...)
 _scoped = threading.local()              # per-thread stacks of scoped values (np_shape(), use_np)
-_engine.carry_thread_local(_scoped)      # NOTE: engine worker threads see the pushing thread's scopes.
+_engine.carry_thread_local(_scoped)      # NOTE: engine workers see the pushing thread's scopes.
 
 
 def _get(flag):
@@ -313,11 +313,9 @@ def dtype_from_number(number):
 
 def default_array(source_array, device=None, dtype=None, ctx=None):
     """An array of the active flavour (``mx.np`` under ``set_np``, else ``mx.nd``)."""
-    from . import nd, np as mxnp
-    device = device or ctx
-    if is_np_array():
-        return mxnp.array(source_array, device=device, dtype=dtype)
-    return nd.array(source_array, ctx=device, dtype=dtype)
+    from .ndarray.ndarray import NDArray, array, ndarray
+    return array(source_array, dtype=dtype, device=device or ctx,
+                 cls=ndarray if is_np_array() else NDArray)
 
 
 def wrap_ctx_to_device_func(func):

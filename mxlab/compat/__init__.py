@@ -18,7 +18,7 @@ import importlib.abc
 import importlib.util
 import sys
 
-__all__ = ["ALIASES", "install", "uninstall", "is_installed", "resolve"]
+__all__ = ["ALIASES", "install", "is_installed", "resolve", "uninstall"]
 
 ALIAS_ROOT = "mxnet"
 TARGET_ROOT = "mxlab"
@@ -46,7 +46,9 @@ _ALIAS_PARENTS = {name.rpartition(".")[0] for name in ALIASES}
 # Private modules MXNet code reaches as attributes (``mx.nd._internal.NDArrayBase`` in MXNet's own
 # conftest) without importing them first: attached to their mxlab parent on install().
 _ATTACHED = ("mxnet.ndarray._internal", "mxnet.symbol._internal", "mxnet._deferred_compute",
-             "mxnet.visualization")
+             "mxnet.visualization", "mxnet.ndarray.numpy", "mxnet.ndarray.numpy_extension")
+# Short names MXNet gives those modules as attributes (``mx.nd.np.add``).
+_SHORT = {"mxnet.ndarray.numpy": "np", "mxnet.ndarray.numpy_extension": "npx"}
 
 
 def resolve(fullname):
@@ -102,11 +104,14 @@ def install():
     """Make ``import mxnet`` (and every ``mxnet.X``) resolve to mxlab in this process."""
     if not is_installed():
         sys.meta_path.insert(0, _finder)
+    from . import backend_names
+    backend_names.attach()
     for name in _ATTACHED:
         parent, _, leaf = name.rpartition(".")
         parent_module = importlib.import_module(resolve(parent))
-        if not hasattr(parent_module, leaf):
-            setattr(parent_module, leaf, importlib.import_module(resolve(name)))
+        for attr in (leaf, _SHORT.get(name)):
+            if attr and not hasattr(parent_module, attr):
+                setattr(parent_module, attr, importlib.import_module(resolve(name)))
     return importlib.import_module(ALIAS_ROOT)
 
 

@@ -22,6 +22,7 @@ array([6., 6.], dtype=float32)
 """
 import importlib
 import os
+import types
 import warnings
 
 import numpy
@@ -182,7 +183,8 @@ class GraphExecutor:
         num_fwd = graph.attrs.get("num_forward_outputs", len(graph.outputs))
         self._output_eids = idx.outputs[:num_fwd]
         entries = self._planned.memory_plan.entries
-        # NOTE: an entry listed several times (Group([e, e])) is one buffer, shared by those outputs.
+        # NOTE: an entry listed several times (Group([e, e])) is one buffer, shared by those
+        # outputs.
         by_eid = {e: self._zeros(entries[e].shape, entries[e].dtype) for e in self._output_eids}
         self.outputs = [by_eid[e] for e in self._output_eids]
         frame.arrays.update(by_eid)
@@ -265,6 +267,17 @@ class GraphExecutor:
     @property
     def memory_plan(self):
         return self._planned.memory_plan
+
+    @property
+    def plans(self):
+        """``{"joint": PlannedGraph}``: the one plan over forward and backward (as
+        :attr:`CachedOp.plans <mxlab.executor.CachedOp.plans>` lists its plans by kind)."""
+        return types.MappingProxyType({"joint": self._planned})
+
+    @property
+    def symbol(self):
+        """The bound Symbol (partitioned when MXNET_SUBGRAPH_BACKEND was set at bind)."""
+        return self._symbol
 
     # -- running ---------------------------------------------------------------------------------
     def forward(self, is_train=False, **kwargs):

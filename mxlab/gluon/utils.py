@@ -14,7 +14,7 @@ import warnings
 from .. import autograd
 from ..base import MXNetValueError
 
-__all__ = ["split_data", "split_and_load", "clip_global_norm", "fit"]
+__all__ = ["split_data", "split_and_load", "clip_global_norm", "fit", "split_rnn_params"]
 
 
 def split_data(data, num_slice, batch_axis=0, even_split=True):
@@ -117,3 +117,11 @@ def _with_progress(loader, progress, epoch):
     options = dict(progress) if isinstance(progress, dict) else {}
     options.setdefault("desc", f"epoch {epoch}")
     return tqdm(loader, total=len(loader), **options)
+
+
+def split_rnn_params(param, mode, num_layers, input_size, hidden_size, bidirectional=False,
+                     projection_size=None):
+    """The fused RNN op's flat ``param`` split into per-layer weights and biases (MXNet 2.0)."""
+    from .rnn.rnn_layer import split_rnn_params as split
+    return split(param, mode, num_layers, input_size, hidden_size, bidirectional,
+                 projection_size)

@@ -27,7 +27,7 @@ Example
 import threading
 
 from ..base import MXNetNotImplementedError, MXNetValueError, env_int
-from ..ops.registry import F, get_op, register_dispatch
+from ..ops.registry import F, NodeView, get_op, register_dispatch
 from .graph import Graph
 from .node import Entry, Node, new_node_name, topo_sort
 from .passes import register_pass
@@ -72,14 +72,10 @@ def _named(entry, name):
     return entry
 
 
-class _NodeView:
-    """What a gradient rule sees: the (mirrored) forward node's op, attrs, inputs and outputs."""
-    __slots__ = ("op", "attrs", "inputs", "outputs", "name")
-
-    def __init__(self, node, inputs):
-        self.op, self.attrs, self.name = node.op, node.attrs, node.name
-        self.inputs = inputs
-        self.outputs = [Entry(node, i) for i in range(node.num_outputs)]
+def _node_view(node, inputs):
+    """What a gradient rule sees: the (mirrored) forward node, its inputs and outputs as entries."""
+    return NodeView(node.op, node.attrs, inputs,
+                    [Entry(node, i) for i in range(node.num_outputs)], node.name)
 
 
 # -- mirror (recompute) ----------------------------------------------------------------------------
@@ -114,7 +110,8 @@ def _mirror_map(order, need_mirror):
         extra = dict(node.extra, __mirror_of__=node.name)
         mirrors[id(node)] = Node(node.op, node.name + "_mirror", node.attrs,
                                  [_remap(mirrors, e) for e in node.inputs], extra,
-                                 [mirrors.get(id(d), d) for d in node.control_deps])
+                                 [mirrors.get(id(d), d) for d in node.control_deps],
+                                 scope=node.scope)
     return mirrors
 
 
@@ -227,7 +224,7 @@ def _backward_node(node, mirrors, grads):
             f"Operator {node.op.name} is non-differentiable because it didn't register FGradient "
             f"attribute (node '{node.name}').")
     out_grads = [grads.total(Entry(node, i)) for i in range(node.num_outputs)]
-    view = _NodeView(mirrors.get(id(node), node), [_remap(mirrors, e) for e in node.inputs])
+    view = _node_view(mirrors.get(id(node), node), [_remap(mirrors, e) for e in node.inputs])
     _SCOPE.prefix, _SCOPE.counters = f"{node.name}_backward", {}
     try:
         in_grads = node.op.gradient(view, out_grads)

@@ -20,7 +20,7 @@ import numpy
 from ..base import MXNetTypeError, MXNetValueError
 from ..device import Device
 
-__all__ = ["to_dlpack_for_read", "to_dlpack_for_write", "from_dlpack", "from_numpy"]
+__all__ = ["from_dlpack", "from_numpy", "to_dlpack_for_read", "to_dlpack_for_write"]
 
 _DLPACK_CPU, _DLPACK_CUDA = 1, 2
 
@@ -102,7 +102,8 @@ def from_numpy(ndarray, cls, zero_copy=True):
     if not zero_copy:
         return cls._wrap(ndarray.copy(), Device("cpu", 0))
     if not ndarray.flags["C_CONTIGUOUS"]:
-        raise MXNetValueError("from_numpy: only C-contiguous arrays can be shared (zero_copy=True); "
+        raise MXNetValueError("from_numpy: only C-contiguous arrays can be shared "
+                              "(zero_copy=True); "
                               "pass zero_copy=False or numpy.ascontiguousarray(...)")
     shared = ndarray.view()
     ndarray.flags["WRITEABLE"] = False

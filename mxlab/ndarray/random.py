@@ -7,7 +7,7 @@ Example
 (2, 3)
 """
 
-from ..base import MXNetNotImplementedError
+from ..base import MXNetNotImplementedError, MXNetValueError
 from ..imperative import invoke
 from ..ops.random import check_randint
 from ..ops.registry import get_op
@@ -119,3 +119,12 @@ def multinomial(data=None, shape=(), get_prob=False, out=None, dtype=None, **kwa
                                   "trials) is not built in mxlab; use the 1.x form with data=")
     return categorical(data, shape=shape, get_prob=get_prob, out=out, dtype=dtype or "int32",
                        **kwargs)
+
+
+def bernoulli_into(cls, prob, logit, size, dtype, device, out):
+    """Bernoulli draws as ``cls`` arrays: ``mx.np.random.bernoulli`` and ``mx.npx.random``'s."""
+    if (prob is None) == (logit is None):
+        raise MXNetValueError("random.bernoulli: give exactly one of prob and logit")
+    size = (size,) if isinstance(size, int) else size
+    return sample("_npi_bernoulli", cls, device, out, prob=prob, logit=logit, size=size,
+                  dtype=dtype)

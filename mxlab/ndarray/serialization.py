@@ -1,11 +1,13 @@
-"""MXNet's binary NDArray file format (``.params``, ``mx.nd.save``/``mx.nd.load``), read and written exactly.
+"""MXNet's binary NDArray file format (``.params``, ``mx.nd.save``/``mx.nd.load``), read and written
+exactly.
 
 Layout (little endian; from MXNet's src/ndarray/ndarray.cc)::
 
-    uint64 0x112 (list magic) | uint64 reserved | uint64 n | n x NDArray | uint64 m | m x (uint64 len, bytes name)
-    NDArray: uint32 magic (V2 0xF993fac9, V3 0xF993faca = NumPy shape semantics, V1 0xF993fac8) |
-             int32 storage type (V2/V3) | int32 ndim, int64 dims[ndim] | int32 dev_type, int32 dev_id |
-             int32 dtype flag | raw data
+    uint64 0x112 (list magic) | uint64 reserved | uint64 n | n x NDArray | uint64 m | m x (uint64
+    len, bytes name) NDArray: uint32 magic (V2 0xF993fac9, V3 0xF993faca = NumPy shape semantics, V1
+    0xF993fac8) |
+             int32 storage type (V2/V3) | int32 ndim, int64 dims[ndim] | int32 dev_type, int32
+             dev_id | int32 dtype flag | raw data
 
 Only plain binary data is read: a parameter file can never execute code (no pickle anywhere).
 """
@@ -22,8 +24,8 @@ __all__ = ["save", "load", "load_frombuffer", "DTYPE_FLAGS"]
 
 _LIST_MAGIC = 0x112
 _V1, _V2, _V3 = 0xF993FAC8, 0xF993FAC9, 0xF993FACA
-DTYPE_FLAGS = {0: "float32", 1: "float64", 2: "float16", 3: "uint8", 4: "int32", 5: "int8", 6: "int64",
-               7: "bool", 8: "int16", 9: "uint16", 10: "uint32", 11: "uint64"}
+DTYPE_FLAGS = {0: "float32", 1: "float64", 2: "float16", 3: "uint8", 4: "int32", 5: "int8",
+               6: "int64", 7: "bool", 8: "int16", 9: "uint16", 10: "uint32", 11: "uint64"}
 _FLAG_OF = {name: flag for flag, name in DTYPE_FLAGS.items()}
 
 
@@ -35,8 +37,8 @@ class _Reader:
 
     def take(self, size):
         if self.pos + size > len(self.view):
-            raise MXNetValueError(f"{self.source}: truncated NDArray file (needed {size} more bytes at offset "
-                                  f"{self.pos})")
+            raise MXNetValueError(f"{self.source}: truncated NDArray file (needed {size} more "
+                                  f"bytes at offset {self.pos})")
         chunk = self.view[self.pos:self.pos + size]
         self.pos += size
         return chunk
@@ -45,52 +47,86 @@ class _Reader:
         return struct.unpack("<" + fmt, self.take(struct.calcsize("<" + fmt)))
 
 
-def _read_array(reader):
+_MAX_NDIM = 32          # NOTE: numpy's limit is 32 (1.x) / 64 (2.x); MXNet never writes more
+_DEV_TYPES = (1, 2, 3, 5)  # cpu, gpu, cpu_pinned, cpu_shared
+
+
+def _read_array(reader, i):
+    where = f"array {i}"
     (magic,) = reader.unpack("I")
     if magic not in (_V1, _V2, _V3):
-        raise MXNetValueError(f"{reader.source}: not an MXNet NDArray (bad magic {magic:#x})")
+        raise MXNetValueError(f"{reader.source}: {where}: not an MXNet NDArray (bad magic "
+                              f"{magic:#x})")
     if magic != _V1:
         (stype,) = reader.unpack("i")
         if stype != 0:
-            raise MXNetValueError(f"{reader.source}: sparse storage type {stype} is not supported by mxlab")
+            raise MXNetValueError(f"{reader.source}: {where}: sparse storage type {stype} is not "
+                                  f"supported by mxlab")
     (ndim,) = reader.unpack("i")
     if magic == _V3 and ndim == -1 or magic != _V3 and ndim == 0:
         return None   # NOTE: MXNet's "none" array (no shape, no data)
+    if not 0 <= ndim <= _MAX_NDIM:
+        raise MXNetValueError(f"{reader.source}: {where}: ndim {ndim} is invalid (expected 0 to "
+                              f"{_MAX_NDIM}, or the 'none' marker)")
     shape = reader.unpack(f"{ndim}q") if ndim > 0 else ()
+    if any(d < 0 for d in shape):
+        raise MXNetValueError(f"{reader.source}: {where}: negative dimension in shape {shape}")
     dev_type, dev_id = reader.unpack("ii")
+    if dev_type not in _DEV_TYPES or dev_id < 0:
+        raise MXNetValueError(f"{reader.source}: {where}: invalid device (dev_type {dev_type}, "
+                              f"dev_id {dev_id}; expected dev_type in {_DEV_TYPES}, dev_id >= 0)")
     (flag,) = reader.unpack("i")
     if flag not in DTYPE_FLAGS:
-        raise MXNetValueError(f"{reader.source}: unsupported dtype flag {flag}")
+        raise MXNetValueError(f"{reader.source}: {where}: unsupported dtype flag {flag} (expected "
+                              f"one of {sorted(DTYPE_FLAGS)})")
     dtype = numpy.dtype(DTYPE_FLAGS[flag])
-    count = int(numpy.prod(shape, dtype=numpy.int64))
-    data = numpy.frombuffer(reader.take(count * dtype.itemsize), dtype=dtype).reshape(shape).copy()
+    count = 1
+    for d in shape:   # NOTE: Python ints: a product of hostile dims must not wrap around
+        count *= d
+    nbytes = count * dtype.itemsize
+    if nbytes > len(reader.view) - reader.pos:
+        raise MXNetValueError(f"{reader.source}: {where}: shape {shape} of {dtype.name} needs "
+                              f"{nbytes} bytes, but only {len(reader.view) - reader.pos} remain "
+                              f"(truncated file or corrupt shape)")
+    data = numpy.frombuffer(reader.take(nbytes), dtype=dtype).reshape(shape).copy()
     return data, magic
 
 
+def _read_name(reader, i):
+    (length,) = reader.unpack("Q")
+    raw = bytes(reader.take(length))
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MXNetValueError(f"{reader.source}: name {i} is not UTF-8 text ({raw[:40]!r}, bad "
+                              f"byte at {exc.start})") from None
+
+
 def load_frombuffer(buffer, source="<buffer>"):
-    """Decode a saved list/dict of arrays from bytes; returns ``(arrays, names, np_semantics)``."""
+    """Decode a saved list/dict of arrays from bytes; returns ``(arrays, names, np_semantics)``.
+
+    Everything read is validated (magic numbers, ndim, dims, device, dtype flag, sizes against
+    the bytes left, UTF-8 names); errors name ``source``, the array or name and what was expected.
+    """
     reader = _Reader(buffer, source)
     header, _reserved = reader.unpack("QQ")
     if header != _LIST_MAGIC:
         raise MXNetValueError(f"{source}: not an MXNet NDArray file (bad header {header:#x})")
     (count,) = reader.unpack("Q")
     arrays, np_semantics = [], False
-    for _ in range(count):
-        item = _read_array(reader)
+    for i in range(count):
+        item = _read_array(reader, i)
         arrays.append(None if item is None else item[0])
         np_semantics = np_semantics or (item is not None and item[1] == _V3)
     (n_names,) = reader.unpack("Q")
-    names = []
-    for _ in range(n_names):
-        (length,) = reader.unpack("Q")
-        names.append(bytes(reader.take(length)).decode("utf-8"))
-    if names and len(names) != len(arrays):
-        raise MXNetValueError(f"{source}: {len(names)} names for {len(arrays)} arrays")
+    if n_names and n_names != len(arrays):
+        raise MXNetValueError(f"{source}: {n_names} names for {len(arrays)} arrays")
+    names = [_read_name(reader, i) for i in range(n_names)]
     return arrays, names, np_semantics
 
 
 def _write_array(out, host, np_semantics):
-    host = numpy.array(host, order="C", copy=None)  # NOTE: ascontiguousarray would turn 0-d into 1-d
+    host = numpy.array(host, order="C", copy=None)  # NOTE: ascontiguousarray makes 0-d 1-d
     name = host.dtype.name
     if name not in _FLAG_OF:
         raise MXNetTypeError(f"cannot save dtype {name} in MXNet's NDArray format")
@@ -112,7 +148,8 @@ def _to_host(array):
 
 
 def save(fname, data, np_semantics=None):
-    """Save an array, a list of arrays or a ``{name: array}`` dict in MXNet's format (``mx.nd.save``).
+    """Save an array, a list of arrays or a ``{name: array}`` dict in MXNet's format
+    (``mx.nd.save``).
 
     ``np_semantics`` (default: True for ``mx.np`` arrays) writes V3 records that keep 0-d shapes.
     """
@@ -124,7 +161,8 @@ def save(fname, data, np_semantics=None):
     elif isinstance(data, (list, tuple)):
         names, arrays = [], list(data)
     else:
-        raise MXNetTypeError(f"save: data must be an NDArray, a list or a dict, got {type(data).__name__}")
+        raise MXNetTypeError("save: data must be an NDArray, a list or a dict, got "
+                             f"{type(data).__name__}")
     if np_semantics is None:
         np_semantics = any(isinstance(a, ndarray) for a in arrays)
     out = io.BytesIO()
@@ -136,7 +174,8 @@ def save(fname, data, np_semantics=None):
         encoded = name.encode("utf-8")
         out.write(struct.pack("<Q", len(encoded)))
         out.write(encoded)
-    # NOTE: write to a temporary file then rename, so a failed save never leaves a half-written checkpoint.
+    # NOTE: write to a temporary file then rename, so a failed save never leaves a half-written
+    # checkpoint.
     tmp = f"{fname}.tmp"
     with open(tmp, "wb") as handle:
         handle.write(out.getvalue())
@@ -153,5 +192,6 @@ def load(fname, device=None, cls=None):
     cls = cls or (ndarray if np_semantics else NDArray)
     device = Device(device) if device is not None else current_device()
     from .ndarray import array as make_array
-    values = [None if a is None else make_array(a, dtype=a.dtype, device=device, cls=cls) for a in arrays]
+    values = [None if a is None else make_array(a, dtype=a.dtype, device=device, cls=cls)
+              for a in arrays]
     return dict(zip(names, values)) if names else values

@@ -6,11 +6,17 @@ Example
 >>> mx.npx.random.categorical(mx.np.array([0.0, 1.0]), shape=2).asnumpy()
 array([1, 1], dtype=int32)
 """
+from ..ndarray.ndarray import ndarray as _ndarray
+from ..ndarray.random import bernoulli_into as _bernoulli_into
 from ..ndarray.random import categorical as _nd_categorical
-from ..numpy.random import bernoulli  # noqa: F401
-from ..ops.random import seed  # noqa: F401
+from ..ops.random import seed
 
-__all__ = ["seed", "bernoulli", "categorical"]
+__all__ = ["bernoulli", "categorical", "seed"]
+
+
+def bernoulli(prob=None, logit=None, size=None, dtype=None, device=None, out=None):
+    """1 with probability ``prob`` (or ``sigmoid(logit)``), else 0."""
+    return _bernoulli_into(_ndarray, prob, logit, size, dtype, device, out)
 
 
 def categorical(data, shape=(), get_prob=False, out=None, dtype="int32", **kwargs):

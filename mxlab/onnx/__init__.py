@@ -7,8 +7,17 @@ registry (``_import_ops``), so an imported model runs, trains and opens in ``mx.
 like any other Symbol.
 """
 from ._common import DEFAULT_OPSET, OnnxMissingError, UnmappedOpError
-from ._export import export_model, operator_support as get_operator_support
+from ._export import export_model
+from ._export import operator_support as get_operator_support
 from ._import import get_model_metadata, import_model, import_to_gluon
 
-__all__ = ["export_model", "import_model", "import_to_gluon", "get_model_metadata",
-           "get_operator_support", "OnnxMissingError", "UnmappedOpError", "DEFAULT_OPSET"]
+__all__ = [
+           "DEFAULT_OPSET",
+           "OnnxMissingError",
+           "UnmappedOpError",
+           "export_model",
+           "get_model_metadata",
+           "get_operator_support",
+           "import_model",
+           "import_to_gluon",
+]

@@ -6,23 +6,12 @@ import tempfile
 
 import numpy
 
-from ..base import MXNetValueError
-from ..graph.node import topo_sort
+from ..base import MXNetError, MXNetValueError
+from ..graph.node import Entry, topo_sort
 from ._common import check_opset, require, tensor_type, unmapped
+from ._registry import EXPORTERS
 
-EXPORTERS = {}  # canonical mxlab op name -> (first opset, converter(ctx, node))
 _LOG = logging.getLogger(__name__)
-
-
-def exports(*op_names, since=None):
-    """Register a converter for ``op_names`` (aliases resolve to the op's canonical name)."""
-    from ..ops.registry import get_op
-
-    def wrap(fn):
-        for name in op_names:
-            EXPORTERS[get_op(name).name] = (since or 0, fn)
-        return fn
-    return wrap
 
 
 def operator_support(opset_version=None):
@@ -63,9 +52,10 @@ class ExportContext:
         return self._names[key]
 
     def fresh(self, hint):
-        """A new tensor name for an intermediate value."""
+        """A new name for an intermediate value, under the name of the node being converted."""
         self._count += 1
-        name = f"{hint}__{self._count}"
+        prefix = f"{self.current.name}_" if self.current is not None else ""
+        name = f"{prefix}{hint}__{self._count}"
         self._taken.add(name)
         return name
 
@@ -73,7 +63,6 @@ class ExportContext:
         return self.entry_name(node.inputs[i])
 
     def out(self, node, i=0):
-        from ..graph.node import Entry
         return self.entry_name(Entry(node, i))
 
     def in_shape(self, node, i=0):
@@ -135,7 +124,7 @@ class ExportContext:
                 self.out(node, i) in outputs for i in range(node.num_outputs)):
             self._taken.add(node.name)
             return node.name
-        return self.fresh(f"{outputs[0]}_{op_type}")
+        return self.fresh(op_type)
 
     def const(self, value, dtype=None, hint="const"):
         """An initializer holding ``value``; returns its name."""
@@ -171,6 +160,16 @@ def _infer(sym, shapes, dtypes):
     _, out_types, _ = internals.infer_type(**dtypes)
     return (dict(zip(names, map(tuple, out_shapes))),
             {n: numpy.dtype(t) for n, t in zip(names, out_types)})
+
+
+def _infer_varied(sym, shapes, dtypes):
+    """Shapes with the open axes grown by one: which dims follow them (see target_shape)."""
+    try:
+        return _infer(sym, shapes, dtypes)[0]
+    except MXNetError as err:
+        raise MXNetValueError(
+            f"dynamic export: the graph does not take other sizes on the open input axes ({err});"
+            " export with dynamic=False or name the open axes in dynamic_input_shapes") from err
 
 
 def _dynamic_axes(in_shapes, dynamic, dynamic_input_shapes):
@@ -213,8 +212,8 @@ def build_model(sym, params, in_shapes, in_types, dynamic=False, dynamic_input_s
     shapes, dtypes = _infer(sym, {**known, **dict(zip(data_names, in_shapes))}, types)
     bumped = [tuple(d + 1 if k in ax else d for k, d in enumerate(s))
               for s, ax in zip(in_shapes, axes)]
-    varied = (_infer(sym, {**known, **dict(zip(data_names, bumped))}, types)[0]
-              if any(axes) else shapes)
+    varied = _infer_varied(sym, {**known, **dict(zip(data_names, bumped))}, types) if any(
+        axes) else shapes
     ctx = ExportContext(opset, shapes, varied, dtypes)
     inputs = []
     for name, shape, ax in zip(data_names, in_shapes, axes):
@@ -223,7 +222,7 @@ def build_model(sym, params, in_shapes, in_types, dynamic=False, dynamic_input_s
     for node in topo_sort(sym._outputs):
         if node.op is None:
             if node.name in params:
-                ctx.add_initializer(ctx.entry_name(_var_entry(node)), params[node.name])
+                ctx.add_initializer(ctx.entry_name(Entry(node, 0)), params[node.name])
             continue
         since, convert = EXPORTERS.get(node.op.name, (None, None))
         if convert is None or since > opset:
@@ -240,7 +239,9 @@ def build_model(sym, params, in_shapes, in_types, dynamic=False, dynamic_input_s
         open_dims = {k: f"{name}_dim{k}" for k, (a, b) in
                      enumerate(zip(shapes[name], varied[name])) if a != b}
         outputs.append(_value_info(name, dtypes[name], shapes[name], open_dims))
-    graph = helper.make_graph(ctx.nodes, "mxlab_graph", inputs, outputs, ctx.initializers)
+    read = {name for onnx_node in ctx.nodes for name in onnx_node.input}
+    initializers = [i for i in ctx.initializers if i.name in read]  # e.g. gamma of fix_gamma
+    graph = helper.make_graph(ctx.nodes, "mxlab_graph", inputs, outputs, initializers)
     model = helper.make_model(graph, producer_name="mxlab",
                               opset_imports=[helper.make_opsetid("", opset)])
     require("onnx.checker").check_model(model)
@@ -255,11 +256,6 @@ def _check_written(ctx, node, sym):
         if ctx.out(node, index) not in written:
             raise unmapped(node.op.name, node.name, ctx.opset,
                            f"output {index} ({ctx.out(node, index)}) is not exported")
-
-
-def _var_entry(node):
-    from ..graph.node import Entry
-    return Entry(node, 0)
 
 
 # -- the public entry point ------------------------------------------------------------------------
@@ -296,7 +292,8 @@ def _as_numpy(value):
 
 def _block_files(block, in_shapes, in_types):
     """The block's traced symbol and parameters, through ``export`` (run once if needed)."""
-    from .. import ndarray, np as mnp, symbol
+    from .. import ndarray, symbol
+    from .. import numpy as mnp
     from ..base import MXNetRuntimeError
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -5,7 +5,7 @@ import math
 import numpy
 
 from ._common import tensor_type, unmapped
-from ._export import exports
+from ._registry import exports
 
 
 def _fail(ctx, node, why):
@@ -43,9 +43,9 @@ def fully_connected(ctx, node):
 def _conv_attrs(node, ndim):
     attrs = node.attrs
     pads = _spatial(attrs, "pad", ndim, 0)
-    return dict(kernel_shape=list(attrs["kernel"]), strides=_spatial(attrs, "stride", ndim, 1),
-                dilations=_spatial(attrs, "dilate", ndim, 1), pads=pads + pads,
-                group=attrs["num_group"])
+    return {"kernel_shape": list(attrs["kernel"]), "strides": _spatial(attrs, "stride", ndim, 1),
+            "dilations": _spatial(attrs, "dilate", ndim, 1), "pads": pads + pads,
+            "group": attrs["num_group"]}
 
 
 @exports("Convolution")
@@ -84,8 +84,8 @@ def pooling(ctx, node):
         raise _fail(ctx, node, f"pooling_convention={attrs['pooling_convention']}")
     ndim = len(attrs["kernel"])
     pads = _spatial(attrs, "pad", ndim, 0)
-    common = dict(kernel_shape=list(attrs["kernel"]), strides=_spatial(attrs, "stride", ndim, 1),
-                  pads=pads + pads)
+    common = {"kernel_shape": list(attrs["kernel"]),
+              "strides": _spatial(attrs, "stride", ndim, 1), "pads": pads + pads}
     if kind == "lp":
         ctx.emit("LpPool", [data], ctx.out(node), **common, **p_value)
         return
@@ -196,6 +196,8 @@ def leaky_relu(ctx, node):
 @exports("Dropout")
 def dropout(ctx, node):
     """Inference: dropout is the identity (the mask output, if asked for, is not exported)."""
+    if node.attrs["mode"] == "always":
+        raise _fail(ctx, node, "mode='always' drops at inference too")
     ctx.emit("Identity", [ctx.inp(node)], ctx.out(node))
 
 
@@ -220,6 +222,13 @@ def _softmax(onnx_op):
         if cast:
             ctx.emit("Cast", [result], ctx.out(node), to=tensor_type(ctx.out_dtype(node)))
     return convert
+
+
+@exports("SoftmaxActivation")
+def softmax_activation(ctx, node):
+    """mode='instance': softmax over the last axis; 'channel': over axis 1."""
+    axis = 1 if node.attrs["mode"] == "channel" else -1
+    ctx.emit("Softmax", [ctx.inp(node)], ctx.out(node), axis=axis)
 
 
 exports("softmax")(_softmax("Softmax"))

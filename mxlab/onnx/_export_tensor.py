@@ -3,8 +3,8 @@ unary maths, reductions, shape manipulation, slicing, concatenation and products
 only in the ONNX op they become are registered from tables."""
 import numpy
 
-from ._common import tensor_type, unmapped
-from ._export import exports
+from ._common import require, tensor_type, unmapped
+from ._registry import exports
 
 _INT64_MAX = numpy.iinfo(numpy.int64).max
 _INT64_MIN = numpy.iinfo(numpy.int64).min
@@ -47,7 +47,8 @@ _UNARY = {"abs": "Abs", "exp": "Exp", "log": "Log", "sqrt": "Sqrt", "ceil": "Cei
           "cos": "Cos", "tan": "Tan", "arcsin": "Asin", "arccos": "Acos", "arctan": "Atan",
           "sinh": "Sinh", "cosh": "Cosh", "arcsinh": "Asinh", "arccosh": "Acosh",
           "arctanh": "Atanh", "erf": "Erf", "sign": "Sign", "rint": "Round",
-          "_copy": "Identity", "logical_not": "Not"}
+          "_copy": "Identity", "BlockGrad": "Identity", "MakeLoss": "Identity",
+          "make_loss": "Identity"}  # NOTE: gradient-only ops are the identity at inference
 
 
 def _binary(onnx_op):
@@ -96,6 +97,25 @@ for _name, _onnx in _UNARY.items():
 def not_equal_scalar(ctx, node):
     scalar = ctx.const(node.attrs["scalar"], ctx.in_dtype(node), "scalar")
     _to_out_dtype(ctx, node, ctx.emit("Not", [ctx.emit("Equal", [ctx.inp(node), scalar])]))
+
+
+@exports("logical_not", "_npi_logical_not")
+def logical_not(ctx, node):
+    zero = ctx.const(0, ctx.in_dtype(node), "zero")
+    _to_out_dtype(ctx, node, ctx.emit("Equal", [ctx.inp(node), zero]))
+
+
+@exports("log1p", "expm1", "log2", "log10")
+def log_exp_variants(ctx, node):
+    """log(1 + x), exp(x) - 1, log(x) / log(base): exact up to fp32 rounding near 0."""
+    dtype, data, name = ctx.in_dtype(node), ctx.inp(node), node.op.name
+    if name == "log1p":
+        ctx.emit("Log", [ctx.emit("Add", [data, ctx.const(1, dtype, "one")])], ctx.out(node))
+    elif name == "expm1":
+        ctx.emit("Sub", [ctx.emit("Exp", [data]), ctx.const(1, dtype, "one")], ctx.out(node))
+    else:
+        base = ctx.const(numpy.log(2.0 if name == "log2" else 10.0), dtype, "log_base")
+        ctx.emit("Div", [ctx.emit("Log", [data]), base], ctx.out(node))
 
 
 @exports("square")
@@ -278,6 +298,27 @@ def slice_axis(ctx, node):
                        ctx.int64s([node.attrs["axis"]])], ctx.out(node))
 
 
+@exports("reverse", "_npi_flip")
+def reverse(ctx, node):
+    ndim, axis = len(ctx.in_shape(node)), node.attrs["axis"]
+    axes = range(ndim) if axis is None else (axis if isinstance(axis, (tuple, list)) else (axis,))
+    axes = sorted(a % ndim for a in axes)
+    ctx.emit("Slice", [ctx.inp(node), ctx.int64s([-1] * len(axes), "starts"),
+                       ctx.int64s([_INT64_MIN] * len(axes), "ends"), ctx.int64s(axes, "axes"),
+                       ctx.int64s([-1] * len(axes), "steps")], ctx.out(node))
+
+
+@exports("tile")
+def tile(ctx, node):
+    """MXNet pads ``reps`` or the input's shape with leading ones to the same length."""
+    reps, ndim = list(node.attrs["reps"]), len(ctx.in_shape(node))
+    data = ctx.inp(node)
+    if len(reps) > ndim:
+        data = ctx.axes_op("Unsqueeze", data, list(range(len(reps) - ndim)))
+    reps = [1] * (ndim - len(reps)) + reps
+    ctx.emit("Tile", [data, ctx.int64s(reps, "reps")], ctx.out(node))
+
+
 @exports("Concat", "_npi_concatenate")
 def concat(ctx, node):
     axis = node.attrs["dim"] if node.op.name == "Concat" else node.attrs["axis"]
@@ -342,10 +383,5 @@ def take(ctx, node):
 @exports("zeros_like", "ones_like")
 def fill_like(ctx, node):
     value = 1 if node.op.name == "ones_like" else 0
-    fill = require_tensor(ctx, numpy.full((1,), value, ctx.out_dtype(node)))
+    fill = require("onnx.numpy_helper").from_array(numpy.full((1,), value, ctx.out_dtype(node)))
     ctx.emit("ConstantOfShape", [ctx.emit("Shape", [ctx.inp(node)])], ctx.out(node), value=fill)
-
-
-def require_tensor(ctx, array):
-    from ._common import require
-    return require("onnx.numpy_helper").from_array(array)

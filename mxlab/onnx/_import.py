@@ -1,31 +1,13 @@
 """ONNX ModelProto -> (Symbol, arg_params, aux_params): the graph walk, constant folding and the
 symbolic shape values that let dynamic Reshapes (``Shape -> Slice -> Concat -> Reshape``, as MXNet
 1.9 and PyTorch write them) become MXNet reshape codes."""
-import dataclasses
 import os
 
 import numpy
 
 from ..base import MXNetValueError
 from ._common import numpy_type, require, unmapped
-
-IMPORTERS = {}  # ONNX op type -> converter(ctx, node) -> Symbol or list of Symbols
-
-
-def imports(*op_types):
-    """Register an ONNX-node -> Symbol converter for ``op_types``."""
-    def wrap(fn):
-        for op_type in op_types:
-            IMPORTERS[op_type] = fn
-        return fn
-    return wrap
-
-
-@dataclasses.dataclass(frozen=True)
-class Dim:
-    """Axis ``axis`` of tensor ``tensor``: one element of a shape computed with ``Shape``."""
-    tensor: str
-    axis: int
+from ._registry import IMPORTERS, Dim, attributes
 
 
 class ImportContext:
@@ -69,6 +51,14 @@ class ImportContext:
             return None
         return self.const(node.input[index], f"input {index} of {node.op_type}")
 
+    def shape_value(self, name):
+        """A 1-D shape tensor as a list of ints / Dims, or None when it is neither."""
+        if name in self.shape_values:
+            return list(self.shape_values[name])
+        if name in self.constants and self.constants[name].ndim <= 1:
+            return [int(v) for v in numpy.atleast_1d(self.constants[name])]
+        return None
+
     def rank(self, name):
         if name in self.ranks:
             return self.ranks[name]
@@ -77,12 +67,6 @@ class ImportContext:
 
     def fail(self, node, why):
         return unmapped(node.op_type, node.name or node.output[0], self.opset, why)
-
-
-def attributes(node):
-    """ONNX node attributes as Python values."""
-    helper = require("onnx.helper")
-    return {a.name: helper.get_attribute_value(a) for a in node.attribute}
 
 
 def _fold(ctx, node):
@@ -104,15 +88,6 @@ _NO_FOLD = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformL
 
 
 # -- shape values ----------------------------------------------------------------------------------
-def _shape_value(ctx, name):
-    """A 1-D shape tensor as a list of ints / Dims, or None when it is neither."""
-    if name in ctx.shape_values:
-        return list(ctx.shape_values[name])
-    if name in ctx.constants and ctx.constants[name].ndim <= 1:
-        return [int(v) for v in numpy.atleast_1d(ctx.constants[name])]
-    return None
-
-
 def _track_shape(ctx, node):
     """Follow Shape / Gather / Slice / Concat / Unsqueeze / Squeeze / Cast on shape values;
     returns False when the node is not such a step."""
@@ -126,7 +101,7 @@ def _track_shape(ctx, node):
         return True
     if not any(n in ctx.shape_values for n in node.input):
         return False
-    inputs = [_shape_value(ctx, n) for n in node.input]
+    inputs = [ctx.shape_value(n) for n in node.input]
     if any(v is None for v in inputs):
         return False
     value = inputs[0]

@@ -1,10 +1,12 @@
 """ONNX node -> mxlab Symbol converters, one per ONNX op (tables where ops differ only in name).
 Each returns the Symbol (or list of Symbols) of the node's outputs."""
+import itertools
+
 import numpy
 
 from .. import symbol as S
-from ._common import numpy_type
-from ._import import Dim, _shape_value, attributes, imports
+from ._common import numpy_type, require
+from ._registry import Dim, attributes, imports
 
 _ACTIVATION = {"Relu": "relu", "Sigmoid": "sigmoid", "Tanh": "tanh", "Softplus": "softrelu",
                "Softsign": "softsign"}
@@ -68,9 +70,9 @@ def _conv_attrs(ctx, node, weight_shape):
     attrs = attributes(node)
     kernel = tuple(attrs.get("kernel_shape", weight_shape[2:]))
     ndim = len(kernel)
-    return dict(kernel=kernel, stride=tuple(attrs.get("strides", [1] * ndim)),
-                dilate=tuple(attrs.get("dilations", [1] * ndim)),
-                pad=_symmetric_pads(ctx, node, attrs, ndim), num_group=attrs.get("group", 1))
+    return {"kernel": kernel, "stride": tuple(attrs.get("strides", [1] * ndim)),
+            "dilate": tuple(attrs.get("dilations", [1] * ndim)),
+            "pad": _symmetric_pads(ctx, node, attrs, ndim), "num_group": attrs.get("group", 1)}
 
 
 @imports("Conv")
@@ -199,7 +201,7 @@ def reshape(ctx, node):
     """Constant targets map to Reshape (0 and -1 mean what they mean in MXNet); a target made of
     another tensor's dims becomes Reshape + reshape_like."""
     data = ctx.sym(node.input[0])
-    target = _shape_value(ctx, node.input[1])
+    target = ctx.shape_value(node.input[1])
     if target is None or attributes(node).get("allowzero", 0):
         raise ctx.fail(node, "a shape computed by ops other than Shape/Slice/Gather/Concat")
     target = [0 if d == Dim(node.input[0], k) else d for k, d in enumerate(target)]
@@ -273,7 +275,7 @@ def split(ctx, node):
         return [outs[i] for i in range(parts)]
     bounds = numpy.cumsum([0] + list(sizes))
     return [S.slice_axis(data, axis=axis, begin=int(b), end=int(e))
-            for b, e in zip(bounds[:-1], bounds[1:])]
+            for b, e in itertools.pairwise(bounds)]
 
 
 @imports("Slice")
@@ -339,20 +341,22 @@ def clip(ctx, node):
 @imports("ConstantOfShape")
 def constant_of_shape(ctx, node):
     """The shape of another tensor filled with one value: zeros_like (+ value), cast."""
-    target = _shape_value(ctx, node.input[0])
+    target = ctx.shape_value(node.input[0])
     if not target or not all(d == Dim(target[0].tensor, k) if isinstance(d, Dim) else False
                              for k, d in enumerate(target)):
         raise ctx.fail(node, "a shape that is not one tensor's whole shape")
     value = attributes(node).get("value")
-    fill = numpy_helper().to_array(value) if value is not None else numpy.zeros(1, "float32")
+    fill = (require("onnx.numpy_helper").to_array(value) if value is not None
+            else numpy.zeros(1, "float32"))
     result = S.zeros_like(ctx.sym(target[0].tensor))
     result = result + fill.item() if fill.item() != 0 else result
     return S.Cast(result, dtype=fill.dtype.name)
 
 
-def numpy_helper():
-    from ._common import require
-    return require("onnx.numpy_helper")
+@imports("Tile")
+def tile(ctx, node):
+    reps = ctx.const(node.input[1], "Tile repeats")
+    return S.tile(ctx.sym(node.input[0]), reps=tuple(int(r) for r in reps))
 
 
 @imports("Where")
@@ -362,7 +366,7 @@ def where(ctx, node):
 
 @imports("Expand")
 def expand(ctx, node):
-    target = _shape_value(ctx, node.input[1])
+    target = ctx.shape_value(node.input[1])
     if target and all(d == Dim(target[0].tensor, k) if isinstance(d, Dim) else False
                       for k, d in enumerate(target)):
         return S.broadcast_like(ctx.sym(node.input[0]), ctx.sym(target[0].tensor))

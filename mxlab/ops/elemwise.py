@@ -24,13 +24,12 @@ import math
 
 import numpy
 
-from ..base import MXNetTypeError
 from .attrs import Attr
 from .infer import broadcast_shapes, same_shape
-from .registry import F, Op, get_op, register
+from .registry import F, Op, register
 
 __all__ = ["unary", "binary", "scalar_op", "promote", "scalar_result_dtype", "float_result",
-           "as_array", "binary_frontend", "zero_grads"]
+           "as_array", "zero_grads", "COMPARISONS", "legacy_stem"]
 
 _FLOAT32 = numpy.dtype("float32")
 _BOOL = numpy.dtype("bool")
@@ -175,15 +174,40 @@ def unary(name, ufunc, grad=None, aliases=(), np_name=None, npx_name=None, numex
                        doc=doc))
 
 
-def _broadcast_infer(attrs, in_shapes):
+def _broadcast_infer(attrs, in_shapes, out_shapes=None):
     a, b = in_shapes
     if a is None or b is None or None in a or None in b:
         if a is not None and b is None:
             return [a, a], [a]
         if b is not None and a is None:
             return [b, b], [b]
+        if a is not None and b is not None and len(a) == len(b):
+            return _broadcast_partial(a, b, (out_shapes or [None])[0])
         return in_shapes, [None]
     return in_shapes, [broadcast_shapes("broadcast", a, b)]
+
+
+def _broadcast_dim(x, y, out):
+    """One dim of ``x op y`` with unknown (None) dims: ``(x, y, out)`` filled where they can be.
+
+    An unknown dim facing a known ``n > 1`` gives ``n`` (it is 1 or ``n``, the result is ``n``
+    either way) and is taken to be ``n`` itself, as MXNet's ``elemwise_*`` (what ``a + b`` on
+    symbols builds) infers; one facing a 1 takes the output's dim when that is known.
+    """
+    if x is not None and y is not None:
+        return x, y, broadcast_shapes("broadcast", (x,), (y,))[0]
+    known_dim = x if x is not None else y
+    if known_dim is not None and known_dim != 1:
+        return known_dim, known_dim, known_dim
+    fill = out
+    return (fill if x is None else x), (fill if y is None else y), out
+
+
+def _broadcast_partial(a, b, out):
+    """Partly known operands of the same rank (bidirectional, like MXNet's elementwise ops)."""
+    out = out if out is not None and len(out) == len(a) else (None,) * len(a)
+    dims = [_broadcast_dim(x, y, o) for x, y, o in zip(a, b, out)]
+    return [tuple(d[0] for d in dims), tuple(d[1] for d in dims)], [tuple(d[2] for d in dims)]
 
 
 def _binary_compute(ufunc, dtype_rule, cast_rule):

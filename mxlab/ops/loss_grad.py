@@ -2,9 +2,9 @@
 the legacy ``MakeLoss``.
 
 All three are identities forward. ``BlockGrad`` sends no gradient back (its input's
-gradient is zero, as MXNet's ``MakeZeroGradNodes`` gives); the loss ops ignore the head gradient and start backward from ones (scaled
-and normalised as ``MakeLoss`` asks), so a symbol ending in one can be trained by
-``executor.backward()`` without head gradients.
+gradient is zero, as MXNet's ``MakeZeroGradNodes`` gives); the loss ops ignore the head gradient and
+start backward from ones (scaled and normalised as ``MakeLoss`` asks), so a symbol ending in one can
+be trained by ``executor.backward()`` without head gradients.
 
 Example
 -------
@@ -59,8 +59,8 @@ _MAKE_LOSS_ATTRS = (
     Attr("normalization", "str", "null", choices=("null", "batch", "valid"),
          doc="divide the gradient by nothing, the batch size, or the valid count"))
 
-_IDENTITY = dict(compute=_identity, compute_into=_identity_into, infer_shape=same_shape,
-                 inplace=((0, 0),), elementwise=True, numexpr="{0}", save_outputs=False)
+_IDENTITY = {"compute": _identity, "compute_into": _identity_into, "infer_shape": same_shape,
+             "inplace": ((0, 0),), "elementwise": True, "numexpr": "{0}", "save_outputs": False}
 
 register(Op(name="BlockGrad", aliases=("stop_gradient", "_npx_stop_gradient"),
             npx_name="stop_gradient", gradient=lambda node, g: [None], save_inputs=False,

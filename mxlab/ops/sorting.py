@@ -178,6 +178,14 @@ def _topk_infer(a, in_shapes):
     return [out] * _topk_outputs(a)
 
 
+def _topk_type(a, in_dtypes):
+    """Values and masks keep the input dtype; indices take ``dtype`` (a rule, not the registry's
+    first-input guess, which a subgraph's inner inference would fall back on)."""
+    data = in_dtypes[0]
+    return {"value": [data], "mask": [data], "indices": [a["dtype"]],
+            "both": [data, a["dtype"]]}[a["ret_typ"]]
+
+
 def _topk_grad(node, g):
     if node.attrs["ret_typ"] not in ("value", "both"):
         return [None]
@@ -200,6 +208,7 @@ register(
             Attr("dtype", "dtype", "float32"),
         ),
         infer_shape=_topk_infer,
+        infer_type=_topk_type,
         gradient=_topk_grad,
         npx_name="topk",
         save_outputs=False,

@@ -73,7 +73,8 @@ class SubgraphRunner:
 
     @property
     def cached_op(self):
-        """The inner :class:`~mxlab.executor.CachedOp` (planned once, inspectable like any other)."""
+        """The inner :class:`~mxlab.executor.CachedOp` (planned once, inspectable like any
+        other)."""
         if self._cached is None:
             from ..executor.cached_op import CachedOp  # NOTE: the executor imports this package.
             self._cached = CachedOp(self.sym, {"static_alloc": True, "static_shape": True})
@@ -103,7 +104,8 @@ class SubgraphRunner:
         return ins, outs
 
     def infer_shape(self, attrs, in_shapes, out_shapes=None):
-        """Shapes through the inner graph in both directions (known outer outputs seed its heads)."""
+        """Shapes through the inner graph in both directions (known outer outputs seed its
+        heads)."""
         known = {node: s for node, s in zip(self.input_nodes, in_shapes) if s is not None}
         for entry, shape in zip(self.graph.outputs, out_shapes or ()):
             if shape is not None:
@@ -196,7 +198,12 @@ def make_subgraph_op(sym, name="_default_subgraph_op", runner=None, runner_cls=S
     """
     runner = runner or runner_cls(sym)
     runner.name = name
+    inner = [n.op for n in runner.graph.indexed.nodes if n.op is not None]
+    # NOTE: what the passes decide from must hold for the whole inner graph: a value-dependent
+    #   shape inside (boolean_mask) has no static plan; a random op inside is never recomputed.
     op = Op(name=name, compute=runner.compute,
+            dynamic_shape=any(o.dynamic_shape for o in inner),
+            is_random=any(o.is_random for o in inner),
             num_inputs=len(runner.input_nodes), num_outputs=len(sym._outputs),
             input_names=tuple(n.name for n in runner.input_nodes),
             output_names=tuple(sym.list_outputs()),

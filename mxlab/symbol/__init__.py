@@ -31,5 +31,6 @@ globals().update({name: getattr(_frontend, name) for name in _HAND_WRITTEN})
 from . import numpy as np  # noqa: E402
 from . import numpy_extension as npx  # noqa: E402
 
-__all__ = list(_CORE + _HAND_WRITTEN) + ["np", "npx", "random"]
+__all__ = list(_CORE + _HAND_WRITTEN) + ["np", "npx", "random", "contrib"]
 from . import random  # noqa: E402,F401
+from . import contrib  # noqa: E402,F401

@@ -30,7 +30,7 @@ import weakref
 from ..base import MXNetKeyError, MXNetTypeError, MXNetValueError
 from ..graph.node import Entry, Node, topo_sort
 from ..ops import registry
-from . import legacy
+from . import json_check, legacy
 
 __all__ = ["MXNET_VERSION", "graph_to_dict", "graph_from_dict", "param_strings", "mark_explicit"]
 
@@ -136,10 +136,11 @@ def _node_strings(record):
     return strings
 
 
-def _make_node(record, make_symbol, moved, old):
+def _make_node(record, make_symbol, moved, old, source):
     name = record["name"]
     strings = _node_strings(record)
-    subgraphs = [make_symbol(graph_from_dict(g, make_symbol)) for g in record.get("subgraphs", ())]
+    subgraphs = [make_symbol(graph_from_dict(g, make_symbol, f"{source} (node '{name}' subgraph)"))
+                 for g in record.get("subgraphs", ())]
     if old:
         strings, moved_here = legacy.fix_hidden_keys(strings)
     if record["op"] == "null":
@@ -163,28 +164,29 @@ def _entry(nodes, triple):
     return Entry(nodes[nid], index, version)
 
 
-def graph_from_dict(data, make_symbol):
+def graph_from_dict(data, make_symbol, source="<symbol JSON>"):
     """Head entries of the graph described by a JSON dict; ``make_symbol(entries)`` wraps
-    subgraphs."""
-    if "nodes" not in data or "heads" not in data:
-        raise MXNetValueError(
-            "Cannot load symbol: the JSON has no 'nodes' or 'heads' (not an MXNet symbol file)"
-        )
+    subgraphs. Everything read is validated first (:mod:`.json_check`); ``source`` names the file
+    in errors."""
+    json_check.check_graph_dict(data, source)
     records = data["nodes"]
     version = data.get("attrs", {}).get("mxnet_version", ["int", 800])[1]
     moved = {}
-    nodes = [_make_node(r, make_symbol, moved, version < MXNET_VERSION) for r in records]
+    nodes = [_make_node(r, make_symbol, moved, version < MXNET_VERSION, source) for r in records]
     for node, record in zip(nodes, records):
         node.inputs = [_entry(nodes, t) for t in record.get("inputs", ())]
         node.control_deps = [nodes[i] for i in record.get("control_deps", ())]
+    json_check.check_acyclic(nodes, source)
     if version < MXNET_VERSION:
         legacy.upgrade_nodes(nodes, moved, version, param_strings)
-    return [_entry(nodes, t) for t in data["heads"]]
+    heads = [_entry(nodes, t) for t in data["heads"]]
+    json_check.check_output_indices(nodes, heads, source)
+    return heads
 
 
-def from_json(text, make_symbol):
+def from_json(text, make_symbol, source="<symbol JSON>"):
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise MXNetValueError(f"Cannot load symbol: invalid JSON ({exc})") from None
-    return graph_from_dict(data, make_symbol)
+        raise MXNetValueError(f"Cannot load symbol from {source}: invalid JSON ({exc})") from None
+    return graph_from_dict(data, make_symbol, source)

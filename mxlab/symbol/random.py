@@ -14,7 +14,7 @@ from ..ops import registry
 from .frontend import compose_op
 from .symbol import Symbol
 
-__all__ = ["uniform", "normal", "randn", "randint", "shuffle", "categorical", "multinomial"]
+__all__ = ["categorical", "multinomial", "normal", "randint", "randn", "shuffle", "uniform"]
 
 
 def _node(op_name, inputs=(), name=None, attr=None, **kwargs):

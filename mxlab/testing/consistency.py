@@ -7,8 +7,14 @@ import numpy as np
 from .. import autograd
 from ..base import MXNetValueError
 
-__all__ = ["check_gluon_hybridize_consistency", "compare_ndarray_tuple", "compare_optimizer",
-           "compare_optimizer_noise_seeded", "same_symbol_structure", "same_array"]
+__all__ = [
+    "check_gluon_hybridize_consistency",
+    "compare_ndarray_tuple",
+    "compare_optimizer",
+    "compare_optimizer_noise_seeded",
+    "same_array",
+    "same_symbol_structure",
+]
 
 
 def _assert_close(a, b, rtol, atol):

@@ -5,11 +5,23 @@ import sys
 
 import numpy as np
 
-__all__ = ["is_cd_run", "has_tvm_ops", "is_op_runnable", "discard_stderr", "collapse_sum_like",
-           "np_reduce", "assign_each", "assign_each2", "create_2d_tensor", "create_vector",
-           "new_matrix_with_real_eigvals_2d", "new_matrix_with_real_eigvals_nd",
-           "new_orthonormal_matrix_2d", "new_sym_matrix_with_real_eigvals_2d",
-           "new_sym_matrix_with_real_eigvals_nd"]
+__all__ = [
+    "assign_each",
+    "assign_each2",
+    "collapse_sum_like",
+    "create_2d_tensor",
+    "create_vector",
+    "discard_stderr",
+    "has_tvm_ops",
+    "is_cd_run",
+    "is_op_runnable",
+    "new_matrix_with_real_eigvals_2d",
+    "new_matrix_with_real_eigvals_nd",
+    "new_orthonormal_matrix_2d",
+    "new_sym_matrix_with_real_eigvals_2d",
+    "new_sym_matrix_with_real_eigvals_nd",
+    "np_reduce",
+]
 
 
 def is_cd_run():
@@ -85,14 +97,14 @@ def assign_each2(input1, input2, function):
 
 def create_2d_tensor(rows, columns, dtype=np.int64):
     """An ``(rows, columns)`` mx.nd array whose row ``i`` is all ``i``."""
-    from .. import nd
+    from .. import ndarray as nd
     column = nd.arange(0, rows, dtype=dtype).reshape(rows, 1)
     return nd.broadcast_to(column, shape=(rows, columns))
 
 
 def create_vector(size, dtype=np.int64):
     """``mx.nd.arange(0, size)``."""
-    from .. import nd
+    from .. import ndarray as nd
     return nd.arange(0, size, dtype=dtype)
 
 

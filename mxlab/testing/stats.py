@@ -1,11 +1,18 @@
 """Statistical checks of random generators (MXNet's ``verify_generator`` family): bucket a large
 sample and compare the counts with the expected ones by Pearson's chi-square test."""
+import itertools
+
 import numpy as np
 
 from ..base import MXNetValueError
 
-__all__ = ["gen_buckets_probs_with_ppf", "mean_check", "var_check", "chi_square_check",
-           "verify_generator"]
+__all__ = [
+    "chi_square_check",
+    "gen_buckets_probs_with_ppf",
+    "mean_check",
+    "var_check",
+    "verify_generator",
+]
 
 
 def gen_buckets_probs_with_ppf(ppf, nbuckets):
@@ -13,7 +20,7 @@ def gen_buckets_probs_with_ppf(ppf, nbuckets):
     if nbuckets <= 0:
         raise MXNetValueError(f"nbuckets must be positive, got {nbuckets}")
     edges = [ppf(i / float(nbuckets)) for i in range(nbuckets + 1)]
-    return list(zip(edges[:-1], edges[1:])), [1.0 / nbuckets] * nbuckets
+    return list(itertools.pairwise(edges)), [1.0 / nbuckets] * nbuckets
 
 
 def mean_check(generator, mu, sigma, nsamples=1000000):

@@ -103,3 +103,24 @@ def test_zero_dim_transpose_keeps_shape(hybridize):
 def test_zero_dim_dropout_keeps_shape():
     with mx.autograd.record(train_mode=True):
         assert mx.npx.dropout(mx.np.array(3.0), p=0.5).shape == ()
+
+
+class _EmptyBroadcast(mx.gluon.HybridBlock):
+    def forward(self, x, y):
+        s = x + y
+        return -mx.npx.relu(s), s
+
+
+@pytest.mark.parametrize("static", [False, True])
+def test_fuse_broadcasts_size_zero_arrays(static):
+    """Found by the fuzzer: numexpr gave (3, 0) for (3, 0) + (1, 3, 0); gradients then failed."""
+    inputs = [mx.np.zeros((3, 0)), mx.np.zeros((1, 3, 0))]
+    block = _EmptyBroadcast()
+    block.hybridize(backend="fuse", static_alloc=static, static_shape=static)
+    for x in inputs:
+        x.attach_grad()
+    with mx.autograd.record():
+        outs = block(*inputs)
+    mx.autograd.backward(list(outs))
+    assert [o.shape for o in outs] == [(1, 3, 0), (1, 3, 0)]
+    assert [x.grad.shape for x in inputs] == [(3, 0), (1, 3, 0)]

@@ -6,10 +6,10 @@ import sys
 
 import numpy
 import pytest
+from onnx_helpers import assert_close, onnx, ort, random_params, run_mxlab, run_onnx
 
 import mxlab as mx
 from mxlab.base import MXNetError, MXNetValueError
-from onnx_helpers import assert_close, onnx, ort, random_params, run_mxlab, run_onnx
 
 S = mx.sym
 
@@ -93,7 +93,7 @@ def test_other_opsets(opset, tmp_path):
     assert onnx.load(path).opset_import[0].version == opset
     x = numpy.random.default_rng(0).uniform(size=(3, 3, 4)).astype("float32")
     assert_close(run_onnx(path, {"data": x}), run_mxlab(sym, {}, {"data": x}))
-    sym_back, arg, aux = mx.onnx.import_model(path)
+    sym_back, _, _ = mx.onnx.import_model(path)
     assert_close(run_mxlab(sym_back, {}, {"data": x}), run_mxlab(sym, {}, {"data": x}))
 
 
@@ -197,3 +197,12 @@ def test_explorer_opens_an_imported_model(tmp_path):
 
 def test_onnxruntime_is_the_runtime_under_test():
     assert ort.get_available_providers()
+
+
+def test_dynamic_export_of_a_graph_fixed_to_its_batch_says_so(tmp_path):
+    sym = S.broadcast_add(S.var("data"), S.var("w", shape=(3, 4)))
+    params = {"w": mx.nd.ones((3, 4))}
+    with pytest.raises(MXNetValueError, match="dynamic export: the graph does not take other "
+                                              "sizes on the open input axes"):
+        mx.onnx.export_model(sym, params, [(3, 4)], dynamic=True,
+                             onnx_file_path=str(tmp_path / "m.onnx"))

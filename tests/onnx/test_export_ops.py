@@ -1,9 +1,9 @@
 """Each mapped op, exported with a dynamic batch: onnxruntime and the re-imported model give
 mxlab's outputs (small symbols, a few inputs each)."""
 import pytest
+from onnx_helpers import random_params, roundtrip
 
 import mxlab as mx
-from onnx_helpers import random_params, roundtrip
 
 S = mx.sym
 X = S.var("data")
@@ -79,13 +79,22 @@ CASES = {
               {"low": 0.5, "high": 2.0}),
     "scalars": ((1 - X) * 2 + 3 / (X + 4) - X / 5 + X ** 2 + 2 ** X, {"data": (N, 3)}, {}),
     "scalar_maxmin": (S.maximum(X, 0.2) + S.minimum(X, -0.1), {"data": (N, 3)}, {}),
-    "comparisons": ((X > 0.1) + (X <= 0) * 2 + (X == X) + (X != 0.5) + S.broadcast_lesser(X, Y),
+    "comparisons": ((X > 0.1) + (X <= 0) * 2 + (X == Y) + (X != 0.5) + S.broadcast_lesser(X, Y),
                     {"data": (N, 3), "other": (N, 3)}, {}),
     "unary": (S.abs(X) + S.exp(X) + S.floor(X) + S.ceil(X) + S.sin(X) + S.cos(X) + S.erf(X)
               + S.sign(X) + S.negative(X) + S.square(X) + S.arctan(X) + S.sinh(X),
               {"data": (N, 3)}, {}),
     "unary_positive": (S.log(X) + S.sqrt(X) + S.rsqrt(X) + S.reciprocal(X), {"data": (N, 3)},
                        {"low": 0.5, "high": 2.0}),
+    "log_exp_variants": (S.log1p(X) + S.expm1(X) + S.log2(X) + S.log10(X), {"data": (N, 3)},
+                         {"low": 0.5, "high": 2.0}),
+    "logical_not": (S.logical_not(X > 0) + S.BlockGrad(X) + S.make_loss(X), {"data": (N, 3)},
+                    {}),
+    "reverse_tile": (S.reverse(X, axis=1)
+                     + S.slice_axis(S.tile(X, reps=(1, 2)), axis=2, begin=0, end=2),
+                     {"data": (N, 3, 2)}, {}),
+    "softmax_activation": (S.SoftmaxActivation(X) + S.SoftmaxActivation(X, mode="channel"),
+                           {"data": (N, 3, 2)}, {}),
     "add_n": (S.add_n(X, X * 2, S.tanh(X)), {"data": (N, 3)}, {}),
     "sum_axis": (S.sum(X, axis=1), {"data": (N, 3, 4)}, {}),
     "mean_keepdims": (S.mean(X, axis=(1, 2), keepdims=True), {"data": (N, 3, 4)}, {}),
@@ -137,4 +146,10 @@ def test_leaky_relu_roundtrip(act_type, tmp_path):
 def test_an_output_the_converter_does_not_write_is_an_error(tmp_path):
     sym = S.LeakyReLU(X, act_type="rrelu", name="act")  # outputs: value and (training) mask
     with pytest.raises(mx.onnx.UnmappedOpError, match=r"'LeakyReLU' \(node 'act'\).*output 1"):
+        mx.onnx.export_model(sym, {}, [(N, 3)], onnx_file_path=str(tmp_path / "m.onnx"))
+
+
+def test_dropout_that_drops_at_inference_is_not_exported(tmp_path):
+    sym = S.Dropout(X, p=0.5, mode="always", name="drop")
+    with pytest.raises(mx.onnx.UnmappedOpError, match="'Dropout' \\(node 'drop'\\).*always"):
         mx.onnx.export_model(sym, {}, [(N, 3)], onnx_file_path=str(tmp_path / "m.onnx"))

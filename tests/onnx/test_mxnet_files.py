@@ -7,9 +7,16 @@ import pathlib
 
 import numpy
 import pytest
+from onnx_helpers import (
+    assert_close,
+    make_inputs,
+    random_params,
+    roundtrip,
+    run_mxlab,
+    run_onnx,
+)
 
 import mxlab as mx
-from onnx_helpers import assert_close, make_inputs, random_params, roundtrip, run_mxlab, run_onnx
 
 TESTS = pathlib.Path(__file__).parent.parent
 CHECKPOINT = TESTS / "gluon" / "fixtures" / "mxnet191"

@@ -13,7 +13,7 @@ import time
 
 import mxlab
 
-__all__ = ["REPO_ROOT", "subprocess_env", "run_with_timeout"]
+__all__ = ["REPO_ROOT", "run_with_timeout", "subprocess_env"]
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(mxlab.__file__)))
 

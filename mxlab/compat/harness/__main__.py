@@ -23,6 +23,7 @@ def _parser():
                     help="apache/mxnet checkout (default: $MXLAB_MXNET_SRC)")
     mx.add_argument("--files", nargs="*", help="only these files (test_gluon or test_gluon.py)")
     mx.add_argument("--timeout", type=int, default=240, help="seconds per file (default 240)")
+    mx.add_argument("--jobs", type=int, default=1, help="files run at once (default 1)")
     d2l = sub.add_parser("d2l", help="D2L chapters' MXNet code")
     d2l.add_argument("--src", default=os.environ.get("MXLAB_D2L_SRC"),
                      help="d2l-ai/d2l-en checkout (default: $MXLAB_D2L_SRC)")
@@ -30,6 +31,7 @@ def _parser():
     d2l.add_argument("--all-chapters", action="store_true",
                      help="also the chapters beyond attention/optimization/performance")
     d2l.add_argument("--timeout", type=int, default=300, help="seconds per section (default 300)")
+    d2l.add_argument("--jobs", type=int, default=1, help="sections run at once (default 1)")
     for p in (mx, d2l):
         p.add_argument("--save", action="store_true",
                        help="store the results under docs/compat/ (a partial run merges in)")
@@ -38,6 +40,7 @@ def _parser():
     dp.add_argument("--d2l-src", default=os.environ.get("MXLAB_D2L_SRC"))
     dp.add_argument("--no-run", action="store_true", help="render from the saved results only")
     dp.add_argument("--label", help="also append the headline numbers to the history as LABEL")
+    dp.add_argument("--jobs", type=int, default=1, help="files/sections run at once")
     return parser
 
 
@@ -51,23 +54,24 @@ def main(argv=None):
     args = _parser().parse_args(argv)
     if args.command == "mxnet":
         results = mxnet_suite.run_suite(_need(args.src, "MXLAB_MXNET_SRC"), args.files,
-                                        args.timeout, progress=lambda s: print(s, flush=True))
+                                        args.timeout, progress=lambda s: print(s, flush=True),
+                                        jobs=args.jobs)
         print(report.mxnet_tables(results))
         if args.save:
             docs.save("mxnet", results)
     elif args.command == "d2l":
         results = d2l_suite.run_suite(_need(args.src, "MXLAB_D2L_SRC"), args.sections,
                                       args.all_chapters, args.timeout,
-                                      progress=lambda s: print(s, flush=True))
+                                      progress=lambda s: print(s, flush=True), jobs=args.jobs)
         print(report.d2l_tables(results))
         if args.save:
             docs.save("d2l", results)
     else:
         if not args.no_run:
-            docs.save("mxnet", mxnet_suite.run_suite(_need(args.mxnet_src, "MXLAB_MXNET_SRC")),
-                      replace=True)
-            docs.save("d2l", d2l_suite.run_suite(_need(args.d2l_src, "MXLAB_D2L_SRC")),
-                      replace=True)
+            docs.save("mxnet", mxnet_suite.run_suite(_need(args.mxnet_src, "MXLAB_MXNET_SRC"),
+                                                     jobs=args.jobs), replace=True)
+            docs.save("d2l", d2l_suite.run_suite(_need(args.d2l_src, "MXLAB_D2L_SRC"),
+                                                 jobs=args.jobs), replace=True)
         if args.label:
             docs.record_history(args.label)
         print(f"wrote {docs.write()}")

@@ -3,16 +3,17 @@
 (shapes, dtypes, columns), so the sections run offline. Nothing else of D2L is changed."""
 import io
 import os
+import warnings
 import zipfile
 
 import numpy
 
 from mxlab import compat
 
-__all__ = ["tab", "install", "GENERATORS"]
+__all__ = ["GENERATORS", "install", "tab"]
 
 
-class tab:  # noqa: N801  (d2lbook's name)
+class tab:
     """d2lbook's ``tab``: the MXNet tab is the selected one."""
 
     @staticmethod
@@ -24,8 +25,9 @@ class tab:  # noqa: N801  (d2lbook's name)
         return None
 
 
-_WORDS = ("the time traveller was a man of science and he said that we could travel in time "
-          "as easily as in space but the others laughed at him and went home").split()
+_WORDS = ["the", "time", "traveller", "was", "a", "man", "of", "science", "and", "he", "said",
+          "that", "we", "could", "travel", "in", "time", "as", "easily", "as", "in", "space",
+          "but", "the", "others", "laughed", "at", "him", "and", "went", "home"]
 
 
 def _time_machine(rng):
@@ -75,7 +77,7 @@ def offline_download(url, folder="../data", sha1_hash=None):
     """D2L's ``download`` with generated content: same file name and format, small."""
     import d2l.mxnet as d2l
     if not url.startswith("http"):
-        url, sha1_hash = d2l.DATA_HUB[url]
+        url = d2l.DATA_HUB[url][0]
     fname = os.path.join(folder, url.split("/")[-1])
     base = os.path.basename(fname)
     if base not in GENERATORS:
@@ -91,16 +93,28 @@ def _fashion_mnist_class(mx):
     class FashionMNIST(mx.gluon.data.ArrayDataset):
         def __init__(self, root=None, train=True, transform=None):
             rng = numpy.random.default_rng(0 if train else 1)
-            n = 512 if train else 128
+            n = 256 if train else 64
             images = rng.integers(0, 256, size=(n, 28, 28, 1), dtype=numpy.uint8)
             labels = rng.integers(0, 10, size=(n,)).astype(numpy.int32)
             super().__init__(mx.nd.array(images, dtype=numpy.uint8), labels)
     return FashionMNIST
 
 
+def _pandas_as_d2l_knows_it():
+    """D2L finds text columns by ``dtype == 'object'``, which pandas >= 3 no longer gives them."""
+    try:
+        import pandas
+    except ImportError:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pandas.set_option("future.infer_string", False)
+
+
 def install():
     """Alias on; D2L's downloads replaced (when ``d2l.mxnet`` imports at all)."""
     mx = compat.install()
+    _pandas_as_d2l_knows_it()
     try:
         import d2l.mxnet as d2l
     except ImportError:

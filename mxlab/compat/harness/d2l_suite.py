@@ -2,6 +2,7 @@
 (``%%tab ...`` or ``#@tab ...``) includes ``mxnet`` or ``all``, in order, after
 :mod:`.d2l_offline`'s prelude. Blocks without a marker belong to d2lbook's default tab (the first
 in ``config.ini``: PyTorch) and are left out, as are IPython magics."""
+import concurrent.futures
 import glob
 import os
 import re
@@ -9,7 +10,7 @@ import tempfile
 
 from . import PYTHON, run_with_timeout, subprocess_env
 
-__all__ = ["SCOPE", "extract_blocks", "build_script", "sections", "run_section", "run_suite"]
+__all__ = ["SCOPE", "build_script", "extract_blocks", "run_section", "run_suite", "sections"]
 
 # The chapters the issue's target covers, in the book's order.
 SCOPE = ("preliminaries", "linear-regression", "linear-classification", "multilayer-perceptrons",
@@ -94,7 +95,8 @@ def run_section(src, section, timeout):
     with tempfile.TemporaryDirectory(prefix="mxlab-d2l-") as work:
         run_dir = os.path.join(work, "run")
         os.makedirs(run_dir)   # NOTE: D2L keeps data in ../data
-        script = os.path.join(run_dir, os.path.basename(section) + ".py")
+        # NOTE: not "<section>.py": the pandas section would shadow the pandas package
+        script = os.path.join(run_dir, "d2l_section_" + os.path.basename(section) + ".py")
         with open(script, "w", encoding="utf-8") as f:
             f.write(text)
         code, output, seconds = run_with_timeout([PYTHON, script], timeout, run_dir,
@@ -107,14 +109,16 @@ def run_section(src, section, timeout):
                 error="timed out" if code is None else error)
 
 
-def run_suite(src, chosen=None, all_chapters=False, timeout=300, progress=print):
-    """Run the chosen (default: every in-scope) sections; a list of result dicts."""
+def run_suite(src, chosen=None, all_chapters=False, timeout=300, progress=print, jobs=1):
+    """Run the chosen (default: every in-scope) sections, ``jobs`` at a time; result dicts."""
     names = [c[:-3] if c.endswith(".md") else c for c in chosen] if chosen else \
         sections(src, all_chapters)
-    results = []
-    for name in names:
+
+    def run(name):
         result = run_section(src, name, timeout)
         progress(f"{name:70s} {result['status']:8s} {result['seconds']:7.1f}s "
                  f"{result.get('error') or ''}"[:160])
-        results.append(result)
-    return results
+        return result
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
+        return list(pool.map(run, names))

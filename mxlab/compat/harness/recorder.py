@@ -3,6 +3,9 @@ collection error, per test phase and for the collected count to ``$MXLAB_HARNESS
 killed by its timeout still leaves the results of the tests that finished."""
 import json
 import os
+import sys
+
+import pytest
 
 
 def _write(record):
@@ -17,6 +20,15 @@ def failure_message(report):
         return crash.message
     lines = [ln[1:].strip() for ln in str(report.longrepr).splitlines() if ln.startswith("E ")]
     return lines[-1] if lines else str(report.longrepr).strip().splitlines()[-1]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Drop the previous failure's traceback before this test's fixtures run. pytest keeps it in
+    ``sys.last_traceback`` and drops it only inside the next test's call, where MXNet's conftest
+    would count its frames' arrays as this test's leak: one failure would fail two tests."""
+    for name in ("last_type", "last_value", "last_traceback", "last_exc"):
+        sys.__dict__.pop(name, None)
 
 
 def pytest_collectreport(report):

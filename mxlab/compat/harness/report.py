@@ -3,7 +3,7 @@ the most tests (the integrator's work list)."""
 import collections
 import re
 
-__all__ = ["cause_pattern", "missing_name", "mxnet_summary", "mxnet_tables", "d2l_tables"]
+__all__ = ["cause_pattern", "d2l_tables", "missing_name", "mxnet_summary", "mxnet_tables"]
 
 _MISSING = [
     (re.compile(r"module '([\w.]+)' has no attribute '(\w+)'"), "{0}.{1}"),
@@ -98,8 +98,9 @@ def _ranked(counter, files, header, limit):
 def mxnet_tables(results, cause_limit=40, name_limit=60):
     """Markdown: summary line, per-file table, causes, missing names."""
     s = mxnet_summary(results)
-    lines = [f"{s['files']} files, {s['past_import']} past import, {s['collected']} tests "
-             f"collected, {s['passed']} passed ({s['percent']}).", ""]
+    headline = (f"{s['files']} files, {s['past_import']} past import, {s['collected']} tests "
+                f"collected, {s['passed']} passed ({s['percent']}).")
+    lines = [headline, ""]
     lines += list(_file_rows(results))
     tests, files = _causes(results)
     lines += ["", "Failures and errors grouped by cause (an import error counts once per file):",

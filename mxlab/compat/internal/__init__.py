@@ -15,7 +15,7 @@ __all__ = ["op_resolver"]
 def op_resolver(namespace, prefixes, make_frontend):
     """A module-level ``__getattr__`` giving, for ``name``, ``make_frontend(op, name)`` of the
     first registered op among ``prefix + name`` for ``prefix`` in ``prefixes``."""
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def frontend(name, op_name):
         return make_frontend(registry.get_op(op_name), name)
 

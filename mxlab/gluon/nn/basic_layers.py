@@ -20,9 +20,9 @@ from ..block import Block, HybridBlock
 from ..parameter import Parameter
 from .activations import Activation
 
-__all__ = ["Sequential", "HybridSequential", "Concatenate", "HybridConcatenate", "Dense", "Dropout", "BatchNorm", "InstanceNorm",
-           "LayerNorm", "GroupNorm", "Embedding", "Flatten", "Lambda", "HybridLambda",
-           "Identity"]
+__all__ = ["Sequential", "HybridSequential", "Concatenate", "HybridConcatenate", "Dense",
+           "Dropout", "BatchNorm", "InstanceNorm", "LayerNorm", "GroupNorm", "SyncBatchNorm",
+           "Embedding", "Flatten", "Lambda", "HybridLambda", "Identity"]
 
 
 class _SequentialMixin:
@@ -178,6 +178,24 @@ class BatchNorm(_Norm):
 
     def __repr__(self):
         return f"BatchNorm(axis={self._axis}, in_channels={self.gamma.shape[0] or None})"
+
+
+class SyncBatchNorm(BatchNorm):
+    """BatchNorm whose statistics MXNet gathers across ``num_devices`` GPUs. In one process on one
+    device that is BatchNorm itself; several devices are refused rather than silently
+    normalising each device's slice alone."""
+
+    def __init__(self, in_channels=0, num_devices=None, momentum=0.9, epsilon=1e-5, center=True,
+                 scale=True, use_global_stats=False, beta_initializer="zeros",
+                 gamma_initializer="ones", running_mean_initializer="zeros",
+                 running_variance_initializer="ones"):
+        if num_devices not in (None, 1):
+            raise NotImplementedError(
+                f"SyncBatchNorm(num_devices={num_devices}): statistics synchronised across "
+                f"devices are not implemented in mxlab; use num_devices=1")
+        super().__init__(1, momentum, epsilon, center, scale, use_global_stats,
+                         beta_initializer, gamma_initializer, running_mean_initializer,
+                         running_variance_initializer, in_channels)
 
 
 class InstanceNorm(_Norm):

@@ -257,7 +257,9 @@ class FusedRunner(SubgraphRunner):
         if self.program is None:
             return super().compute(xp, inputs, attrs, ctx)
         kernel = self.kernel([x.dtype.char for x in inputs], xp)
-        if not kernel.runnable:
+        # NOTE: numexpr broadcasts size-0 operands wrongly ((3, 0) + (1, 3, 0) gives (3, 0)),
+        #   and an empty result has nothing to fuse: op by op then
+        if not kernel.runnable or any(x.size == 0 for x in inputs):
             return super().compute(xp, inputs, attrs, ctx)
         size = max([x.size for x in inputs])
         if size < TUNE_MIN_SIZE or xp is not numpy:
