@@ -7,6 +7,7 @@ Example
 >>> [p.asnumpy().tolist() for p in parts]
 [[0.0, 1.0], [2.0, 3.0]]
 """
+import itertools
 import math
 import warnings
 
@@ -43,7 +44,7 @@ def split_data(data, num_slice, batch_axis=0, even_split=True):
     from ..ops.registry import F
 
     return [F.slice_axis(data, axis=batch_axis, begin=lo, end=hi)
-            for lo, hi in zip(bounds[:-1], bounds[1:])]
+            for lo, hi in itertools.pairwise(bounds)]
 
 
 def split_and_load(data, ctx_list, batch_axis=0, even_split=True):
