@@ -168,7 +168,8 @@ def _chain_plan_bytes(depth, recompute):
 
 
 def _resnet_plan_bytes(recompute):
-    """Planned bytes of resnet18_v1's training graph at ``MEMORY_RESNET_SHAPE`` (Gluon model zoo)."""
+    """Planned bytes of resnet18_v1's training graph at ``MEMORY_RESNET_SHAPE`` (Gluon model
+    zoo)."""
     mx = _mx()
     gluon = models.require_gluon(mx, "model_zoo.vision.resnet18_v1")
     from mxlab.graph import Graph, apply_pass, build_gradient_graph, plan_sublinear

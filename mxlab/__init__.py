@@ -10,10 +10,10 @@ from . import profiler  # noqa: E402,F401
 from .base import MXNetError  # noqa: E402,F401
 from .device import Context, Device, cpu, cpu_pinned, current_context, current_device, gpu, num_gpus  # noqa
 from . import ops  # noqa: E402,F401
-from . import ndarray as nd  # noqa: E402
+from . import ndarray as nd  # noqa: E402,F401
 from . import ndarray  # noqa: E402,F401
-from . import numpy as np  # noqa: E402
-from . import numpy_extension as npx  # noqa: E402
+from . import numpy as np  # noqa: E402,F401
+from . import numpy_extension as npx  # noqa: E402,F401
 from . import symbol, symbol as sym  # noqa: E402,F401
 from . import deferred_compute as _deferred_compute, deferred_compute as dc  # noqa: E402,F401
 from . import autograd  # noqa: E402,F401

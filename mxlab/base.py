@@ -1,17 +1,19 @@
 """Errors and environment helpers shared by every module.
 
-Every error mxlab raises is an :class:`MXNetError` (so MXNet-style ``except mx.MXNetError`` works) and, where one
-fits, also the natural Python type (``ValueError``, ``TypeError``, ...) so plain Python code catches it too.
+Every error mxlab raises is an :class:`MXNetError` (so MXNet-style ``except mx.MXNetError`` works)
+and, where one fits, also the natural Python type (``ValueError``, ``TypeError``, ...) so plain
+Python code catches it too.
 """
 import os
 
 import numpy
 
-__all__ = ["MXNetError", "MXNetValueError", "MXNetTypeError", "MXNetIndexError", "MXNetAxisError", "MXNetKeyError",
-           "MXNetNotImplementedError", "MXNetRuntimeError", "MXNetAttributeError", "env_int", "env_str",
-           "env_float", "string_types", "integer_types", "numeric_types", "mx_real_t", "py_str",
-           "_as_list", "data_dir", "data_dir_default", "NotImplementedForSymbol",
-           "NotSupportedForSparseNDArray", "_Null", "MXNetFileNotFoundError"]
+__all__ = ["MXNetError", "MXNetValueError", "MXNetTypeError", "MXNetIndexError",
+           "MXNetAxisError", "MXNetKeyError", "MXNetNotImplementedError", "MXNetRuntimeError",
+           "MXNetAttributeError", "env_int", "env_str", "env_float", "string_types",
+           "integer_types", "numeric_types", "mx_real_t", "py_str", "_as_list", "data_dir",
+           "data_dir_default", "NotImplementedForSymbol", "NotSupportedForSparseNDArray",
+           "_Null", "MXNetFileNotFoundError"]
 
 
 class MXNetError(Exception):
@@ -71,7 +73,8 @@ def env_int(name, default):
     try:
         return int(value)
     except ValueError:
-        raise MXNetValueError(f"environment variable {name} must be an integer, got {value!r}") from None
+        raise MXNetValueError(
+            f"environment variable {name} must be an integer, got {value!r}") from None
 
 
 def env_float(name, default):
@@ -82,7 +85,8 @@ def env_float(name, default):
     try:
         return float(value)
     except ValueError:
-        raise MXNetValueError(f"environment variable {name} must be a number, got {value!r}") from None
+        raise MXNetValueError(
+            f"environment variable {name} must be a number, got {value!r}") from None
 
 
 # -- Names MXNet's Python code imports from mxnet.base (its C-API handles and _LIB stay absent) ----

@@ -1,8 +1,9 @@
 """The imperative dispatcher: every op call on arrays goes through :func:`invoke`.
 
-One decision point per call (see DESIGN.md "Data flow"): deferred compute on -> record a graph node instead of
-computing; otherwise push the kernel to the engine, then, when autograd is recording, add a tape node. The flags
-live in one thread-local :data:`STATE` shared by ``mx.autograd`` and ``mx._deferred_compute``.
+One decision point per call (see DESIGN.md "Data flow"): deferred compute on -> record a graph node
+instead of computing; otherwise push the kernel to the engine, then, when autograd is recording, add
+a tape node. The flags live in one thread-local :data:`STATE` shared by ``mx.autograd`` and
+``mx._deferred_compute``.
 """
 import threading
 
@@ -17,7 +18,8 @@ from .ops.registry import call_translated, run_kernel, translate_error
 
 __all__ = ["STATE", "invoke", "set_hooks", "INPLACE_AUTOGRAD_MSG", "call_translated", "run_kernel"]
 
-INPLACE_AUTOGRAD_MSG = "Inplace operations (+=, -=, x[:]=, etc) are not supported when recording with autograd."
+INPLACE_AUTOGRAD_MSG = ("Inplace operations (+=, -=, x[:]=, etc) are not supported when "
+                       "recording with autograd.")
 
 
 class _ThreadState(threading.local):
@@ -34,7 +36,8 @@ _hooks = {"record": None, "deferred": None}
 
 
 def set_hooks(record=None, deferred=None):
-    """Install the autograd tape recorder and the deferred-compute recorder (called by those modules)."""
+    """Install the autograd tape recorder and the deferred-compute recorder (called by those
+    modules)."""
     if record is not None:
         _hooks["record"] = record
     if deferred is not None:
@@ -45,16 +48,17 @@ def _common_device(op, inputs):
     device = inputs[0]._device
     for i, x in enumerate(inputs):
         if x._device is not device and x._device != device:
-            raise MXNetValueError(f"{op.name}: all inputs must be on the same device, but input 0 is on {device} "
-                                  f"while input {i} is on {x._device}; use as_in_context() to copy")
+            raise MXNetValueError(f"{op.name}: all inputs must be on the same device, but input 0 "
+                                  f"is on {device} while input {i} is on {x._device}; use "
+                                  "as_in_context() to copy")
     return device
 
 
 def invoke(op, inputs, attrs, out=None, cls=None, device=None):
     """Run ``op`` on NDArray ``inputs`` with parsed ``attrs``; returns the list of output arrays.
 
-    ``out``: arrays to write into (the op then mutates them); ``cls``/``device`` choose the output class and
-    device for ops without inputs (creation, random).
+    ``out``: arrays to write into (the op then mutates them); ``cls``/``device`` choose the output
+    class and device for ops without inputs (creation, random).
     """
     state = STATE
     if state.deferred:
@@ -86,7 +90,8 @@ def invoke(op, inputs, attrs, out=None, cls=None, device=None):
     if op.mutate_inputs:
         write_vars += [inputs[i]._var for i in op.mutate_inputs]
     if op.resources:
-        # NOTE: ops sharing a resource (one RNG per device) are ordered by writing its var, so seeds repeat.
+        # NOTE: ops sharing a resource (one RNG per device) are ordered by writing its var, so seeds
+        # repeat.
         write_vars += [_engine_mod.resource_var(kind, device) for kind in op.resources]
     if out is not None or op.mutate_inputs:
         read_vars = list(dict.fromkeys([x._var for x in inputs if x._var not in write_vars]))
@@ -119,7 +124,8 @@ def invoke(op, inputs, attrs, out=None, cls=None, device=None):
             for o, r in zip(outputs, results):
                 o._data = xp.asarray(r) if isinstance(r, numpy.generic) else r
         else:
-            outputs[0]._data = xp.asarray(results) if isinstance(results, numpy.generic) else results
+            outputs[0]._data = xp.asarray(results) if isinstance(results, numpy.generic) \
+                else results
 
     _engine_mod.get_engine().push_checked(kernel, read_vars, write_vars, op.name)
     if recording:

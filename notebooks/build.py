@@ -537,7 +537,7 @@ plt.show()
     code("mx.notebook.explore(net)", IGNORE),
 ]
 
-NOTEBOOKS["08_onnx_migration"] = [
+NOTEBOOKS["09_onnx_migration"] = [
     md("""
 # Leaving MXNet: checkpoints to ONNX
 

@@ -16,6 +16,9 @@ from op_paths import Sample
 DATA_SHAPES = ((2, 3), (2, 3, 4, 4), (3,))
 
 # name -> {"attrs": ..., "shapes": [...], "ints": {input: high}, "dtype": ..., "grad": False}
+_SPD = [[4.0, 1.0, 0.5], [1.0, 3.0, 0.25], [0.5, 0.25, 2.0]]
+_WELL_CONDITIONED = [[3.0, 0.5, 0.2], [0.0, 2.0, 0.4], [0.0, 0.0, 1.0]]
+
 SPECIAL = {
     "Activation": {"attrs": {"act_type": "tanh"}},
     "Cast": {"attrs": {"dtype": "float32"}, "grad": False},
@@ -81,6 +84,28 @@ SPECIAL = {
                      "ints": {1: 3}, "fixed": {1: [1, 3]}},
     "SequenceReverse": {"attrs": {"use_sequence_length": True}, "shapes": [(3, 2, 2), (2,)],
                         "ints": {1: 3}, "fixed": {1: [1, 3]}},
+    "RNN": {"attrs": {"state_size": 2, "num_layers": 1, "mode": "lstm"},
+            "shapes": [(3, 2, 2), (48,), (1, 2, 2), (1, 2, 2)]},
+    "_contrib_box_iou": {"shapes": [(2, 4), (3, 4)], "grad": False},
+    "_contrib_box_nms": {"shapes": [(1, 4, 6)], "numeric": False},
+    "_contrib_index_copy": {"shapes": [(4, 3), (2,), (2, 3)], "ints": {1: 4},
+                            "fixed": {1: [0, 2]}},
+    "_npi_einsum": {"attrs": {"subscripts": "ij,jk->ik", "num_args": 2},
+                    "shapes": [(2, 3), (3, 4)]},
+    "_npi_pad": {"attrs": {"pad_width": ((1, 0), (0, 2))}},
+    "_npi_qr": {"shapes": [(3, 2)]},
+    "_npi_solve": {"shapes": [(3, 3), (3, 2)], "fixed": {0: _WELL_CONDITIONED}},
+    # NOTE: symmetric-matrix ops read one triangle, so single-element central differences
+    #   disagree with the symmetric gradient MXNet gives; tests/ops/test_linalg.py checks them.
+    "_npi_cholesky": {"shapes": [(3, 3)], "fixed": {0: _SPD}, "numeric": False},
+    "_npi_eigh": {"shapes": [(3, 3)], "fixed": {0: _SPD}, "numeric": False},
+    "_npi_eigvalsh": {"shapes": [(3, 3)], "fixed": {0: _SPD}, "numeric": False},
+    "_npi_eig": {"shapes": [(3, 3)], "fixed": {0: _WELL_CONDITIONED}, "grad": False},
+    "_npi_eigvals": {"shapes": [(3, 3)], "fixed": {0: _WELL_CONDITIONED}, "grad": False},
+    **{f"_npi_{name}": {"dtype": "int32", "grad": False} for name in (
+        "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "gcd", "lcm")},
+    "CTCLoss": {"shapes": [(4, 2, 3), (2, 2)], "ints": {1: 3}, "fixed": {1: [[1, 2], [2, 1]]}},
+    "Pad": {"attrs": {"pad_width": (0, 0, 0, 0, 1, 1, 1, 1)}, "shapes": [(1, 2, 3, 3)]},
     "sgd_update": {"attrs": {"lr": 0.1}, "grad": False},
     "sgd_mom_update": {"attrs": {"lr": 0.1}, "grad": False},
 }

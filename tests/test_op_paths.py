@@ -1,14 +1,13 @@
 """Every registered op gives one answer on every execution path (see ``op_paths``)."""
 import numpy
 import pytest
+from op_paths import check_op_paths
+from op_samples import SPECIAL, UNSUPPORTED, sample, swept_ops
 
 import mxlab as mx
 from mxlab.executor import CachedOp
 from mxlab.ops.registry import get_op, list_ops
 from mxlab.subgraph import partition_symbol
-
-from op_paths import check_op_paths
-from op_samples import SPECIAL, UNSUPPORTED, sample, swept_ops
 
 ALL_PATHS = ["imperative", "deferred", "executor", "cached_dynamic", "cached_static",
              "subgraph", "gradient", "numeric"]
@@ -96,3 +95,12 @@ def test_a_subgraph_with_a_value_dependent_shape_trains():
                                   op_names=["Dropout", "_mul_scalar"])
     inner = [n.op for n in dropout.graph.indexed.nodes if n.op is not None]
     assert inner and not inner[0].mirrorable
+
+
+def test_div_sqrt_dim_differentiates_in_a_graph():
+    """Its rule read the input's shape, which a graph entry lacks: the gradient pass raised."""
+    x = mx.sym.var("x")
+    ex = mx.sym.contrib.div_sqrt_dim(x).simple_bind(mx.cpu(), x=(2, 4))
+    ex.forward(is_train=True)
+    ex.backward(mx.nd.ones((2, 4)))
+    numpy.testing.assert_allclose(ex.grad_dict["x"].asnumpy(), numpy.full((2, 4), 0.5))

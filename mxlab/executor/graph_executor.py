@@ -183,7 +183,8 @@ class GraphExecutor:
         num_fwd = graph.attrs.get("num_forward_outputs", len(graph.outputs))
         self._output_eids = idx.outputs[:num_fwd]
         entries = self._planned.memory_plan.entries
-        # NOTE: an entry listed several times (Group([e, e])) is one buffer, shared by those outputs.
+        # NOTE: an entry listed several times (Group([e, e])) is one buffer, shared by those
+        # outputs.
         by_eid = {e: self._zeros(entries[e].shape, entries[e].dtype) for e in self._output_eids}
         self.outputs = [by_eid[e] for e in self._output_eids]
         frame.arrays.update(by_eid)

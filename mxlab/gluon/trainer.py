@@ -37,9 +37,9 @@ import json
 
 import numpy
 
+from .. import kvstore as kvs
 from .. import optimizer as opt
 from ..base import MXNetRuntimeError, MXNetTypeError, MXNetValueError, env_int
-from .. import kvstore as kvs
 from .parameter import Parameter
 
 __all__ = ["Trainer"]

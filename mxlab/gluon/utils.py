@@ -7,13 +7,14 @@ Example
 >>> [p.asnumpy().tolist() for p in parts]
 [[0.0, 1.0], [2.0, 3.0]]
 """
+import itertools
 import math
 import warnings
 
 from .. import autograd
 from ..base import MXNetValueError
 
-__all__ = ["split_data", "split_and_load", "clip_global_norm", "fit"]
+__all__ = ["split_data", "split_and_load", "clip_global_norm", "fit", "split_rnn_params"]
 
 
 def split_data(data, num_slice, batch_axis=0, even_split=True):
@@ -43,7 +44,7 @@ def split_data(data, num_slice, batch_axis=0, even_split=True):
     from ..ops.registry import F
 
     return [F.slice_axis(data, axis=batch_axis, begin=lo, end=hi)
-            for lo, hi in zip(bounds[:-1], bounds[1:])]
+            for lo, hi in itertools.pairwise(bounds)]
 
 
 def split_and_load(data, ctx_list, batch_axis=0, even_split=True):
@@ -116,3 +117,11 @@ def _with_progress(loader, progress, epoch):
     options = dict(progress) if isinstance(progress, dict) else {}
     options.setdefault("desc", f"epoch {epoch}")
     return tqdm(loader, total=len(loader), **options)
+
+
+def split_rnn_params(param, mode, num_layers, input_size, hidden_size, bidirectional=False,
+                     projection_size=None):
+    """The fused RNN op's flat ``param`` split into per-layer weights and biases (MXNet 2.0)."""
+    from .rnn.rnn_layer import split_rnn_params as split
+    return split(param, mode, num_layers, input_size, hidden_size, bidirectional,
+                 projection_size)

@@ -2,11 +2,12 @@
 run ended.
 
 A segment ends (MXNet's ``InitOpSegs`` / CachedOp's ``CreateEngineOpSeg``) at a variable
-(GraphExecutor only; CachedOp passes ``break_at_variables=False``), when it holds ``bulk_size`` nodes (MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN, default 15), before an async op
-(which runs alone), before a node writing a gradient output (which runs alone, so gradients are
-ready early), before a node touching an excluded entry (which starts the next segment), and at the
-end of the forward and backward parts. Inference graphs (no backward) are one segment when
-MXNET_EXEC_BULK_EXEC_INFERENCE is on (default). Plus nodes skipped by add-to are left out.
+(GraphExecutor only; CachedOp passes ``break_at_variables=False``), when it holds ``bulk_size``
+nodes (MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN, default 15), before an async op (which runs alone),
+before a node writing a gradient output (which runs alone, so gradients are ready early), before a
+node touching an excluded entry (which starts the next segment), and at the end of the forward and
+backward parts. Inference graphs (no backward) are one segment when MXNET_EXEC_BULK_EXEC_INFERENCE
+is on (default). Plus nodes skipped by add-to are left out.
 
 Example
 -------

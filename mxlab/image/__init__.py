@@ -14,4 +14,4 @@ Example
 (1, 1, 2, 2)
 """
 from .image import *  # noqa: F401,F403
-
+from .augment import *  # noqa: F401,F403

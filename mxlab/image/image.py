@@ -47,14 +47,14 @@ def _decode(data, flag, to_rgb, what):
 
 def imread(filename, flag=1, to_rgb=True, out=None):
     """Read an image file into a (H, W, 3) uint8 array (``flag=0``: grey, (H, W, 1))."""
-    from .. import nd
+    from .. import ndarray as nd
 
     return nd.array(_decode(filename, flag, to_rgb, repr(str(filename))), dtype="uint8")
 
 
 def imdecode(buf, flag=1, to_rgb=True, out=None):
     """Decode an encoded image (bytes or a uint8 array of its bytes)."""
-    from .. import nd
+    from .. import ndarray as nd
     from ..ndarray.ndarray import NDArray
 
     raw = buf.asnumpy().tobytes() if isinstance(buf, NDArray) else bytes(buf)

@@ -228,7 +228,7 @@ class NDArrayIter(DataIter):
 
     @staticmethod
     def _wrap(host_arrays):
-        from .. import nd
+        from .. import ndarray as nd
 
         return [nd.array(a, dtype=a.dtype) for a in host_arrays]
 

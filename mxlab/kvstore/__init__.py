@@ -14,7 +14,7 @@ from .base import NOT_BUILT, KVStoreBase
 from .dist import DistKVStore
 from .local import KVStore
 
-__all__ = ["KVStoreBase", "KVStore", "DistKVStore", "create"]
+__all__ = ["DistKVStore", "KVStore", "KVStoreBase", "create"]
 
 
 def create(name="local"):

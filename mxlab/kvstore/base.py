@@ -2,11 +2,12 @@
 
 ``NOT_BUILT``: MXNet's store names mxlab does not build, and what to use instead.
 """
+import typing
 import warnings
 
 from ..base import MXNetTypeError, MXNetValueError
 
-__all__ = ["KVStoreBase", "NOT_BUILT", "key_value_pairs"]
+__all__ = ["NOT_BUILT", "KVStoreBase", "key_value_pairs"]
 
 NOT_BUILT = {
     "dist_async": "asynchronous updates need parameter servers; use 'dist_sync' (MPI allreduce)",
@@ -21,7 +22,7 @@ class KVStoreBase:
     """The interface every store implements (MXNet's ``mx.kvstore.KVStoreBase``)."""
 
     OPTIMIZER = "optimizer"
-    kv_registry = {}
+    kv_registry: typing.ClassVar[dict] = {}
 
     def broadcast(self, key, value, out, priority=0):
         """Copy rank 0's ``value`` of ``key`` into ``out`` (an array or a list) on every rank."""

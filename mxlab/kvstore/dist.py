@@ -24,13 +24,13 @@ the allreduce, as Horovod's DistributedTrainer) and its ``broadcast`` does not s
 """
 import numpy
 
-from ..base import env_int
 from .. import engine
+from ..base import env_int
 from .base import key_value_pairs
 from .local import KVStore, local_sum
 from .mpi import communicator
 
-__all__ = ["DistKVStore", "TYPES"]
+__all__ = ["TYPES", "DistKVStore"]
 
 TYPES = {"dist_sync": "dist_sync", "dist_device_sync": "dist_device_sync",
          "dist_sync_device": "dist_device_sync", "horovod": "horovod"}

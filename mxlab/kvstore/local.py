@@ -18,13 +18,18 @@ Example
 >>> out.asnumpy()[0]
 array([4., 4., 4.], dtype=float32)
 """
-from ..base import (MXNetKeyError, MXNetNotImplementedError, MXNetRuntimeError, MXNetTypeError,
-                    MXNetValueError)
+from ..base import (
+    MXNetKeyError,
+    MXNetNotImplementedError,
+    MXNetRuntimeError,
+    MXNetTypeError,
+    MXNetValueError,
+)
 from ..device import cpu
 from ..optimizer import get_updater
 from .base import KVStoreBase, key_value_pairs
 
-__all__ = ["KVStore", "TYPES"]
+__all__ = ["TYPES", "KVStore"]
 
 TYPES = ("local", "device")
 

@@ -35,7 +35,7 @@ import numpy
 from ..base import MXNetRuntimeError
 from ..engine import Var
 
-__all__ = ["LAUNCH_HINT", "launched_by_mpi", "communicator", "Communicator"]
+__all__ = ["LAUNCH_HINT", "Communicator", "communicator", "launched_by_mpi"]
 
 _LAUNCH_ENV = ("PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK")
 LAUNCH_HINT = ("launch every worker under MPI, e.g. `mpiexec -n 2 python train.py` "

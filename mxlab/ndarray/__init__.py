@@ -1,4 +1,5 @@
-"""``mx.nd``: the legacy NDArray namespace, generated from the op registry (MXNet 1.x names and semantics)."""
+"""``mx.nd``: the legacy NDArray namespace, generated from the op registry (MXNet 1.x names and
+semantics)."""
 from .. import ops as _ops  # noqa: F401  (registers every op family)
 from ..imperative import invoke as _invoke
 from ..ops.registry import register_dispatch as _register_dispatch
@@ -12,12 +13,13 @@ from .serialization import load_frombuffer as _load_frombuffer, save
 from . import dlpack as _dlpack
 from ..engine import wait_all as waitall  # noqa: F401
 
-__all__ = ["NDArray", "array", "save", "load", "load_frombuffer", "waitall", "from_dlpack", "from_numpy",
-           "to_dlpack_for_read", "to_dlpack_for_write"]
+__all__ = ["NDArray", "array", "save", "load", "load_frombuffer", "waitall", "from_dlpack",
+           "from_numpy", "to_dlpack_for_read", "to_dlpack_for_write"]
 
 
 def load(fname, ctx=None):
-    """Load arrays saved by ``mx.nd.save`` or real MXNet (a list, or a dict when names were saved)."""
+    """Load arrays saved by ``mx.nd.save`` or real MXNet (a list, or a dict when names were
+    saved)."""
     from .serialization import load as _load
     return _load(fname, device=ctx)
 
@@ -30,7 +32,8 @@ def load_frombuffer(buf):
 
 
 def array(source_array, ctx=None, dtype=None):
-    """A new ``NDArray`` holding a copy of ``source_array`` (float32 unless ``dtype`` or a typed source says)."""
+    """A new ``NDArray`` holding a copy of ``source_array`` (float32 unless ``dtype`` or a typed
+    source says)."""
     return _ndarray_mod.array(source_array, dtype=dtype, device=ctx, cls=NDArray)
 
 

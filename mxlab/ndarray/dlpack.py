@@ -102,7 +102,8 @@ def from_numpy(ndarray, cls, zero_copy=True):
     if not zero_copy:
         return cls._wrap(ndarray.copy(), Device("cpu", 0))
     if not ndarray.flags["C_CONTIGUOUS"]:
-        raise MXNetValueError("from_numpy: only C-contiguous arrays can be shared (zero_copy=True); "
+        raise MXNetValueError("from_numpy: only C-contiguous arrays can be shared "
+                              "(zero_copy=True); "
                               "pass zero_copy=False or numpy.ascontiguousarray(...)")
     shared = ndarray.view()
     ndarray.flags["WRITEABLE"] = False

@@ -20,13 +20,15 @@ from .ndarray import NDArray, ndarray
 __all__ = ["register_frontend", "populate_namespace", "call_op", "invoke_op", "publish"]
 
 _FRONTENDS = {}   # flavour -> {public name: python function}
-_NAMESPACES = {}  # flavour -> populated namespace dicts (frontends registered later are added to them)
+_NAMESPACES = {}  # flavour -> populated namespaces (frontends registered later are added too)
 
 
 def register_frontend(*flavours, name=None):
-    """Decorator: publish a hand-written Python function in namespaces (e.g. ``add`` handling scalars).
+    """Decorator: publish a hand-written Python function in namespaces (e.g. ``add`` handling
+    scalars).
 
-    The function itself is written once in the op family's module; ``name`` defaults to its ``__name__``.
+    The function itself is written once in the op family's module; ``name`` defaults to its
+    ``__name__``.
     """
     def decorate(fn):
         for flavour in flavours:
@@ -38,11 +40,12 @@ def register_frontend(*flavours, name=None):
 
 
 def populate_namespace(namespace, flavour, make_frontend):
-    """Fill ``namespace`` (a module dict) with a function per op public in ``flavour`` (np, npx, nd, sym).
+    """Fill ``namespace`` (a module dict) with a function per op public in ``flavour`` (np, npx, nd,
+    sym).
 
-    ``make_frontend(op, public_name)`` builds the generated function; hand-written functions registered with
-    :func:`register_frontend` take precedence. Registration hooks keep the namespace current for ops
-    registered later (extensions).
+    ``make_frontend(op, public_name)`` builds the generated function; hand-written functions
+    registered with :func:`register_frontend` take precedence. Registration hooks keep the namespace
+    current for ops registered later (extensions).
     """
     custom = _FRONTENDS.setdefault(flavour, {})
     _NAMESPACES.setdefault(flavour, []).append(namespace)

@@ -1,10 +1,10 @@
 """The array class behind ``mx.nd.NDArray`` and ``mx.np.ndarray``.
 
-One implementation: :class:`NDArray` (legacy ``mx.nd`` semantics) and its subclass :class:`ndarray` (NumPy
-semantics) differ only in a few flavour rules (0-d results, comparison dtypes, printing). An array holds its
-data (a numpy or cupy array, ``None`` while an engine op or deferred compute has not produced it), its engine
-:class:`~mxlab.engine.Var` (``version``), its device, and two graph slots: the autograd entry and the deferred
-compute entry (``detach()`` clears both).
+One implementation: :class:`NDArray` (legacy ``mx.nd`` semantics) and its subclass :class:`ndarray`
+(NumPy semantics) differ only in a few flavour rules (0-d results, comparison dtypes, printing). An
+array holds its data (a numpy or cupy array, ``None`` while an engine op or deferred compute has not
+produced it), its engine :class:`~mxlab.engine.Var` (``version``), its device, and two graph slots:
+the autograd entry and the deferred compute entry (``detach()`` clears both).
 """
 import numpy
 
@@ -28,8 +28,8 @@ def _ns(arr):
 class NDArray:
     """An n-dimensional array on a device, tracked by the dependency engine (``mx.nd.NDArray``)."""
 
-    __slots__ = ("_data", "_var", "_device", "_ag", "_dc", "_grad", "_grad_req", "_fresh_grad", "_shape",
-                 "_dtype", "__weakref__")
+    __slots__ = ("_data", "_var", "_device", "_ag", "_dc", "_grad", "_grad_req",
+                 "_fresh_grad", "_shape", "_dtype", "__weakref__")
     _flavour = "nd"
     __array_priority__ = 1000.0
 
@@ -67,20 +67,21 @@ class NDArray:
             arr._var = var
         return arr
 
-    # -- readiness ----------------------------------------------------------------------------------------
+    # -- readiness ---------------------------------------------------------------------------------
     def _materialize(self):
         """Produce data for a deferred-compute array (lazy evaluation)."""
         from .. import deferred_compute
         deferred_compute.evaluate(self)
 
     def _get_data(self):
-        """The underlying xp array, after waiting for pending writes (or evaluating a traced array)."""
+        """The underlying xp array, after waiting for pending writes (or evaluating a traced
+        array)."""
         if self._data is None and self._dc is not None:
             self._materialize()
         _engine.wait_for_var(self._var)
         if self._data is None:
-            raise MXNetRuntimeError("array has no data: the engine op that was to produce it failed; its error "
-                                    "was raised earlier")
+            raise MXNetRuntimeError("array has no data: the engine op that was to produce it "
+                                    "failed; its error was raised earlier")
         return self._data
 
     def wait_to_read(self):
@@ -95,7 +96,7 @@ class NDArray:
         """Number of completed writes to this array's engine variable."""
         return self._var.version
 
-    # -- basic properties ---------------------------------------------------------------------------------
+    # -- basic properties --------------------------------------------------------------------------
     @property
     def shape(self):
         data = self._data
@@ -148,7 +149,7 @@ class NDArray:
     def handle(self):
         return self._var
 
-    # -- conversion ---------------------------------------------------------------------------------------
+    # -- conversion --------------------------------------------------------------------------------
     def asnumpy(self):
         """A NumPy copy of the data (waits for pending writes)."""
         data = self._get_data()
@@ -207,7 +208,8 @@ class NDArray:
         if size == 0:
             return False
         if size > 1:
-            raise MXNetValueError("The truth value of an NDArray with multiple elements is ambiguous.")
+            raise MXNetValueError("The truth value of an NDArray with multiple elements is "
+                                  "ambiguous.")
         return bool(self.asscalar())
 
     def __hash__(self):
@@ -231,17 +233,20 @@ class NDArray:
         arr._grad, arr._grad_req = self._grad, self._grad_req
         return arr
 
-    # -- devices ------------------------------------------------------------------------------------------
+    # -- devices -----------------------------------------------------------------------------------
     def copyto(self, other):
-        """Copy into ``other`` (an array: same shape required) or onto a device (returns the new array)."""
+        """Copy into ``other`` (an array: same shape required) or onto a device (returns the new
+        array)."""
         if isinstance(other, Device):
             return self._copy_to_device(other)
         if not isinstance(other, NDArray):
-            raise MXNetTypeError(f"copyto: target must be an NDArray or a Device, got {type(other).__name__}")
+            raise MXNetTypeError("copyto: target must be an NDArray or a Device, got "
+                                 f"{type(other).__name__}")
         if other is self:
             return other
         if tuple(other.shape) != tuple(self.shape):
-            raise MXNetValueError(f"copyto: shape mismatch, source {self.shape} vs target {other.shape}")
+            raise MXNetValueError(f"copyto: shape mismatch, source {self.shape} vs target "
+                                  f"{other.shape}")
         source = self._copy_to_device(other._device) if other._device != self._device else self
         from ..imperative import invoke
         from ..ops.registry import get_op
@@ -274,7 +279,7 @@ class NDArray:
     def copy(self):
         return _ns(self).copy(self)
 
-    # -- autograd -----------------------------------------------------------------------------------------
+    # -- autograd ----------------------------------------------------------------------------------
     def attach_grad(self, grad_req="write", stype=None):
         """Allocate a zero gradient buffer and mark this array as an autograd variable."""
         from .. import autograd
@@ -288,15 +293,20 @@ class NDArray:
         """A new array sharing data, with no autograd history and no deferred-compute history."""
         if self._data is None and self._dc is not None:
             self._materialize()
+        elif self._data is None:
+            # NOTE: a pending op (threaded engine) sets the data of this handle only: wait, or
+            #   the new handle would never get any
+            _engine.wait_for_var(self._var)
         arr = type(self)._empty_handle(self._device, self._shape, self._dtype)
         arr._data, arr._var = self._data, self._var
         return arr
 
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):
         from .. import autograd
-        autograd.backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
+        autograd.backward([self], None if out_grad is None else [out_grad], retain_graph,
+                          train_mode)
 
-    # -- printing -----------------------------------------------------------------------------------------
+    # -- printing ----------------------------------------------------------------------------------
     def __repr__(self):
         body = str(self.asnumpy())
         shape = "x".join(str(s) for s in self.shape)
@@ -305,7 +315,7 @@ class NDArray:
     def __str__(self):
         return self.__repr__()
 
-    # -- python operators: delegated to the flavour's namespace functions ----------------------------------
+    # -- python operators: delegated to the flavour's namespace functions --------------------------
     def __add__(self, other):
         return _ns(self).add(self, other)
 
@@ -399,7 +409,7 @@ class NDArray:
     def __setitem__(self, key, value):
         _ns(self)._setitem(self, key, value)
 
-    # -- method forms of namespace functions --------------------------------------------------------------
+    # -- method forms of namespace functions -------------------------------------------------------
     def reshape(self, *shape, **kwargs):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
@@ -439,18 +449,21 @@ def _delegate(name):
     return method
 
 
-# NOTE: each name below is a namespace function taking the array first; the method simply forwards to it.
-for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "clip", "flatten", "expand_dims",
-              "squeeze", "swapaxes", "tile", "repeat", "split", "take", "pick", "one_hot", "broadcast_to",
-              "broadcast_like", "reshape_like", "slice_axis", "slice", "exp", "log", "sqrt", "square", "abs",
-              "sign", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "zeros_like", "ones_like", "std", "var",
-              "dot", "round", "floor", "ceil", "norm", "sort", "argsort", "topk", "cumsum", "nonzero", "all",
-              "any", "flip", "diag", "moveaxis"):
+# NOTE: each name below is a namespace function taking the array first; the method simply forwards
+# to it.
+for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "clip", "flatten",
+              "expand_dims", "squeeze", "swapaxes", "tile", "repeat", "split", "take",
+              "pick", "one_hot", "broadcast_to", "broadcast_like", "reshape_like",
+              "slice_axis", "slice", "exp", "log", "sqrt", "square", "abs", "sign", "relu",
+              "sigmoid", "tanh", "softmax", "log_softmax", "zeros_like", "ones_like", "std",
+              "var", "dot", "round", "floor", "ceil", "norm", "sort", "argsort", "topk",
+              "cumsum", "nonzero", "all", "any", "flip", "diag", "moveaxis"):
     setattr(NDArray, _name, _delegate(_name))
 
 
 class ndarray(NDArray):
-    """``mx.np.ndarray``: NumPy semantics (0-d results, boolean comparisons, numpy-style printing)."""
+    """``mx.np.ndarray``: NumPy semantics (0-d results, boolean comparisons, numpy-style
+    printing)."""
 
     __slots__ = ()
     _flavour = "np"
@@ -471,7 +484,8 @@ class ndarray(NDArray):
         return self.as_in_context(device)
 
     def tostype(self, stype):
-        raise AttributeError("mxnet.numpy.ndarray object has no attribute tostype (use mx.nd arrays)")
+        raise AttributeError("mxnet.numpy.ndarray object has no attribute tostype (use mx.nd "
+                             "arrays)")
 
 
 def _iter_nd(self):
@@ -505,8 +519,8 @@ def _check_supported_dtype(dtype, source):
 def array(source, dtype=None, device=None, cls=ndarray):
     """A new array holding a copy of ``source`` (lists, scalars, numpy arrays, other arrays).
 
-    Without ``dtype``: arrays keep their dtype; Python data becomes float32 (MXNet's default) unless it is
-    boolean.
+    Without ``dtype``: arrays keep their dtype; Python data becomes float32 (MXNet's default) unless
+    it is boolean.
     """
     device = device or current_device()
     if isinstance(source, NDArray):

@@ -8,7 +8,7 @@ drawing is shown.
 
 Example
 -------
->>> svg = layered_svg('digraph {\\n  n0 [label="x" fillcolor="#8dd3c7"]\\n  n0 -> n1 []\\n}', 'test')
+>>> svg = layered_svg('digraph {\\n  n0 [label="x"]\\n  n0 -> n1 []\\n}', 'test')
 >>> svg.count('class="node"'), 'test' in svg
 (2, True)
 """

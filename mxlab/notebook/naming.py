@@ -5,10 +5,9 @@ they belong to. The explorer needs a block path for *every* node (to fold parame
 and backward nodes into their block) and a readable name (``features.4.0.body.0 Convolution``).
 
 Scopes come from, in order: the node's own recorded scope (``Node.scope``, when the graph layer
-records one), the block of the parameters an op reads (``Source.block_paths``), the forward node
-of a backward node, and else the deepest block shared by the node's already-scoped neighbours
-(inputs and consumers), propagated until nothing changes: a ReLU between ``body.1`` and
-``body.3`` lands in ``body``; a residual add in its residual block.
+records one), the block of the parameters an op reads (``Source.block_paths``), the deepest block
+its inputs share (a ReLU joins the BatchNorm before it; a residual add its residual block), the
+forward node of a backward node, and else what its placed neighbours share.
 
 Example
 -------
@@ -37,55 +36,65 @@ def forward_name(name):
 
 
 def _recorded_scope(node):
-    scope = getattr(node, "scope", None)
-    if not scope:
-        return None
-    parts = str(scope).split(".")
-    return [".".join(parts[:i + 1]) for i in range(len(parts))]
+    """The block path recorded at trace time (``Node.scope``: ``(path, class name)`` pairs,
+    outermost first), or None."""
+    return [path for path, _ in node.scope] or None
 
 
-def _neighbours(idx):
-    """``{nid: [neighbour nids]}``: the producers of a node's inputs and its consumers."""
-    near = {n.nid: [idx.node_of_entry(e) for e in n.inputs] for n in idx.nodes}
-    for n in idx.nodes:
-        for e in n.inputs:
-            near[idx.node_of_entry(e)].append(n.nid)
-    return near
+def _placed(paths, nids):
+    found = [paths[m] for m in nids if m in paths]
+    return common_prefix(found) if found else []
+
+
+def _joined(paths, nids):
+    """Block of an op reading ``nids``: what they share; when they come from far-apart blocks
+    (a residual add reading the previous stage's output), one level below that on the side of
+    its newest input, so blocks do not leak up a chain of identity shortcuts."""
+    shared = _placed(paths, nids)
+    newest = paths[max(m for m in nids if m in paths)]
+    if len(newest) > len(shared) + 2:
+        return newest[:len(shared) + 1]
+    return shared
 
 
 def derive_scopes(graph, known):
     """``{node name: block path}`` for as many nodes of ``graph`` as can be placed; ``known``
-    holds the paths already known (parameters and the ops that read them)."""
+    holds the paths already known (parameters and the ops that read them).
+
+    In order: recorded or known paths; a forward op joins the deepest block its inputs share
+    (a ReLU after a BatchNorm joins it, a residual add the residual block); an op with no
+    placed input joins what its consumers share; a backward node its forward node; anything
+    left (gradient sums) what its placed neighbours share.
+    """
     idx = graph.indexed
     paths = {}
     for n in idx.nodes:
         path = _recorded_scope(n.node) or known.get(n.name)
-        back = forward_name(n.name)
-        if path is None and back is not None:
-            path = known.get(back)
         if path:
             paths[n.nid] = list(path)
-    near = _neighbours(idx)
-    changed = True
-    while changed:
-        changed = False
-        for n in idx.nodes:
-            if n.nid in paths or n.is_variable:
-                continue
-            placed = [paths[m] for m in near[n.nid] if m in paths]
-            back = forward_name(n.name)
-            if back is not None:
-                continue               # NOTE: placed with its forward node below
-            prefix = common_prefix(placed) if placed else []
-            if prefix:
-                paths[n.nid] = prefix
-                changed = True
-    by_name = {idx[nid].name: path for nid, path in paths.items()}
+    inputs = {n.nid: [idx.node_of_entry(e) for e in n.inputs] for n in idx.nodes}
+    consumers = {n.nid: [] for n in idx.nodes}
     for n in idx.nodes:
-        back = forward_name(n.name)
-        if n.name not in by_name and back in by_name:
-            by_name[n.name] = by_name[back]
-    return by_name
+        for m in inputs[n.nid]:
+            consumers[m].append(n.nid)
+    forward = [n for n in idx.nodes if not n.is_variable and forward_name(n.name) is None]
+    for n in forward:                                   # topological: inputs placed first
+        if n.nid not in paths and _placed(paths, inputs[n.nid]):
+            paths[n.nid] = _joined(paths, inputs[n.nid])
+    for n in reversed(forward):
+        if n.nid not in paths and _placed(paths, consumers[n.nid]):
+            paths[n.nid] = _placed(paths, consumers[n.nid])
+    names = {n.name: n.nid for n in idx.nodes}
+    for n in idx.nodes:
+        back = names.get(forward_name(n.name))
+        if n.nid not in paths and back in paths:
+            paths[n.nid] = paths[back]
+    for n in idx.nodes:
+        if n.nid not in paths and not n.is_variable:
+            near = _placed(paths, inputs[n.nid] + consumers[n.nid])
+            if near:
+                paths[n.nid] = near
+    return {idx[nid].name: path for nid, path in paths.items()}
 
 
 def display_names(graph, scopes, param_names):

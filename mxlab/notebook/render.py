@@ -1,10 +1,10 @@
 """DOT building and SVG layout for the graph explorer.
 
 :func:`build_dot` turns a :class:`~mxlab.graph.graph.Graph` plus what a view adds (memory plan,
-segments, partition, run times) into Graphviz DOT text; :func:`to_svg` lays it out in a Graphviz worker
-process (:mod:`.layout`; a crash or timeout there shows :mod:`.fallback`'s simple drawing). Node ids in the DOT
-text are ``n<nid>`` (collapsed blocks ``c<k>``); Graphviz writes them as each SVG node's
-``<title>``, which is how a click in the browser names the node.
+segments, partition, run times) into Graphviz DOT text; :func:`to_svg` lays it out in a Graphviz
+worker process (:mod:`.layout`; a crash or timeout there shows :mod:`.fallback`'s simple
+drawing). Node ids in the DOT text are ``n<nid>`` (collapsed blocks ``c<k>``); Graphviz writes
+them as each SVG node's ``<title>``, which is how a click in the browser names the node.
 
 Large graphs stay drawable: block prefixes can be collapsed into one box, nodes filtered by op
 name, and at most ``max_nodes`` nodes are drawn (the rest summarised in one note node).

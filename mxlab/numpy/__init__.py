@@ -27,7 +27,8 @@ finfo, iinfo, set_printoptions = _onp.finfo, _onp.iinfo, _onp.set_printoptions
 
 
 def array(object, dtype=None, ctx=None, device=None):
-    """A new ``mx.np.ndarray`` holding a copy of ``object`` (float32 for Python data unless ``dtype`` is given)."""
+    """A new ``mx.np.ndarray`` holding a copy of ``object`` (float32 for Python data unless
+    ``dtype`` is given)."""
     return _ndarray_mod.array(object, dtype=dtype, device=device or ctx, cls=ndarray)
 
 

@@ -52,7 +52,7 @@ def _moved(fn):
     return call
 
 
-# -- aliases -----------------------------------------------------------------------------------------
+# -- aliases ---------------------------------------------------------------------------------------
 ALIASES = {"absolute": "abs", "fabs": "abs", "asin": "arcsin", "acos": "arccos", "atan": "arctan",
            "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh", "atan2": "arctan2",
            "pow": "power", "concat": "concatenate", "around": "round", "round_": "round",
@@ -67,7 +67,7 @@ def positive(x):
     return _op("_copy", _arr(x))
 
 
-# -- integer ops with scalar operands ----------------------------------------------------------------
+# -- integer ops with scalar operands --------------------------------------------------------------
 def _integer_binary(name):
     def call(x1, x2, out=None):
         a = x1 if isinstance(x1, NDArray) else None
@@ -88,7 +88,7 @@ INTEGER_BINARY = {name: _integer_binary(name) for name in
                    "lcm")}
 
 
-# -- triangles, diagonals, traces -----------------------------------------------------------------------
+# -- triangles, diagonals, traces ------------------------------------------------------------------
 @_moved
 def tril(m, k=0):
     return _op("_npi_tril", m, k=k, lower=True)
@@ -143,7 +143,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, 
     return result if dtype is None else result.astype(dtype)
 
 
-# -- reshaping helpers ---------------------------------------------------------------------------------
+# -- reshaping helpers -----------------------------------------------------------------------------
 def _atleast(ndim, placement):
     def call(*arys):
         results = []
@@ -260,7 +260,7 @@ def broadcast_arrays(*args):
     return [_np().broadcast_to(a, full) for a in arrays]
 
 
-# -- products ------------------------------------------------------------------------------------------
+# -- products --------------------------------------------------------------------------------------
 def outer(a, b):
     a, b = _arr(a).reshape(-1), _arr(b).reshape(-1)
     return a.reshape(-1, 1) * b.reshape(1, -1)
@@ -338,7 +338,7 @@ def pad(x, pad_width, mode="constant", constant_values=0, **kwargs):
                constant_value=float(constant_values))
 
 
-# -- differences and reductions ------------------------------------------------------------------------
+# -- differences and reductions --------------------------------------------------------------------
 def diff(a, n=1, axis=-1, prepend=None, append=None):
     np = _np()
     a = _arr(a)
@@ -390,7 +390,7 @@ def polyval(p, x):
     return functools.reduce(lambda acc, c: acc * x + c, [p[i] for i in range(p.shape[0])])
 
 
-# -- NaN-aware and sign arithmetic -----------------------------------------------------------------------
+# -- NaN-aware and sign arithmetic -----------------------------------------------------------------
 def _isnan(x):
     """NaN test as a recorded op (``mx.np.isnan`` is an eager fallback)."""
     return x != x  # noqa: PLR0124
@@ -459,6 +459,7 @@ def _filled(like, value):
 
 
 COMPOSED = {name: fn for name, fn in globals().items()
-            if callable(fn) and not name.startswith("_") and getattr(fn, "__module__", "") == __name__
+            if callable(fn) and not name.startswith("_")
+            and getattr(fn, "__module__", "") == __name__
             and name not in ("get_op", "invoke")}
 COMPOSED.update(INTEGER_BINARY)

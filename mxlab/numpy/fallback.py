@@ -61,7 +61,8 @@ def fallback(name, doc=None):
     def call(*args, **kwargs):
         devices = _devices(list(args) + list(kwargs.values()), set())
         if len(devices) > 1:
-            raise MXNetValueError(f"np.{name}: arrays on different devices {sorted(map(str, devices))}")
+            raise MXNetValueError(f"np.{name}: arrays on different devices "
+                                  f"{sorted(map(str, devices))}")
         device = devices.pop() if devices else current_device()
         xp = device.xp
         device_fn = getattr(xp, name, None) if xp is not _onp else host_fn

@@ -1,4 +1,5 @@
-"""``mx.npx``: MXNet operators with NumPy-style arrays (activations, nn layers, MXNet-specific helpers)."""
+"""``mx.npx``: MXNet operators with NumPy-style arrays (activations, nn layers, MXNet-specific
+helpers)."""
 from .. import ops as _ops  # noqa: F401  (registers every op family)
 from ..ndarray.frontend import make_array_frontend as _make_array_frontend
 from ..ndarray import ndarray as _ndarray_module
@@ -10,7 +11,8 @@ _ndarray_module._namespaces["npx"] = __import__(__name__, fromlist=["_"])
 
 
 def save(file, arr):
-    """Save ``mx.np`` arrays (one, a list, or a dict) in MXNet's format with NumPy shape semantics."""
+    """Save ``mx.np`` arrays (one, a list, or a dict) in MXNet's format with NumPy shape
+    semantics."""
     from ..ndarray.serialization import save as _save
     _save(file, arr, np_semantics=True)
 

@@ -293,7 +293,7 @@ def _as_numpy(value):
 def _block_files(block, in_shapes, in_types):
     """The block's traced symbol and parameters, through ``export`` (run once if needed)."""
     from .. import ndarray, symbol
-    from .. import np as mnp
+    from .. import numpy as mnp
     from ..base import MXNetRuntimeError
 
     with tempfile.TemporaryDirectory() as tmp:

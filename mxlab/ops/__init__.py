@@ -5,8 +5,8 @@ symbols, executors or the notebook (the import-linter contract in pyproject.toml
 Kernels get what they need to know about the run from an :class:`~mxlab.ops.context.OpContext`;
 Python frontends live in the namespace packages (``mxlab/ndarray/``, ``mxlab/numpy/``, ...).
 
-Each family module registers its ops with :func:`~mxlab.ops.registry.register`; add a new family by adding a
-module here and importing it below.
+Each family module registers its ops with :func:`~mxlab.ops.registry.register`; add a new family by
+adding a module here and importing it below.
 """
 from . import context, rng, registry  # noqa: F401
 from . import elemwise  # noqa: F401
@@ -15,10 +15,13 @@ from . import reduce  # noqa: F401
 from . import activation  # noqa: F401
 from . import graph_ops  # noqa: F401
 from . import shape  # noqa: F401
+from . import join  # noqa: F401
+from . import broadcast  # noqa: F401
 from . import matrix  # noqa: F401
 from . import creation  # noqa: F401
 from . import random  # noqa: F401
 from . import indexing  # noqa: F401
+from . import gather  # noqa: F401
 from . import sorting  # noqa: F401
 from . import nn  # noqa: F401
 from . import optimizer_ops  # noqa: F401

@@ -76,8 +76,8 @@ def _mish_deriv(x, y):
 
 # act_type -> (kernel(xp, x), derivative(x, y) written with F, what the derivative reads)
 ACTIVATIONS = {
-    # NOTE: relu's derivative reads the output (y > 0 exactly where x > 0), as MXNet's backward does,
-    #   so the planner can run relu in place on its input.
+    # NOTE: relu's derivative reads the output (y > 0 exactly where x > 0), as MXNet's backward
+    # does,   so the planner can run relu in place on its input.
     "relu": (_relu, lambda x, y: _mask(y), "y"),
     "sigmoid": (_sigmoid, lambda x, y: F.broadcast_mul(y, F._rminus_scalar(y, scalar=1.0)), "y"),
     "tanh": (lambda xp, x: xp.tanh(x), lambda x, y: F._rminus_scalar(F.square(y), scalar=1.0),

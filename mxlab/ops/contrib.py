@@ -23,7 +23,7 @@ def _contrib(name, npx_name=None, **kwargs):
                 npx_name=npx_name, **kwargs))
 
 
-# -- elementwise helpers -----------------------------------------------------------------------------
+# -- elementwise helpers ---------------------------------------------------------------------------
 def _quadratic(xp, inputs, attrs):
     x = inputs[0]
     return (attrs["a"] * x * x + attrs["b"] * x + attrs["c"]).astype(x.dtype)
@@ -37,13 +37,11 @@ _contrib("quadratic", compute=_quadratic, infer_shape=same_shape,
          doc="``a * x**2 + b * x + c`` elementwise.")
 
 
-def _sqrt_last_dim(node):
-    return math.sqrt(node.inputs[0].shape[-1])
-
-
 _contrib("div_sqrt_dim", compute=lambda xp, i, a: (i[0] / math.sqrt(i[0].shape[-1]))
-         .astype(i[0].dtype), infer_shape=same_shape, save_outputs=False,
-         gradient=lambda node, g: [F._div_scalar(g[0], scalar=_sqrt_last_dim(node))],
+         .astype(i[0].dtype), infer_shape=same_shape, save_inputs=False, save_outputs=False,
+         # NOTE: the gradient has the input's last dimension: the op itself scales it (a rule
+         #   reading the input's shape fails on graph entries, which have none).
+         gradient=lambda node, g: [F._contrib_div_sqrt_dim(g[0])],
          doc="Divide by the square root of the last dimension (attention scaling).")
 _contrib("gradientmultiplier", compute=lambda xp, i, a: i[0].copy(), infer_shape=same_shape,
          attrs=(Attr("scalar", "float", 1.0, doc="gradient scale"),), save_inputs=False,
@@ -52,7 +50,7 @@ _contrib("gradientmultiplier", compute=lambda xp, i, a: i[0].copy(), infer_shape
          doc="Identity forward; the gradient is multiplied by ``scalar`` (gradient reversal).")
 
 
-# -- index builders (no gradient) --------------------------------------------------------------------
+# -- index builders (no gradient) ------------------------------------------------------------------
 def _arange_like(xp, inputs, attrs):
     x, axis = inputs[0], attrs["axis"]
     count = x.size if axis is None else x.shape[axis]
@@ -84,7 +82,7 @@ _contrib("index_array", npx_name="index_array", compute=_index_array,
          doc="Each element's index along ``axes`` (all axes by default), in a last axis.")
 
 
-# -- index_copy ------------------------------------------------------------------------------------------
+# -- index_copy ------------------------------------------------------------------------------------
 def _index_copy(xp, inputs, attrs):
     old, index, new = inputs
     out = old.copy()
@@ -104,7 +102,7 @@ _contrib("index_copy", npx_name="index_copy", compute=_index_copy, num_inputs=3,
          doc="``old`` with the rows ``index`` replaced by ``new``'s rows.")
 
 
-# -- boxes -------------------------------------------------------------------------------------------------
+# -- boxes -----------------------------------------------------------------------------------------
 def _corners(xp, boxes, fmt):
     if fmt == "corner":
         return boxes

@@ -24,13 +24,12 @@ import math
 
 import numpy
 
-from ..base import MXNetTypeError
 from .attrs import Attr
 from .infer import broadcast_shapes, same_shape
-from .registry import F, Op, get_op, register
+from .registry import F, Op, register
 
 __all__ = ["unary", "binary", "scalar_op", "promote", "scalar_result_dtype", "float_result",
-           "as_array", "binary_frontend", "zero_grads"]
+           "as_array", "zero_grads", "COMPARISONS", "legacy_stem"]
 
 _FLOAT32 = numpy.dtype("float32")
 _BOOL = numpy.dtype("bool")

@@ -145,7 +145,7 @@ register_linalg("solve", _solve, lambda a, s: [s[1]], _solve_backward, n_in=2,
                 input_names=("A", "B"), doc="Solution X of A X = B for square A.")
 
 
-# -- Cholesky ----------------------------------------------------------------------------------------
+# -- Cholesky --------------------------------------------------------------------------------------
 def _cholesky(xp, inputs, attrs):
     low = xp.linalg.cholesky(inputs[0])
     return mT(low).copy() if attrs["upper"] else low
@@ -208,7 +208,7 @@ register_linalg("eigvalsh", lambda xp, i, a: xp.linalg.eigvalsh(i[0], UPLO=_uplo
                 doc="Eigenvalues (ascending) of symmetric matrices.")
 
 
-# -- SVD ---------------------------------------------------------------------------------------------
+# -- SVD -------------------------------------------------------------------------------------------
 def _svd(xp, inputs, attrs):
     a = inputs[0]
     if a.shape[-2] > a.shape[-1]:
@@ -247,7 +247,7 @@ register_linalg("svd", _svd, _svd_shape, _svd_backward, n_out=3, output_names=("
                 doc="Thin SVD ``a = ut @ diag(l) @ v`` (M <= N), MXNet's output order.")
 
 
-# -- QR ----------------------------------------------------------------------------------------------
+# -- QR --------------------------------------------------------------------------------------------
 def _qr_shape(a, s):
     shape = s[0]
     if shape is None:
@@ -276,7 +276,7 @@ register_linalg("qr", lambda xp, i, a: tuple(xp.linalg.qr(i[0], mode="reduced"))
                 doc="Reduced QR factorization (gradient for M >= N).")
 
 
-# -- pseudo-inverse -----------------------------------------------------------------------------------
+# -- pseudo-inverse --------------------------------------------------------------------------------
 def _pinv(xp, inputs, attrs):
     return xp.linalg.pinv(inputs[0], rcond=attrs["rcond"], hermitian=attrs["hermitian"])
 
@@ -299,7 +299,7 @@ register_linalg("pinv", _pinv, _pinv_shape, _pinv_backward,
                 doc="Moore-Penrose pseudo-inverse of each matrix.")
 
 
-# -- forward-only (MXNet has no gradient) --------------------------------------------------------------
+# -- forward-only (MXNet has no gradient) ----------------------------------------------------------
 def _real_only(op_name, values):
     """MXNet's ``eig``/``eigvals`` return real arrays and reject complex results."""
     if values.dtype.kind == "c":

@@ -2,9 +2,9 @@
 the legacy ``MakeLoss``.
 
 All three are identities forward. ``BlockGrad`` sends no gradient back (its input's
-gradient is zero, as MXNet's ``MakeZeroGradNodes`` gives); the loss ops ignore the head gradient and start backward from ones (scaled
-and normalised as ``MakeLoss`` asks), so a symbol ending in one can be trained by
-``executor.backward()`` without head gradients.
+gradient is zero, as MXNet's ``MakeZeroGradNodes`` gives); the loss ops ignore the head gradient and
+start backward from ones (scaled and normalised as ``MakeLoss`` asks), so a symbol ending in one can
+be trained by ``executor.backward()`` without head gradients.
 
 Example
 -------

@@ -36,7 +36,7 @@ register(Op(name="_npi_tril", np_name="tril", nd_names=(),
             doc="Lower (``lower=True``) or upper triangle of the last two axes."))
 
 
-# -- einsum ----------------------------------------------------------------------------------------------
+# -- einsum ----------------------------------------------------------------------------------------
 def _parse_subscripts(subscripts, count):
     """``(input terms, output term)`` of an explicit or implicit subscript string."""
     subscripts = subscripts.replace(" ", "")
@@ -106,7 +106,7 @@ register(Op(name="_backward_npi_einsum", compute=_einsum_backward, attrs=_EINSUM
             infer_shape=lambda a, s: s[1:], doc="Gradients of ``einsum`` w.r.t. each operand."))
 
 
-# -- pad -----------------------------------------------------------------------------------------------
+# -- pad -------------------------------------------------------------------------------------------
 def _pad(xp, inputs, attrs):
     kwargs = {"constant_values": attrs["constant_value"]} if attrs["mode"] == "constant" else {}
     return xp.pad(inputs[0], attrs["pad_width"], mode=attrs["mode"], **kwargs)
@@ -144,7 +144,7 @@ register(Op(name="_backward_npi_pad", compute=_pad_backward, attrs=_PAD_ATTRS, h
             nd_names=(), doc="The unpadded part of the head gradient."))
 
 
-# -- integer ops (no gradient) -------------------------------------------------------------------------
+# -- integer ops (no gradient) ---------------------------------------------------------------------
 for _name in ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "gcd",
               "lcm"):
     binary(f"_npi_{_name}", _name, grad=lambda node, g: [None, None], nd_names=(),

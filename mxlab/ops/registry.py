@@ -1,10 +1,11 @@
 """The op registry: one :class:`Op` definition serves every execution path.
 
-An op carries its compute function (written against an array module ``xp``: numpy or cupy), attribute specs,
-input/output counts and names, shape/dtype inference, a gradient rule written *with ops* (so autograd and the
-graph gradient pass share it, and gradients can be differentiated again), in-place options, mutable (aux)
-inputs, resources and what it saves for backward. The ``mx.np``/``mx.npx``/``mx.nd``/``mx.sym`` namespaces are
-filled from these entries by :func:`populate_namespace`.
+An op carries its compute function (written against an array module ``xp``: numpy or cupy),
+attribute specs, input/output counts and names, shape/dtype inference, a gradient rule written *with
+ops* (so autograd and the graph gradient pass share it, and gradients can be differentiated again),
+in-place options, mutable (aux) inputs, resources and what it saves for backward. The
+``mx.np``/``mx.npx``/``mx.nd``/``mx.sym`` namespaces are filled from these entries by
+:func:`populate_namespace`.
 
 Example
 -------
@@ -23,9 +24,9 @@ from ..base import (MXNetAxisError, MXNetError, MXNetIndexError, MXNetKeyError,
 from .attrs import REQUIRED, Attr
 from .context import PREDICT
 
-__all__ = ["Op", "NodeView", "Attr", "REQUIRED", "register", "get_op", "has_op", "list_ops", "unregister", "OpReq",
-           "F", "apply_op", "register_dispatch", "on_register", "run_kernel", "call_translated",
-           "translate_error"]
+__all__ = ["Op", "NodeView", "Attr", "REQUIRED", "register", "get_op", "has_op", "list_ops",
+           "unregister", "OpReq", "F", "apply_op", "register_dispatch", "on_register",
+           "run_kernel", "call_translated", "translate_error"]
 
 
 class NodeView:
@@ -68,17 +69,20 @@ class Op:
         names a ``ctx`` parameter gets the run's :class:`~mxlab.ops.context.OpContext` (training
         or inference, the random generator); ``takes_ctx`` records that.
     compute_into(xp, inputs, attrs, outs) -> None, optional
-        Writes straight into preallocated ``outs`` (e.g. ufuncs with ``out=``); used by planned execution.
+        Writes straight into preallocated ``outs`` (e.g. ufuncs with ``out=``); used by planned
+        execution.
     infer_shape(attrs, in_shapes[, out_shapes]) -> out_shapes | (in_shapes, out_shapes), optional
         A rule with an ``out_shapes`` parameter also gets the output shapes known so far, so it can
         infer inputs backwards (an elementwise op fills a partly known input from its output).
-        Shapes are tuples (``None`` for a wholly unknown shape, ``None`` entries for unknown dims). Returning a
-        pair also fills unknown input shapes (e.g. FullyConnected's weight). Without it, shapes come from
-        running ``compute`` on zero-strided dummy arrays (exact, cheap for ops that do not copy).
+        Shapes are tuples (``None`` for a wholly unknown shape, ``None`` entries for unknown dims).
+        Returning a pair also fills unknown input shapes (e.g. FullyConnected's weight). Without it,
+        shapes come from running ``compute`` on zero-strided dummy arrays (exact, cheap for ops that
+        do not copy).
     infer_type(attrs, in_dtypes) -> out_dtypes | (in_dtypes, out_dtypes), optional
     gradient(node, out_grads) -> list with one entry per input (None where no gradient)
-        Written with ops from :data:`F`, so it runs on arrays (autograd, also recorded for higher order) and on
-        symbols (the graph gradient pass). ``node`` has ``inputs``, ``outputs``, ``attrs``, ``op``.
+        Written with ops from :data:`F`, so it runs on arrays (autograd, also recorded for higher
+        order) and on symbols (the graph gradient pass). ``node`` has ``inputs``, ``outputs``,
+        ``attrs``, ``op``.
     """
     name: str
     compute: typing.Callable
@@ -94,11 +98,11 @@ class Op:
     gradient: typing.Callable = None
     compute_into: typing.Callable = None
     inplace: tuple = ()             # (input_index, output_index) pairs that may share memory
-    mutate_inputs: tuple = ()       # input indices the op writes (aux states such as BatchNorm moving stats)
+    mutate_inputs: tuple = ()       # input indices the op writes (aux states: BN moving stats)
     resources: tuple = ()           # "temp", "rng"
-    save_inputs: object = True      # which inputs backward needs: True (all), False (none) or a tuple of indices
+    save_inputs: object = True      # inputs backward needs: True (all), False (none), indices
     save_outputs: object = True     # which outputs backward needs
-    ignore_inputs: tuple = ()       # inputs whose value the op never reads (memory planner does not count them)
+    ignore_inputs: tuple = ()       # inputs whose value the op never reads (not planned as reads)
     elementwise: bool = False       # a pure elementwise map (fusion backends rely on this)
     numexpr: object = None          # numexpr template for fusion, e.g. "({0} + {1})", or
     #                                 callable(attrs) -> template or None (Activation)
@@ -107,14 +111,14 @@ class Op:
     #                                 ufunc(scalar, x), with the ``scalar`` attribute
     never_mirror: bool = False      # MXNET_BACKWARD_DO_MIRROR never recomputes it (expensive)
     is_random: bool = False
-    dynamic_shape: bool = False     # output shape depends on input values (flatnonzero, boolean masks)
-    probe_partial: bool = True      # infer partly known shapes by probing unknown dims (see infer_shapes)
+    dynamic_shape: bool = False     # output shape depends on input values (flatnonzero, masks)
+    probe_partial: bool = True      # infer partly known shapes by probing unknown dims
     np_name: str = None             # public name in mx.np, if any
     npx_name: str = None            # public name in mx.npx, if any
     nd_names: tuple = None          # public names in mx.nd / mx.sym (default: name + aliases)
-    ignored_attrs: tuple = ()       # MXNet attributes accepted and ignored (workspace, cudnn_tune, ...)
+    ignored_attrs: tuple = ()       # MXNet attributes accepted and ignored (workspace, ...)
     doc: str = ""
-    hidden: bool = False            # internal op (names starting with _backward_ etc.), not in mx.np
+    hidden: bool = False            # internal op (_backward_ and the like), not in mx.np
 
     def __post_init__(self):
         self._attr_specs = {a.name: a for a in self.attrs}
@@ -127,7 +131,7 @@ class Op:
     def __repr__(self):
         return f"<Op {self.name}>"
 
-    # -- facts the passes read ------------------------------------------------------------------------
+    # -- facts the passes read ---------------------------------------------------------------------
     @property
     def mirrorable(self):
         """Whether recomputing the op gives the same value (not random, mutating nothing): the
@@ -144,11 +148,12 @@ class Op:
         """The numexpr template for a node with ``attrs`` (None when there is none)."""
         return self.numexpr(attrs) if callable(self.numexpr) else self.numexpr
 
-    # -- attributes -------------------------------------------------------------------------------------
+    # -- attributes --------------------------------------------------------------------------------
     def parse_attrs(self, kwargs):
         """Validate and type ``kwargs`` (Python values or JSON strings) into a full attribute dict.
 
-        Unknown names, missing required attributes and bad values raise errors naming the op and attribute.
+        Unknown names, missing required attributes and bad values raise errors naming the op and
+        attribute.
         """
         attrs = dict(self._defaults)
         specs = self._attr_specs
@@ -166,10 +171,11 @@ class Op:
         return attrs
 
     def attrs_to_strings(self, attrs):
-        """MXNet JSON form: every attribute as a string (defaults included only when set explicitly)."""
+        """MXNet JSON form: every attribute as a string (defaults included only when set
+        explicitly)."""
         return {k: Attr.to_str(v) for k, v in attrs.items()}
 
-    # -- arity ------------------------------------------------------------------------------------------
+    # -- arity -------------------------------------------------------------------------------------
     def get_num_inputs(self, attrs):
         n = self.num_inputs
         return n(attrs) if callable(n) else n
@@ -201,7 +207,7 @@ class Op:
             names = tuple(f"output{i}" for i in range(count)) if count > 1 else ("output",)
         return tuple(names)
 
-    # -- execution --------------------------------------------------------------------------------------
+    # -- execution ---------------------------------------------------------------------------------
     def run_compute(self, xp, inputs, attrs, ctx=None):
         """``compute``, handed ``ctx`` (default :data:`~mxlab.ops.context.PREDICT`) when it takes
         one."""
@@ -216,7 +222,8 @@ class Op:
         ``ctx``: the :class:`~mxlab.ops.context.OpContext` for kernels that take one.
         """
         if outs is None:
-            # NOTE: NumPy returns scalars (numpy.float64) for many 0-d results; outputs are always arrays.
+            # NOTE: NumPy returns scalars (numpy.float64) for many 0-d results; outputs are always
+            # arrays.
             return [xp.asarray(r) if isinstance(r, numpy.generic) else r
                     for r in _as_list(self.run_compute(xp, inputs, attrs, ctx))]
         reqs = reqs or [OpReq.WRITE] * len(outs)
@@ -262,7 +269,8 @@ class Op:
         return list(in_shapes), _meta_shapes(self, attrs, in_shapes, None)[0]
 
     def infer_types(self, attrs, in_dtypes, in_shapes=None):
-        """Output dtypes from input dtypes; returns ``(in_dtypes, out_dtypes)`` (names like 'float32')."""
+        """Output dtypes from input dtypes; returns ``(in_dtypes, out_dtypes)`` (names like
+        'float32')."""
         if self.infer_type is not None:
             result = self.infer_type(attrs, list(in_dtypes))
             if isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], list):
@@ -273,8 +281,8 @@ class Op:
                     sum(int(numpy.prod(s)) for s in in_shapes) <= _META_DTYPE_LIMIT:
                 return list(in_dtypes), _meta_shapes(self, attrs, in_shapes, in_dtypes)[1]
             if self.elementwise or self.get_num_outputs(attrs) == 1:
-                # NOTE: large inputs without a dtype rule: assume the first input's dtype rather than
-                #   running a real kernel (a matmul) just to learn it.
+                # NOTE: large inputs without a dtype rule: assume the first input's dtype rather
+                # than   running a real kernel (a matmul) just to learn it.
                 return list(in_dtypes), [in_dtypes[0]] * self.get_num_outputs(attrs)
         return list(in_dtypes), [None] * self.get_num_outputs(attrs)
 
@@ -327,7 +335,7 @@ def _names_parameter(fn, name):
         return False
 
 
-# -- running kernels with errors that name the op ----------------------------------------------------
+# -- running kernels with errors that name the op --------------------------------------------------
 def translate_error(op, exc, inputs):
     """An MXNetError naming ``op`` and the input shapes for an array-library error (None when
     ``exc`` is not one of the translated kinds)."""
@@ -336,15 +344,17 @@ def translate_error(op, exc, inputs):
     if isinstance(exc, numpy.exceptions.AxisError):
         return MXNetAxisError(message)
     for py_type, mx_type in ((IndexError, MXNetIndexError), (TypeError, MXNetTypeError),
-                             (ValueError, MXNetValueError), (NotImplementedError, MXNetNotImplementedError)):
+                             (ValueError, MXNetValueError),
+                             (NotImplementedError, MXNetNotImplementedError)):
         if isinstance(exc, py_type):
             return mx_type(message)
     return None
 
 
 def call_translated(op, arrays, fn, *args):
-    """``fn(*args)`` with array-library errors turned into MXNetErrors naming ``op`` and the shapes of
-    ``arrays`` (used by graph executors and deferred compute; the imperative kernel inlines it)."""
+    """``fn(*args)`` with array-library errors turned into MXNetErrors naming ``op`` and the shapes
+    of ``arrays`` (used by graph executors and deferred compute; the imperative kernel inlines
+    it)."""
     try:
         return fn(*args)
     except MXNetError:
@@ -367,17 +377,19 @@ def _known(shape):
 
 
 def _meta_shapes(op, attrs, in_shapes, in_dtypes):
-    """Shapes and dtypes by running ``compute`` on zero-strided dummies (no real memory for the inputs)."""
+    """Shapes and dtypes by running ``compute`` on zero-strided dummies (no real memory for the
+    inputs)."""
     n_out = op.get_num_outputs(attrs)
     if not all(_known(s) for s in in_shapes):
         return [None] * n_out, [None] * n_out
     dtypes = in_dtypes or ["float32"] * len(in_shapes)
-    dummies = [numpy.broadcast_to(numpy.zeros((), dtype=d or "float32"), s) for s, d in zip(in_shapes, dtypes)]
+    dummies = [numpy.broadcast_to(numpy.zeros((), dtype=d or "float32"), s)
+               for s, d in zip(in_shapes, dtypes)]
     outs = _as_list(op.run_compute(numpy, dummies, attrs))
     return [tuple(o.shape) for o in outs], [numpy.dtype(o.dtype).name for o in outs]
 
 
-# -- the registry ----------------------------------------------------------------------------------------
+# -- the registry ----------------------------------------------------------------------------------
 _OPS = {}      # canonical name -> Op
 _NAMES = {}    # every name and alias -> Op
 
@@ -387,7 +399,8 @@ def register(op):
     names = (op.name,) + tuple(op.aliases)
     for name in names:
         if name in _NAMES:
-            raise MXNetValueError(f"cannot register op '{op.name}': the name '{name}' is already taken by "
+            raise MXNetValueError(f"cannot register op '{op.name}': the name '{name}' is already "
+                                  "taken by "
                                   f"'{_NAMES[name].name}'")
     _OPS[op.name] = op
     for name in names:
@@ -429,23 +442,26 @@ _UNREGISTER_HOOKS = []
 
 
 def on_register(hook, on_unregister=None):
-    """Call ``hook(op)`` for every op registered from now on (namespaces stay current with extensions)."""
+    """Call ``hook(op)`` for every op registered from now on (namespaces stay current with
+    extensions)."""
     _REGISTER_HOOKS.append(hook)
     if on_unregister is not None:
         _UNREGISTER_HOOKS.append(on_unregister)
 
 
-# -- type dispatch: one call works on arrays and on symbols ----------------------------------------------
+# -- type dispatch: one call works on arrays and on symbols ----------------------------------------
 _DISPATCH = {}
 
 
 def register_dispatch(cls, fn):
-    """``apply_op`` sends ops whose first array-like input is a ``cls`` to ``fn(op, inputs, attrs)``."""
+    """``apply_op`` sends ops whose first array-like input is a ``cls`` to ``fn(op, inputs,
+    attrs)``."""
     _DISPATCH[cls] = fn
 
 
 def apply_op(op, inputs, attrs):
-    """Apply ``op`` to ``inputs`` (arrays or symbols) with already-parsed ``attrs``; returns a list of outputs."""
+    """Apply ``op`` to ``inputs`` (arrays or symbols) with already-parsed ``attrs``; returns a list
+    of outputs."""
     for x in inputs:
         fn = _DISPATCH.get(type(x))
         if fn is None:
@@ -455,11 +471,13 @@ def apply_op(op, inputs, attrs):
                     break
         if fn is not None:
             return fn(op, inputs, attrs)
-    raise MXNetValueError(f"{op.name}: cannot apply to inputs of types {[type(x).__name__ for x in inputs]}")
+    raise MXNetValueError(f"{op.name}: cannot apply to inputs of types "
+                          f"{[type(x).__name__ for x in inputs]}")
 
 
 class _OpCaller:
-    """``F.<op>(*inputs, **attrs)`` applies a registered op to arrays or symbols alike (used by gradients).
+    """``F.<op>(*inputs, **attrs)`` applies a registered op to arrays or symbols alike (used by
+    gradients).
 
     Returns a single output, or a list when the op has several visible outputs.
     """

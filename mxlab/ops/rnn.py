@@ -138,7 +138,7 @@ def _backward_direction(xp, mode, x, weights, cache, d_out, dh, dc):
     return dx, [d_wx, d_wh, flat_dp.sum(axis=0), d_bh], dh, dc
 
 
-# -- the stack -------------------------------------------------------------------------------------------
+# -- the stack -------------------------------------------------------------------------------------
 def _run(xp, inputs, attrs, masks):
     """Forward over every layer and direction; returns outputs, states and caches per layer."""
     mode, dirs, layers = attrs["mode"], _dirs(attrs), attrs["num_layers"]
@@ -229,7 +229,7 @@ def _rnn_backward(xp, inputs, attrs):
     return tuple(result + ([d_cx] if mode == "lstm" else []))
 
 
-# -- registration ----------------------------------------------------------------------------------------
+# -- registration ----------------------------------------------------------------------------------
 def _num_inputs(attrs):
     return 3 + (attrs["mode"] == "lstm") + bool(attrs["use_sequence_length"])
 

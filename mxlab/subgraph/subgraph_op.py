@@ -73,7 +73,8 @@ class SubgraphRunner:
 
     @property
     def cached_op(self):
-        """The inner :class:`~mxlab.executor.CachedOp` (planned once, inspectable like any other)."""
+        """The inner :class:`~mxlab.executor.CachedOp` (planned once, inspectable like any
+        other)."""
         if self._cached is None:
             from ..executor.cached_op import CachedOp  # NOTE: the executor imports this package.
             self._cached = CachedOp(self.sym, {"static_alloc": True, "static_shape": True})
@@ -103,7 +104,8 @@ class SubgraphRunner:
         return ins, outs
 
     def infer_shape(self, attrs, in_shapes, out_shapes=None):
-        """Shapes through the inner graph in both directions (known outer outputs seed its heads)."""
+        """Shapes through the inner graph in both directions (known outer outputs seed its
+        heads)."""
         known = {node: s for node, s in zip(self.input_nodes, in_shapes) if s is not None}
         for entry, shape in zip(self.graph.outputs, out_shapes or ()):
             if shape is not None:

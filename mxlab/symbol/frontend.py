@@ -33,7 +33,8 @@ def _is_symbol(value):
 def compose_op(op, args, kwargs, cls, name=None, attr=None, hint=None):
     """Build the node for one frontend call and return its visible outputs as a ``cls`` symbol."""
     kwargs = dict(kwargs)
-    hidden = {k: kwargs.pop(k) for k in list(kwargs) if k in HIDDEN_KEYS and k not in op._attr_specs}
+    hidden = {k: kwargs.pop(k) for k in list(kwargs)
+              if k in HIDDEN_KEYS and k not in op._attr_specs}
     if hidden:   # NOTE: MXNet: `Convolution(..., lr_mult=2)` sets the attribute __lr_mult__
         attr = {**{f"__{k}__": str(v) for k, v in hidden.items()}, **(attr or {})}
     named = {k: kwargs.pop(k) for k in list(kwargs) if _is_symbol(kwargs[k])}

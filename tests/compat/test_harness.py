@@ -181,7 +181,8 @@ def test_d2l_suite_end_to_end_with_generated_data(tmp_path):
         assert len(text) > 1000 and np.ones(2).sum() == 2
         ```
         """))
-    (chapter / "bad.md").write_text("```{.python .input}\n#@tab all\nimport mxnet\nmxnet.nope\n```\n")
+    (chapter / "bad.md").write_text("```{.python .input}\n#@tab all\nimport "
+                                    "mxnet\nmxnet.nope\n```\n")
     results = {r["section"]: r for r in d2l_suite.run_suite(str(tmp_path), jobs=2,
                                                             progress=lambda s: None)}
     assert results["chapter_preliminaries/ok"]["status"] == "ok"

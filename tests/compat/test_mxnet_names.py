@@ -93,7 +93,8 @@ def test_verify_generator_accepts_the_right_distribution_and_rejects_a_wrong_one
     stats = pytest.importorskip("scipy.stats")
     buckets, probs = test_utils.gen_buckets_probs_with_ppf(stats.norm.ppf, 5)
     assert len(buckets) == 5 and probs == [0.2] * 5
-    normal = lambda n: np.random.normal(size=n)
+    def normal(n):
+        return np.random.normal(size=n)
     assert len(test_utils.verify_generator(normal, buckets, probs, nsamples=20000)) == 5
     with pytest.raises(AssertionError, match="Generator test fails"):
         test_utils.verify_generator(lambda n: np.random.uniform(size=n), buckets, probs,

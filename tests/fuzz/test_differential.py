@@ -17,9 +17,20 @@ from programs import CATALOG, registry_ops, programs
 _CASES = {"count": 0}
 
 
+def _report(start):
+    """Cases run and seconds so far, to MXLAB_FUZZ_REPORT (JSON) when set."""
+    report = {"cases": _CASES["count"], "seconds": round(time.perf_counter() - start, 1)}
+    if os.environ.get("MXLAB_FUZZ_REPORT"):
+        with open(os.environ["MXLAB_FUZZ_REPORT"], "w", encoding="utf-8") as out:
+            json.dump(report, out)
+    return report
+
+
 def check_program(program, data, seed):
     """Every path under a drawn engine against the imperative NaiveEngine reference."""
     _CASES["count"] += 1
+    if _CASES["count"] % 50 == 0 and "start" in _CASES:
+        _report(_CASES["start"])
     reference = reference_runs(program, seed)
     op_names = traced_op_names(program)
     chosen = data.draw(st.lists(st.sampled_from(op_names), unique=True, min_size=1),
@@ -46,7 +57,7 @@ def test_paths_agree_quick(program, data, seed):
 def test_paths_agree_slow():
     """>= 10,000 cases (MXLAB_FUZZ_EXAMPLES); count and time go to MXLAB_FUZZ_REPORT if set."""
     _CASES["count"] = 0
-    start = time.perf_counter()
+    start = _CASES["start"] = time.perf_counter()
 
     @fuzz_settings("slow")
     @given(program=programs(), data=st.data(), seed=st.integers(0, 2 ** 16))
@@ -54,8 +65,4 @@ def test_paths_agree_slow():
         check_program(program, data, seed)
 
     run()
-    report = {"cases": _CASES["count"], "seconds": round(time.perf_counter() - start, 1)}
-    if os.environ.get("MXLAB_FUZZ_REPORT"):
-        with open(os.environ["MXLAB_FUZZ_REPORT"], "w", encoding="utf-8") as out:
-            json.dump(report, out)
-    print(f"differential fuzzing: {report}")
+    print(f"differential fuzzing: {_report(start)}")

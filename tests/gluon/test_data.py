@@ -87,7 +87,7 @@ def test_split_and_load_and_clip_global_norm():
     numpy.testing.assert_allclose(arrays[1].asnumpy(), [0.8], rtol=1e-6)
 
 
-# -- worker processes and threads -------------------------------------------------------------------
+# -- worker processes and threads ------------------------------------------------------------------
 def _batches_as_numpy(loader):
     return [tuple(type(part).__name__ + ":" + repr(part.asnumpy().tolist()) for part in batch)
             for batch in loader]

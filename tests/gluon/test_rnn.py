@@ -152,3 +152,12 @@ def test_layers_match_mxnet(tmp_path):
         _set_params(layer)
         numpy.testing.assert_allclose(layer(mx.nd.array(X)).asnumpy(), want[kind], rtol=1e-4,
                                       atol=1e-5, err_msg=kind)
+
+
+def test_split_rnn_params_inverts_the_fused_layout():
+    layer = _layer(mx.gluon.rnn.GRU, num_layers=2, bidirectional=True)
+    flat = layer._flat_params({n: p.data() for n, p in layer._reg_params.items()})
+    parts = mx.gluon.utils.split_rnn_params(flat, "gru", 2, 4, 6, bidirectional=True)
+    assert sorted(parts) == sorted(layer._reg_params)
+    for name, part in parts.items():
+        numpy.testing.assert_array_equal(part.asnumpy(), getattr(layer, name).data().asnumpy())

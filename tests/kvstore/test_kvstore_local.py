@@ -11,11 +11,17 @@ import pytest
 
 import mxlab as mx
 from mxlab import autograd, gluon
-from mxlab.base import (MXNetError, MXNetKeyError, MXNetNotImplementedError, MXNetRuntimeError,
-                        MXNetTypeError, MXNetValueError)
+from mxlab.base import (
+    MXNetError,
+    MXNetKeyError,
+    MXNetNotImplementedError,
+    MXNetRuntimeError,
+    MXNetTypeError,
+    MXNetValueError,
+)
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent.parent / "oracle"))
-from mxnet_oracle import requires_mxnet, run_mxlab, run_mxnet  # noqa: E402
+from mxnet_oracle import requires_mxnet, run_mxlab, run_mxnet
 
 SHAPE = (4, 4)
 KEYS = [5, 7, 11]

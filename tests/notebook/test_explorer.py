@@ -246,3 +246,28 @@ def test_full_graph_segments_cover_forward_and_backward_in_every_view():
     assert all(pair == seen["graph"] for pair in seen.values()), seen
     back_seg, fwd_seg = seen["graph"]
     assert back_seg["part"] == "backward" and fwd_seg["part"] == "forward"
+
+
+def test_every_op_of_a_trained_block_gets_a_block_scope_and_a_readable_name():
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.Dense(4, activation="relu"), mx.gluon.nn.Dense(2))
+    net.initialize()
+    net.hybridize(static_alloc=True)
+    x = mx.np.ones((3, 5))
+    with mx.autograd.record():
+        loss = net(x).sum()
+    loss.backward()
+    model = ExplorerModel(Source(net))
+    paths = model.block_paths()
+    graph = model.graph
+    relu = next(n for n in graph.indexed.nodes
+                if not n.is_variable and n.op.name == "Activation")
+    assert paths[relu.name][0] == "0"                        # parameter-free, inside its Dense
+    backward = [n.name for n in graph.indexed.nodes if "_backward" in n.name]
+    assert backward and all(paths.get(name, [None])[0] in ("0", "1") for name in backward)
+    names = model.display_names()
+    assert names[relu.name].startswith("0") and "0.weight" in names.values()
+    model.set_depth(1)
+    assert model.collapsed == {"0", "1"}
+    dot = model.dot()
+    assert dot.count("collapsed)") == 2 and "_backward" not in dot.replace("tooltip", "")

@@ -1,4 +1,4 @@
-"""The explorer widgets and the model stay in step both ways (model -> widgets, widgets -> model)."""
+"""The explorer widgets and the model stay in step both ways (model -> widgets and back)."""
 from nb_helpers import mlp_symbol, recorded_cached_op
 
 import mxlab as mx

@@ -62,7 +62,7 @@ def test_make_loss_names_its_output_loss():
     assert mx.sym.make_loss(mx.sym.var("x"), name="l").list_outputs() == ["l_loss"]
 
 
-# -- sequence ops ------------------------------------------------------------------------------------
+# -- sequence ops ----------------------------------------------------------------------------------
 def _seq_data():
     rng = numpy.random.RandomState(0)
     return rng.uniform(-1, 1, (4, 3, 2)), numpy.array([2.0, 4.0, 1.0])
@@ -124,7 +124,7 @@ def test_sequence_reverse_rejects_axis_1():
         mx.nd.SequenceReverse(mx.nd.ones((2, 2)), axis=1).wait_to_read()
 
 
-# -- DLPack, from_numpy, devices, npx.slice ------------------------------------------------------------
+# -- DLPack, from_numpy, devices, npx.slice --------------------------------------------------------
 def test_dlpack_write_capsule_shares_memory_both_ways():
     x = mx.np.ones((2, 3))
     y = mx.npx.from_dlpack(mx.npx.to_dlpack_for_write(x))
@@ -207,7 +207,7 @@ def test_sym_random_builds_sampling_nodes():
     assert mx.sym.random.shuffle(mx.sym.var("d")).infer_shape(d=(3, 2))[1] == [(3, 2)]
 
 
-# -- tostype, __format__, __array__ --------------------------------------------------------------------
+# -- tostype, __format__, __array__ ----------------------------------------------------------------
 def test_tostype_dense_only():
     x = mx.nd.array([1.0, 2.0])
     y = x.tostype("default")

@@ -243,19 +243,23 @@ def test_errors_name_op_and_argument():
         mx.nd.Convolution(
             x, mx.nd.array(numpy.ones((3, 1, 3, 3))), kernel=(3, 3), num_filter=3, no_bias=True
         )
+        mx.engine.wait_all()
     with pytest.raises(MXNetValueError, match="Convolution.*'data'"):
         mx.nd.Convolution(
             x, mx.nd.array(numpy.ones((3, 2, 3))), kernel=(3,), num_filter=3, no_bias=True
         )
+        mx.engine.wait_all()
     with pytest.raises(MXNetValueError, match="Convolution.*does not fit"):
         mx.nd.Convolution(
             x, mx.nd.array(numpy.ones((3, 2, 7, 7))), kernel=(7, 7), num_filter=3, no_bias=True
         )
+        mx.engine.wait_all()
     with pytest.raises(MXNetValueError, match="num_group"):
         get_op("Convolution").infer_shapes(
             get_op("Convolution").parse_attrs(dict(kernel=(3, 3), num_filter=3, num_group=2)),
             [(1, 2, 5, 5), None, None],
         )
+        mx.engine.wait_all()
     with pytest.raises(MXNetValueError, match="Deconvolution: expects inputs.*no_bias=True"):
         mx.nd.Deconvolution(
             x,
@@ -264,6 +268,7 @@ def test_errors_name_op_and_argument():
             kernel=(3, 3),
             num_filter=1,
         )
+        mx.engine.wait_all()
     with pytest.raises(MXNetNotImplementedError, match="layout 'NHWC'"):
         mx.nd.Convolution(
             x,
@@ -273,6 +278,7 @@ def test_errors_name_op_and_argument():
             no_bias=True,
             layout="NHWC",
         )
+        mx.engine.wait_all()
 
 
 def test_forward_and_backward_share_one_cache_entry():

@@ -144,7 +144,7 @@ def test_logical_not_and_invert_per_flavour():
     numpy.testing.assert_array_equal((~flags).asnumpy(), [False, True])
     numpy.testing.assert_array_equal((~mx.np.array([1, 2], dtype="int32")).asnumpy(), [-2, -3])
     with pytest.raises(MXNetTypeError, match="_npi_bitwise_not"):
-        ~mx.np.array([1.5])
+        (~mx.np.array([1.5])).wait_to_read()
 
 
 # -- binary ops ------------------------------------------------------------------------------------
@@ -231,8 +231,10 @@ def test_inplace_operators_write_into_self(symbol, method, ref, other, flavour):
     rhs = {"array": _uniform((2, 3), POSITIVE, "float32"),
            "broadcast": _uniform((3,), POSITIVE, "float32"), "int": 2, "float": 1.5}[other]
     x = array(a)
+    x.wait_to_read()
     version = x.version
     result = getattr(x, method)(array(rhs) if isinstance(rhs, numpy.ndarray) else rhs)
+    x.wait_to_read()   # NOTE: a var's version counts completed writes (threaded engines)
     assert result is x and x.version > version
     expected = ref(a, numpy.asarray(rhs, dtype="float32"))
     numpy.testing.assert_allclose(x.asnumpy(), expected, rtol=1e-6)
@@ -254,12 +256,14 @@ def test_inplace_float_into_int_fails_like_numpy():
     x = mx.np.array([1, 2], dtype="int32")
     with pytest.raises(MXNetTypeError, match="_plus_scalar"):
         x += 1.5
+        x.wait_to_read()
 
 
 def test_inplace_broadcast_to_a_bigger_shape_fails_naming_the_op():
     x = mx.np.ones((3,))
     with pytest.raises(MXNetValueError, match="broadcast_add"):
         x += mx.np.ones((2, 3))
+        x.wait_to_read()
 
 
 # -- comparisons and logical ops -------------------------------------------------------------------
@@ -412,6 +416,7 @@ def test_second_order_gradient_with_autograd():
 def test_errors_name_the_op(call, error, message):
     with pytest.raises(error, match=message) as info:
         call()
+        mx.engine.wait_all()  # NOTE: an engine op's error surfaces at a wait (threaded engines)
     assert isinstance(info.value, MXNetError)
 
 
@@ -533,7 +538,7 @@ def test_numexpr_template_matches_compute(name, given):
                                   rtol=1e-12)
 
 
-# -- deferred compute: traced (shape/dtype from the inference rules) == eager -----------------------
+# -- deferred compute: traced (shape/dtype from the inference rules) == eager ----------------------
 TRACED = [
     ("arith", lambda a: (a * 2 + 1 - a / 3) ** 2 % 1.5),
     ("reflected", lambda a: 1 - 2 / (a + 3)),

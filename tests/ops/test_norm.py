@@ -141,8 +141,10 @@ def test_batchnorm_infer_shape_and_errors():
     assert ins[1:] == [(5,)] * 4 and outs == [(2, 5, 3), (5,), (5,)]
     with pytest.raises(MXNetValueError, match="BatchNorm.*'moving_var'"):
         bn.infer_shapes(attrs, [(2, 5, 3), None, None, None, (4,)])
+        mx.engine.wait_all()
     with pytest.raises(MXNetValueError, match="BatchNorm.*'axis'"):
         mx.nd.BatchNorm(*[_nd(a) for a in _bn_inputs((2, 3))], axis=2)
+        mx.engine.wait_all()
 
 
 def _affine_check(fn, location):

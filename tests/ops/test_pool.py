@@ -202,11 +202,16 @@ def test_errors_name_op_and_argument():
     x = mx.nd.array(numpy.ones((1, 1, 4, 4)))
     with pytest.raises(MXNetValueError, match="Pooling.*'kernel' is required"):
         mx.nd.Pooling(x)
+        mx.engine.wait_all()
     with pytest.raises(MXNetValueError, match="Pooling.*'p_value'"):
         mx.nd.Pooling(x, kernel=(2, 2), pool_type="lp")
+        mx.engine.wait_all()
     with pytest.raises(MXNetValueError, match="Pooling.*'same'"):
         mx.nd.Pooling(x, kernel=(2, 2), pooling_convention="same")
+        mx.engine.wait_all()
     with pytest.raises(MXNetValueError, match="Pooling.*kernel size 5 exceeds"):
         mx.nd.Pooling(x, kernel=(5, 5))
+        mx.engine.wait_all()
     with pytest.raises(MXNetValueError, match="Pooling.*'data'"):
         mx.nd.Pooling(mx.nd.array(numpy.ones((4, 4))), kernel=(2,))
+        mx.engine.wait_all()

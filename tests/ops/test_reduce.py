@@ -222,6 +222,7 @@ def test_reduction_gradient_with_autograd_on_nd_arrays():
 def test_bad_arguments_name_the_op(call, error, message):
     with pytest.raises(error, match=message) as info:
         call()
+        mx.engine.wait_all()  # NOTE: an engine op's error surfaces at a wait (threaded engines)
     assert isinstance(info.value, MXNetError)
 
 

@@ -174,7 +174,7 @@ class _Shipped:
         self.values, self.cls = values, cls
 
     def restore(self):
-        from ... import nd, np
+        from ... import ndarray as nd, numpy as np
 
         make = np.array if issubclass(self.cls, np.ndarray) else nd.array
         return make(self.values, dtype=self.values.dtype)

@@ -183,14 +183,19 @@ class GRUCell(_GatedCell):
 
     _gates = 3
 
+    def __init__(self, hidden_size, activation="tanh", recurrent_activation="sigmoid",
+                 **kwargs):
+        super().__init__(hidden_size, **kwargs)
+        self._activation, self._recurrent = activation, recurrent_activation
+
     def hybrid_forward(self, F, inputs, states, **params):
         prev = states[0]
         i2h, h2h = self._projections(inputs, prev, **params)
         xr, xz, xn = _F.SliceChannel(i2h, num_outputs=3, axis=-1)
         hr, hz, hn = _F.SliceChannel(h2h, num_outputs=3, axis=-1)
-        reset = _F.Activation(xr + hr, act_type="sigmoid")
-        update = _F.Activation(xz + hz, act_type="sigmoid")
-        candidate = _F.Activation(xn + reset * hn, act_type="tanh")
+        reset = _F.Activation(xr + hr, act_type=self._recurrent)
+        update = _F.Activation(xz + hz, act_type=self._recurrent)
+        candidate = _F.Activation(xn + reset * hn, act_type=self._activation)
         out = (1 - update) * candidate + update * prev
         return out, [out]
 

@@ -142,3 +142,29 @@ LSTM = _layer("lstm", "Long short-term memory layer; states are ``[h, c]``.")
 LSTM.__name__ = LSTM.__qualname__ = "LSTM"
 GRU = _layer("gru", "Gated recurrent unit layer (cuDNN's variant, as MXNet).")
 GRU.__name__ = GRU.__qualname__ = "GRU"
+
+
+def split_rnn_params(param, mode, num_layers, input_size, hidden_size, bidirectional=False,
+                     projection_size=None):
+    """The fused op's flat ``param`` as ``{'l0_i2h_weight': ..., 'r1_h2h_bias': ...}`` views
+    (MXNet 2.0's ``gluon.utils.split_rnn_params``)."""
+    if projection_size:
+        raise NotImplementedError("split_rnn_params: projection_size is not built in mxlab")
+    gates, dirs = GATES[mode], 2 if bidirectional else 1
+    names = [f"{side}{layer}_{group}" for layer in range(num_layers) for side in "lr"[:dirs]
+             for group in ("i2h", "h2h")]
+    shapes = {}
+    for name in names:
+        layer = int(name[1:name.index("_")])
+        width = hidden_size if "h2h" in name else (input_size if layer == 0
+                                                   else dirs * hidden_size)
+        shapes[f"{name}_weight"] = (gates * hidden_size, width)
+        shapes[f"{name}_bias"] = (gates * hidden_size,)
+    result, begin = {}, 0
+    for kind in ("weight", "bias"):
+        for name in names:
+            shape = shapes[f"{name}_{kind}"]
+            size = shape[0] * (shape[1] if len(shape) > 1 else 1)
+            result[f"{name}_{kind}"] = param[begin:begin + size].reshape(shape)
+            begin += size
+    return result

@@ -33,7 +33,7 @@ def _require(root, filename, dataset, source):
 
 
 def _array(values):
-    from .... import np as mx_np
+    from .... import numpy as mx_np
     from ....util import is_np_array
 
     from ....ndarray import array as nd_array
