@@ -1,5 +1,5 @@
-"""Shared pytest fixtures (for tests/ and extensions/): reset global mxlab state between tests so they
-stay independent."""
+"""Shared pytest fixtures (for tests/ and extensions/): reset global mxlab state between tests so
+they stay independent."""
 import numpy
 import pytest
 

@@ -34,7 +34,8 @@ from .workloads import WORKLOADS, Options  # noqa: E402
 __all__ = ["Target", "TARGETS", "main", "evaluate_targets", "format_table"]
 
 BASELINES = {"mlp": "numpy naive", "chain64": "numpy naive", "cnn": "mxnet imperative",
-             "memory": "mxnet", "engine": "NaiveEngine", "op-cache": "cache off"}
+             "memory": "mxnet", "engine": "NaiveEngine", "op-cache": "cache off",
+             "dist": "1 process"}
 SCHEMA_VERSION = 1
 
 
@@ -73,6 +74,9 @@ TARGETS = [
     Target("memory", "mxlab recompute", 25.0, 1.0, case_prefix="chain 100x"),
     Target("engine", "ThreadedEngine", "NaiveEngine", 1.7, speedup=True),
     Target("op-cache", "cache on", "cache off", 1.3, speedup=True),
+    Target("dist", "mxlab kv pushpull", "mpi4py Allreduce", 1.1, case_prefix="allreduce"),
+    Target("dist", "mxlab kv pushpull bucketed", "mpi4py Allreduce", 1.1,
+           case_prefix="allreduce"),
 ]
 
 

@@ -168,7 +168,8 @@ def _chain_plan_bytes(depth, recompute):
 
 
 def _resnet_plan_bytes(recompute):
-    """Planned bytes of resnet18_v1's training graph at ``MEMORY_RESNET_SHAPE`` (Gluon model zoo)."""
+    """Planned bytes of resnet18_v1's training graph at ``MEMORY_RESNET_SHAPE`` (Gluon model
+    zoo)."""
     mx = _mx()
     gluon = models.require_gluon(mx, "model_zoo.vision.resnet18_v1")
     from mxlab.graph import Graph, apply_pass, build_gradient_graph, plan_sublinear
@@ -270,5 +271,36 @@ def run_op_cache(opts):
     return rows
 
 
+def _mpiexec(workers, *args):
+    """argv running ``benchmarks.dist_worker`` under ``mpiexec -n workers`` (Unavailable without
+    mpi4py/mpich: ``pip install 'mxlab[dist]'``)."""
+    import shutil
+    import sys
+
+    if importlib.util.find_spec("mpi4py") is None:
+        raise Unavailable("n/a (mpi4py not installed)")
+    here = os.path.dirname(sys.executable)
+    mpiexec = shutil.which("mpiexec", path=here) or shutil.which("mpiexec")
+    if mpiexec is None:
+        raise Unavailable("n/a (no mpiexec: pip install mpich)")
+    return [mpiexec, "-n", str(workers), *python_worker("dist_worker", *args)]
+
+
+def run_dist(opts):
+    """Data parallel on MPI: an MLP step, 2 workers vs 1 process on the same global batch; the
+    gradients' allreduce by kv.pushpull vs mpi4py's Allreduce of the same buffers."""
+    batch = 64 if opts.quick else 256
+    rows = []
+    jobs = [(1, "step", batch), (2, "step", batch), (2, "allreduce")]
+    for workers, mode, *rest in jobs:
+        try:
+            out = run_json_subprocess(_mpiexec(workers, mode, opts.repeats, *rest),
+                                      env=SINGLE_THREAD_ENV)
+            rows += [Row(**row) for row in out["rows"]]
+        except Unavailable as exc:
+            rows.append(Row("dist", f"{mode} ({workers} workers)", "mxlab", note=str(exc)))
+    return rows
+
+
 WORKLOADS = {"mlp": run_mlp, "chain64": run_chain64, "cnn": run_cnn, "memory": run_memory,
-             "engine": run_engine, "op-cache": run_op_cache}
+             "engine": run_engine, "op-cache": run_op_cache, "dist": run_dist}

@@ -23,7 +23,7 @@ Example
 ...     y = x * x + x
 >>> y.backward()
 >>> x.grad
-array([3., 5.], dtype=float32)
+array([3., 5.])
 """
 import itertools
 import weakref
@@ -34,7 +34,7 @@ from .base import MXNetNotImplementedError, MXNetRuntimeError, MXNetTypeError, M
 from .graph.node import Entry, Node
 from .imperative import INPLACE_AUTOGRAD_MSG, STATE, invoke, set_hooks
 from .ndarray.ndarray import NDArray, array as _array
-from .ops.registry import F, Op, get_op
+from .ops.registry import F, NodeView, Op, get_op
 
 __all__ = ["set_recording", "set_training", "is_recording", "is_training", "record", "pause",
            "train_mode", "predict_mode", "mark_variables", "backward", "grad", "get_symbol",
@@ -145,11 +145,12 @@ def predict_mode():
 
 
 # -- the tape --------------------------------------------------------------------------------------
-class TapeNode:
+class TapeNode(NodeView):
     """One recorded op application, or a variable / constant (``op is None``).
 
-    A gradient rule reads ``op``, ``attrs``, ``inputs`` and ``outputs``: the saved arrays, ``None``
-    where the rule does not need them (so they are freed early, as in MXNet).
+    A gradient rule reads it as a :class:`~mxlab.ops.registry.NodeView`: ``op``, ``attrs``,
+    ``inputs`` and ``outputs`` are the saved arrays, ``None`` where the rule does not need them
+    (so they are freed early, as in MXNet).
 
     Attributes
     ----------
@@ -166,8 +167,8 @@ class TapeNode:
         False once :func:`backward` has freed the node (``retain_graph=False``).
     """
 
-    __slots__ = ("op", "name", "attrs", "entries", "inputs", "outputs", "out_meta", "device",
-                 "cls", "grad", "grad_req", "owners", "alive", "__weakref__")
+    __slots__ = ("entries", "out_meta", "device", "cls", "grad", "grad_req", "owners", "alive",
+                 "__weakref__")
 
     def __init__(self, op, name, attrs=None, entries=(), num_inputs=0, num_outputs=0):
         self.op = op
@@ -245,10 +246,11 @@ def mark_variables(variables, gradients, grad_reqs="write"):
 
 
 def _indices(spec, count):
-    """Which of ``count`` arrays an ``Op.save_inputs``/``save_outputs`` spec keeps."""
+    """Which of ``count`` arrays an ``Op.save_inputs``/``save_outputs`` spec keeps (a spec may
+    name an optional input the call lacks: SequenceMask's ``sequence_length``)."""
     if spec is True:
         return range(count)
-    return () if spec is False else spec
+    return () if spec is False else [i for i in spec if i < count]
 
 
 def _saved(arr, entry=None):
@@ -524,7 +526,7 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     ...     dy = mx.autograd.grad(y, [x], create_graph=True)[0]
     >>> dy.backward()
     >>> x.grad  # -sin(0.5)
-    array([-0.47942555], dtype=float32)
+    array([-0.47942555])
     """
     heads, variables = _as_list(heads), _as_list(variables)
     if not variables:

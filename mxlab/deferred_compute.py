@@ -37,13 +37,15 @@ array([1., 3., 5.], dtype=float32)
 import contextlib
 import dataclasses
 import itertools
+import threading
 import weakref
 
 from . import engine as _engine
 from .base import MXNetNotImplementedError, MXNetRuntimeError, MXNetValueError
 from .device import current_device
 from .graph.node import Entry, Node
-from .imperative import STATE, call_translated, invoke, set_hooks
+from .imperative import STATE, invoke, set_hooks
+from .ops.registry import call_translated
 
 __all__ = [
     "is_deferred_compute",
@@ -54,6 +56,8 @@ __all__ = [
     "evaluate",
     "record",
     "record_copy",
+    "trace_blocks",
+    "block_scope",
 ]
 
 AUTOGRAD_MSG = "Autograd recording is not supported during deferred compute mode."
@@ -87,6 +91,46 @@ class _Pending:
 
 
 _PENDING = weakref.WeakKeyDictionary()  # recorded node -> _Pending
+
+
+class _Scope(threading.local):
+    """The block scope recorded nodes get now (``Node.scope``), and while a HybridBlock traces,
+    the scope of each of its blocks by ``id``."""
+    path = ()
+    paths = None
+
+
+_SCOPE = _Scope()
+
+
+@contextlib.contextmanager
+def trace_blocks(paths):
+    """While a HybridBlock traces: ``paths`` maps ``id(block)`` to the block's scope."""
+    saved = _SCOPE.paths, _SCOPE.path
+    _SCOPE.paths, _SCOPE.path = paths, ()
+    try:
+        yield
+    finally:
+        _SCOPE.paths, _SCOPE.path = saved
+
+
+def block_scope(block):
+    """A context for running ``block``'s forward: nodes recorded inside take its scope (a no-op
+    unless a HybridBlock is tracing ``block``)."""
+    paths = _SCOPE.paths
+    if not paths or id(block) not in paths:
+        return contextlib.nullcontext()
+    return _in_scope(paths[id(block)])
+
+
+@contextlib.contextmanager
+def _in_scope(path):
+    saved = _SCOPE.path
+    _SCOPE.path = path
+    try:
+        yield
+    finally:
+        _SCOPE.path = saved
 
 
 def _as_list(value):
@@ -221,7 +265,8 @@ def record(op, inputs, attrs, out=None, cls=None, device=None):
     device = device or (inputs[0]._device if inputs else current_device())
     cls = cls or type(inputs[0])
     shapes, dtypes = call_translated(op, inputs, _infer, op, attrs, inputs)
-    node = Node(op, f"node_{next(_node_count)}", attrs, [x._dc for x in inputs])
+    node = Node(op, f"node_{next(_node_count)}", attrs, [x._dc for x in inputs],
+                scope=_SCOPE.path)
     outputs = []
     for i, (shape, dtype) in enumerate(zip(shapes, dtypes)):
         shape = None if shape is None or None in shape else tuple(shape)

@@ -1,8 +1,8 @@
 """Devices (MXNet's ``Context``): ``mx.cpu(i)``, ``mx.gpu(i)`` and the array module behind each.
 
-A device is a small value object. ``Device.xp`` is the array module that computes on it: NumPy for every CPU id
-(MXNet allows ``cpu(1)`` etc. as separate logical devices) and CuPy for GPUs. ``with mx.gpu(0):`` changes the
-thread's default device.
+A device is a small value object. ``Device.xp`` is the array module that computes on it: NumPy for
+every CPU id (MXNet allows ``cpu(1)`` etc. as separate logical devices) and CuPy for GPUs. ``with
+mx.gpu(0):`` changes the thread's default device.
 """
 import threading
 
@@ -10,8 +10,8 @@ import numpy
 
 from .base import MXNetRuntimeError, MXNetValueError
 
-__all__ = ["Device", "Context", "cpu", "gpu", "cpu_pinned", "num_gpus", "current_device", "current_context",
-           "cupy_or_none"]
+__all__ = ["Device", "Context", "cpu", "gpu", "cpu_pinned", "num_gpus", "current_device",
+           "current_context", "cupy_or_none"]
 
 _DEVICE_TYPES = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
 _DEVICE_IDS = {name: code for code, name in _DEVICE_TYPES.items()}
@@ -28,13 +28,14 @@ def cupy_or_none():
             import cupy
             cupy.cuda.runtime.getDeviceCount()
             _cupy = cupy
-        except Exception:  # NOTE: ImportError, or CUDA present but unusable: both mean "no GPU here".
+        except Exception:  # NOTE: ImportError, or CUDA present but unusable: "no GPU here".
             _cupy = None
     return _cupy
 
 
 class Device:
-    """A device such as ``cpu(0)`` or ``gpu(1)``; usable as a context manager to set the default device.
+    """A device such as ``cpu(0)`` or ``gpu(1)``; usable as a context manager to set the default
+    device.
 
     Examples
     --------
@@ -53,7 +54,8 @@ class Device:
         elif isinstance(device_type, int):
             device_type = _DEVICE_TYPES.get(device_type, device_type)
         if device_type not in _DEVICE_IDS:
-            raise MXNetValueError(f"unknown device type {device_type!r}; expected one of {sorted(_DEVICE_IDS)}")
+            raise MXNetValueError(f"unknown device type {device_type!r}; expected one of "
+                                  f"{sorted(_DEVICE_IDS)}")
         if not isinstance(device_id, (int, numpy.integer)) or device_id < 0:
             raise MXNetValueError(f"device id must be a non-negative integer, got {device_id!r}")
         self.device_type = device_type
@@ -72,8 +74,9 @@ class Device:
         cupy = cupy_or_none()
         if cupy is None:
             raise MXNetRuntimeError(
-                f"{self} needs CuPy and a CUDA GPU, but CuPy is not installed or no GPU is visible; "
-                "install the 'gpu' extra (pip install 'mxlab[gpu]') on a machine with a GPU, or use mx.cpu()")
+                f"{self} needs CuPy and a CUDA GPU, but CuPy is not installed or no GPU is "
+                "visible; install the 'gpu' extra (pip install 'mxlab[gpu]') on a machine with "
+                "a GPU, or use mx.cpu()")
         if self.device_id >= cupy.cuda.runtime.getDeviceCount():
             raise MXNetRuntimeError(f"{self} does not exist: only {num_gpus()} GPU(s) are visible")
         return cupy
@@ -118,7 +121,8 @@ def cpu_pinned(device_id=0):
 
 
 def gpu(device_id=0):
-    """The GPU device ``device_id``; using it without CuPy raises an error that names the missing piece."""
+    """The GPU device ``device_id``; using it without CuPy raises an error that names the missing
+    piece."""
     return Device("gpu", device_id)
 
 

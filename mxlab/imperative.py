@@ -1,38 +1,43 @@
 """The imperative dispatcher: every op call on arrays goes through :func:`invoke`.
 
-One decision point per call (see DESIGN.md "Data flow"): deferred compute on -> record a graph node instead of
-computing; otherwise push the kernel to the engine, then, when autograd is recording, add a tape node. The flags
-live in one thread-local :data:`STATE` shared by ``mx.autograd`` and ``mx._deferred_compute``.
+One decision point per call (see DESIGN.md "Data flow"): deferred compute on -> record a graph node
+instead of computing; otherwise push the kernel to the engine, then, when autograd is recording, add
+a tape node. The flags live in one thread-local :data:`STATE` shared by ``mx.autograd`` and
+``mx._deferred_compute``.
 """
 import threading
 
 import numpy
 
 from . import engine as _engine_mod
-from .base import (MXNetAxisError, MXNetError, MXNetIndexError, MXNetNotImplementedError, MXNetTypeError,
-                   MXNetValueError)
+from .base import MXNetError, MXNetNotImplementedError, MXNetValueError
 from .device import current_device
 from .engine.var import Var
+from .ops.context import op_context
+from .ops.registry import call_translated, run_kernel, translate_error
 
-__all__ = ["STATE", "invoke", "set_hooks", "INPLACE_AUTOGRAD_MSG"]
+__all__ = ["STATE", "invoke", "set_hooks", "INPLACE_AUTOGRAD_MSG", "call_translated", "run_kernel"]
 
-INPLACE_AUTOGRAD_MSG = "Inplace operations (+=, -=, x[:]=, etc) are not supported when recording with autograd."
+INPLACE_AUTOGRAD_MSG = ("Inplace operations (+=, -=, x[:]=, etc) are not supported when "
+                       "recording with autograd.")
 
 
 class _ThreadState(threading.local):
-    """Per-thread mode flags (MXNet keeps these thread-local too)."""
+    """Per-thread mode flags (MXNet keeps these thread-local too). Kernels never read them: the
+    dispatcher hands each kernel that takes one an :class:`~mxlab.ops.context.OpContext` made
+    from ``training`` when the op is pushed."""
     recording = False
     training = False
     deferred = False
 
 
 STATE = _ThreadState()
-_engine_mod.carry_thread_local(STATE)  # NOTE: engine worker threads see the pushing thread's mode flags.
 _hooks = {"record": None, "deferred": None}
 
 
 def set_hooks(record=None, deferred=None):
-    """Install the autograd tape recorder and the deferred-compute recorder (called by those modules)."""
+    """Install the autograd tape recorder and the deferred-compute recorder (called by those
+    modules)."""
     if record is not None:
         _hooks["record"] = record
     if deferred is not None:
@@ -43,48 +48,17 @@ def _common_device(op, inputs):
     device = inputs[0]._device
     for i, x in enumerate(inputs):
         if x._device is not device and x._device != device:
-            raise MXNetValueError(f"{op.name}: all inputs must be on the same device, but input 0 is on {device} "
-                                  f"while input {i} is on {x._device}; use as_in_context() to copy")
+            raise MXNetValueError(f"{op.name}: all inputs must be on the same device, but input 0 "
+                                  f"is on {device} while input {i} is on {x._device}; use "
+                                  "as_in_context() to copy")
     return device
-
-
-def _translate(op, exc, inputs):
-    """Turn an array-library error into an MXNetError that names the op and the input shapes."""
-    detail = ", ".join(f"{tuple(x.shape)} {x.dtype}" for x in inputs if hasattr(x, "shape"))
-    message = f"{op.name}: {exc} (inputs: {detail or 'none'})"
-    if isinstance(exc, numpy.exceptions.AxisError):
-        return MXNetAxisError(message)
-    for py_type, mx_type in ((IndexError, MXNetIndexError), (TypeError, MXNetTypeError),
-                             (ValueError, MXNetValueError), (NotImplementedError, MXNetNotImplementedError)):
-        if isinstance(exc, py_type):
-            return mx_type(message)
-    return None
-
-
-def call_translated(op, arrays, fn, *args):
-    """``fn(*args)`` with array-library errors turned into MXNetErrors naming ``op`` and the shapes of
-    ``arrays`` (used by graph executors and deferred compute; ``invoke``'s kernel inlines it)."""
-    try:
-        return fn(*args)
-    except MXNetError:
-        raise
-    except Exception as exc:
-        translated = _translate(op, exc, arrays)
-        if translated is None:
-            raise
-        raise translated from exc
-
-
-def run_kernel(op, xp, datas, attrs, outs=None, reqs=None):
-    """``op.forward`` with errors translated (shared by the imperative path and graph executors)."""
-    return call_translated(op, datas, op.forward, xp, datas, attrs, outs, reqs)
 
 
 def invoke(op, inputs, attrs, out=None, cls=None, device=None):
     """Run ``op`` on NDArray ``inputs`` with parsed ``attrs``; returns the list of output arrays.
 
-    ``out``: arrays to write into (the op then mutates them); ``cls``/``device`` choose the output class and
-    device for ops without inputs (creation, random).
+    ``out``: arrays to write into (the op then mutates them); ``cls``/``device`` choose the output
+    class and device for ops without inputs (creation, random).
     """
     state = STATE
     if state.deferred:
@@ -116,7 +90,8 @@ def invoke(op, inputs, attrs, out=None, cls=None, device=None):
     if op.mutate_inputs:
         write_vars += [inputs[i]._var for i in op.mutate_inputs]
     if op.resources:
-        # NOTE: ops sharing a resource (one RNG per device) are ordered by writing its var, so seeds repeat.
+        # NOTE: ops sharing a resource (one RNG per device) are ordered by writing its var, so seeds
+        # repeat.
         write_vars += [_engine_mod.resource_var(kind, device) for kind in op.resources]
     if out is not None or op.mutate_inputs:
         read_vars = list(dict.fromkeys([x._var for x in inputs if x._var not in write_vars]))
@@ -128,18 +103,20 @@ def invoke(op, inputs, attrs, out=None, cls=None, device=None):
     else:
         read_vars = list(dict.fromkeys([x._var for x in inputs]))
     single = len(inputs) == 1
+    ctx = op_context(state.training) if op.takes_ctx else None
 
     def kernel():
         datas = [inputs[0]._data] if single else [x._data for x in inputs]
         if out is not None:
-            run_kernel(op, xp, datas, attrs, [o._data for o in outputs])
+            run_kernel(op, xp, datas, attrs, [o._data for o in outputs], None, ctx)
             return
         try:   # NOTE: call_translated inlined: this is the per-op hot path.
-            results = op.compute(xp, datas, attrs)
+            results = op.compute(xp, datas, attrs) if ctx is None else \
+                op.compute(xp, datas, attrs, ctx)
         except MXNetError:
             raise
         except Exception as exc:
-            translated = _translate(op, exc, datas)
+            translated = translate_error(op, exc, datas)
             if translated is None:
                 raise
             raise translated from exc
@@ -147,7 +124,8 @@ def invoke(op, inputs, attrs, out=None, cls=None, device=None):
             for o, r in zip(outputs, results):
                 o._data = xp.asarray(r) if isinstance(r, numpy.generic) else r
         else:
-            outputs[0]._data = xp.asarray(results) if isinstance(results, numpy.generic) else results
+            outputs[0]._data = xp.asarray(results) if isinstance(results, numpy.generic) \
+                else results
 
     _engine_mod.get_engine().push_checked(kernel, read_vars, write_vars, op.name)
     if recording:

@@ -40,7 +40,8 @@ from .graph import passes as _passes
 from .ops import registry as _ops
 from .subgraph import registry as _backends
 
-__all__ = ["Extension", "load", "discover", "unload", "loaded", "ENTRY_POINT_GROUP"]
+__all__ = ["Extension", "load", "discover", "unload", "loaded", "ENTRY_POINT_GROUP",
+           "compiled_with_gcc_cxx11_abi"]
 
 ENTRY_POINT_GROUP = "mxlab.extensions"
 _LOADED = {}
@@ -200,3 +201,8 @@ def unload(name):
 def loaded():
     """``{name: Extension}`` of the loaded extensions."""
     return dict(_LOADED)
+
+
+def compiled_with_gcc_cxx11_abi():
+    """MXNet: the C++ ABI its library was built with (1, 0); -1 here, as there is no C++ build."""
+    return -1

@@ -26,9 +26,11 @@ Examples
 ...     mx.util.is_np_shape()
 True
 """
+import contextlib
 import functools
 import inspect
 import os
+import tempfile
 import threading
 
 from . import engine as _engine
@@ -37,12 +39,14 @@ from .base import MXNetTypeError, MXNetValueError
 __all__ = ["set_np", "reset_np", "set_np_shape", "is_np_shape", "np_shape", "use_np_shape",
            "is_np_array", "np_array", "use_np_array", "use_np", "set_np_default_dtype",
            "is_np_default_dtype", "np_default_dtype", "use_np_default_dtype", "getenv", "setenv",
-           "set_module"]
+           "set_module", "TemporaryDirectory", "get_gpu_count", "get_gpu_memory",
+           "get_cuda_compute_capability", "set_flush_denorms", "dtype_from_number",
+           "default_array", "wrap_ctx_to_device_func"]
 
 _FLAGS = ("shape", "array", "dtype")
 _global = dict.fromkeys(_FLAGS, False)   # process-wide values (set_np, set_np_shape, ...)
 _scoped = threading.local()              # per-thread stacks of scoped values (np_shape(), use_np)
-_engine.carry_thread_local(_scoped)      # NOTE: engine worker threads see the pushing thread's scopes.
+_engine.carry_thread_local(_scoped)      # NOTE: engine workers see the pushing thread's scopes.
 
 
 def _get(flag):
@@ -245,3 +249,82 @@ def set_module(module):
             func.__module__ = module
         return func
     return decorator
+
+
+# -- More of MXNet's mx.util (what user and test code imports) -----------------------------------
+@contextlib.contextmanager
+def TemporaryDirectory(*args, **kwargs):  # noqa: N802  (MXNet's name)
+    """A temporary directory's path for a ``with`` block, removed afterwards (MXNet's
+    context wrapper of ``tempfile.TemporaryDirectory``)."""
+    with tempfile.TemporaryDirectory(*args, **kwargs) as path:
+        yield path
+
+
+def get_gpu_count():
+    """Number of GPUs (MXNet's name for ``mx.device.num_gpus``)."""
+    from .device import num_gpus
+    return num_gpus()
+
+
+def get_gpu_memory(gpu_dev_id):
+    """``(free, total)`` bytes of GPU ``gpu_dev_id``."""
+    from .device import cupy_or_none
+    cupy = cupy_or_none()
+    if cupy is None or not 0 <= gpu_dev_id < get_gpu_count():
+        raise MXNetValueError(f"get_gpu_memory: no GPU {gpu_dev_id} (CuPy with CUDA needed)")
+    with cupy.cuda.Device(gpu_dev_id):
+        return tuple(int(v) for v in cupy.cuda.runtime.memGetInfo())
+
+
+def get_cuda_compute_capability(device):
+    """The compute capability of a GPU device as an int (``sm_80`` -> 80)."""
+    from .device import cupy_or_none
+    cupy = cupy_or_none()
+    if device.device_type != "gpu" or cupy is None:
+        raise MXNetValueError(f"get_cuda_compute_capability: {device} is not a CUDA GPU")
+    return int(cupy.cuda.Device(device.device_id).compute_capability)
+
+
+def set_flush_denorms(value):
+    """MXNet's flush-to-zero switch; NumPy keeps IEEE denormals, so only ``False`` is honoured.
+
+    Returns the previous state (always ``False``)."""
+    if value:
+        raise MXNetValueError("set_flush_denorms(True): NumPy kernels cannot flush denormals")
+    return False
+
+
+def dtype_from_number(number):
+    """The dtype MXNet gives a scalar: int64 (uint64 beyond int64); float32 for a float (float64
+    under the NumPy default dtype, or when float32 cannot hold it); a NumPy scalar keeps its own."""
+    import numpy
+    if isinstance(number, numpy.generic):
+        return number.dtype
+    if isinstance(number, bool) or not isinstance(number, (int, float)):
+        raise MXNetTypeError(f"dtype_from_number: type {type(number).__name__} not supported")
+    if isinstance(number, int):
+        if number > 2 ** 64 - 1:
+            raise MXNetValueError("dtype_from_number: integer out of bounds")
+        return numpy.uint64 if number > 2 ** 63 - 1 else numpy.int64
+    too_big = abs(number) > 2 ** 24 or (not numpy.isnan(number) and numpy.isfinite(number) and
+                                        numpy.float32(number) == int(number) != number)
+    return numpy.float64 if too_big or is_np_default_dtype() else numpy.float32
+
+
+def default_array(source_array, device=None, dtype=None, ctx=None):
+    """An array of the active flavour (``mx.np`` under ``set_np``, else ``mx.nd``)."""
+    from .ndarray.ndarray import NDArray, array, ndarray
+    return array(source_array, dtype=dtype, device=device or ctx,
+                 cls=ndarray if is_np_array() else NDArray)
+
+
+def wrap_ctx_to_device_func(func):
+    """Decorator letting ``func(device=...)`` also be called with MXNet 1.x's ``ctx=``."""
+    @functools.wraps(func)
+    def wrapped(*args, **kwargs):
+        if "ctx" in kwargs:
+            if kwargs.get("device") is not None:
+                raise MXNetValueError(f"{func.__name__}: give ctx= or device=, not both")
+            kwargs["device"] = kwargs.pop("ctx")
+        return func(*args, **kwargs)
+    return wrapped

@@ -127,6 +127,120 @@ out.shape
     code("mx.notebook.explore(net)", IGNORE),
     md("A new input shape re-plans the CachedOp; the log says why:"),
     code("net(mx.np.ones((7, 5)))\n[e.trigger for e in net._cached_op.replan_log]"),
+    md("""
+## Why hybridize? Measure it
+
+Run imperatively, every op goes through Python dispatch, the engine and a fresh output
+allocation. Hybridized, the block runs one pre-planned graph (memory planned once, ops bulked into
+segments). A chain of many small ops shows the per-op overhead best:
+"""),
+    code("""
+import time
+
+class Chain(mx.gluon.HybridBlock):
+    def forward(self, x):
+        for _ in range(50):
+            x = mx.np.tanh(x) * 0.9
+        return x
+
+def per_call(block, x, repeat=20):
+    block(x); mx.engine.wait_all()
+    start = time.perf_counter()
+    for _ in range(repeat):
+        block(x)
+    mx.engine.wait_all()
+    return (time.perf_counter() - start) / repeat
+
+x = mx.np.ones((8,))
+imperative = per_call(Chain(), x)
+chain = Chain(); chain.hybridize(static_alloc=True)
+hybrid = per_call(chain, x)
+print(f"imperative {imperative * 1e3:.2f} ms/call, hybridized {hybrid * 1e3:.2f} ms/call "
+      f"({imperative / hybrid:.1f}x)")
+""", IGNORE),
+    md("""
+## Build the idea yourself: a 15-line tracer
+
+Deferred compute is *tracing*: run the Python code once on stand-in values that record each op
+instead of computing it, then keep the record as a graph. A toy version with operator
+overloading:
+"""),
+    code("""
+class Traced:
+    \"\"\"A stand-in value: every op on it appends (op, inputs) to a shared tape.\"\"\"
+    def __init__(self, name, tape):
+        self.name, self.tape = name, tape
+    def _op(self, op, *inputs):
+        out = Traced(f"{op}{len(self.tape)}", self.tape)
+        self.tape.append((out.name, op, [getattr(i, 'name', i) for i in inputs]))
+        return out
+    def __mul__(self, other): return self._op('mul', self, other)
+    def __add__(self, other): return self._op('add', self, other)
+    def tanh(self): return self._op('tanh', self)
+
+tape = []
+a = Traced('a', tape)
+y = a.tanh() * 2 + a
+tape
+"""),
+    md("""
+`mx.dc` does the same on real arrays: `set_variable` marks the inputs, `dc.context()` records,
+`get_symbol` returns the graph. The toy's tape and the library's graph list the same ops:
+"""),
+    code("""
+a = mx.np.array([1.0, 2.0])
+mx.dc.set_variable(a, mx.sym.var('a').as_np_ndarray())
+with mx.dc.context():
+    y = mx.np.tanh(a) * 2 + a
+graph = mx.graph.Graph(mx.dc.get_symbol(y)._outputs)
+[n.op.name for n in graph.indexed.nodes if not n.is_variable]
+"""),
+    md("""
+### Exercise
+
+Trace `z = exp(a) * a` with `mx.dc` and store the op names of its graph (variables left out) in
+`ops`. The next cell checks your answer.
+"""),
+    code("""
+# your code here (solution given; try it yourself first)
+a = mx.np.array([0.5])
+mx.dc.set_variable(a, mx.sym.var('a').as_np_ndarray())
+with mx.dc.context():
+    z = mx.np.exp(a) * a
+ops = [n.op.name for n in mx.graph.Graph(mx.dc.get_symbol(z)._outputs).indexed.nodes
+       if not n.is_variable]
+"""),
+    code("assert ops == ['exp', 'multiply'] or ops == ['exp', 'broadcast_mul'], ops\nops"),
+    md("""
+## A real model: ResNet-18 from the model zoo
+
+The traced graph of `vision.resnet18_v1()` against the published figures (He et al. 2016,
+Table 1; MXNet's Gluon model zoo): **11.7 M parameters** and **1.8 GFLOPs** per 224x224 image.
+"""),
+    code("""
+from mxlab.gluon.model_zoo import vision
+resnet = vision.resnet18_v1()
+resnet.initialize()
+resnet.hybridize(static_alloc=True)
+resnet(mx.np.ones((1, 3, 224, 224)))
+params = sum(p.data().size for p in resnet.collect_params().values()
+             if p.grad_req != 'null')
+graph = resnet._cached_op.forward_graph
+convs = [n for n in graph.indexed.nodes if not n.is_variable and n.op.name == 'Convolution']
+round(params / 1e6, 2), len(convs)
+"""),
+    md("""
+## MXNet terms and their PyTorch counterparts
+
+| MXNet / mxlab | PyTorch | what it is |
+|---|---|---|
+| `HybridBlock.hybridize()` | `torch.jit.trace` / `torch.compile` | trace Python into a graph, run the graph |
+| deferred compute (`mx.dc`) | tracing (`torch.fx` symbolic trace, `jit.trace`) | record ops on stand-in values |
+| `Symbol` | `torch.fx.Graph` / TorchScript graph | the graph as data |
+| `CachedOp` | the compiled graph (`torch.compile`'s cached graph module) | planned, reusable executable |
+| static alloc / memory plan | CUDA-graph memory pool, inductor buffer reuse | buffers reused by lifetime |
+| engine var versions | autograd's tensor version counter | detects a read of a later-overwritten value |
+"""),
 ]
 
 NOTEBOOKS["03_cachedop_and_memory_planning"] = [
@@ -154,15 +268,43 @@ sorted(op.info()['plans'])
 """),
     code("print(op.memory_plan('forward').to_text(op.forward_graph))"),
     code("op.memory_plan('backward').summary()"),
-    md("Planner knobs as a what-if: `match_range=0` never shares a block."),
+    md("""
+Planner knobs as a what-if. `match_range` bounds how different in size two entries may be to
+share a block; `match_range=0` turns sharing off. In the `full` graph (the forward pass while
+recording) every tanh output is kept for the backward pass, so nothing can share and the knob
+changes nothing:
+"""),
     code("""
 ex = mx.notebook.explore(op, kind='full')
+ex.model.replan(match_range=16).planned_bytes, ex.model.replan(match_range=0).planned_bytes
+"""),
+    md("""
+The backward graph's gradients die as soon as the next one is computed, so they can share -
+unless `match_range=0` forbids it:
+"""),
+    code("""
+ex.model.set_kind('backward')
 shared = ex.model.replan(match_range=16).planned_bytes
 alone = ex.model.replan(match_range=0).planned_bytes
+assert alone > shared
 shared, alone
 """),
+    md("The explorer shows the knob in force (match range 0) and a reset button:"),
     code("ex.model.set_view('memory')\nex", IGNORE),
     code("[(s.names, s.reason) for s in op.segments('backward')][:3]"),
+    md("""
+### Exercise
+
+The naive figure is what the graph would take with one buffer per entry. Compute it yourself
+from `plan.entries` (each has `storage_id` and `nbytes`; inputs and outputs the caller owns
+have negative storage ids and do not count) and store it in `naive`.
+"""),
+    code("""
+plan = op.memory_plan('backward')
+# your code here (solution given; try it yourself first)
+naive = sum(e.nbytes for e in plan.entries if e.storage_id >= 0)
+"""),
+    code("assert naive == plan.naive_bytes\nnaive, plan.planned_bytes"),
 ]
 
 NOTEBOOKS["04_subgraph_partitioning"] = [
@@ -185,6 +327,17 @@ print(part)
     code("ex = mx.notebook.explore(y, partition=part)\nex.model.set_view('partitions')\nex",
          IGNORE),
     code("ex.model.select('s')['subgraph']"),
+    md("""
+### Exercise
+
+Which original nodes went into subgraph 0, and which entries cross into it from outside? Read
+them off `part` (`part.subgraphs`, `part.inputs`) into `members` and `boundary`.
+"""),
+    code("""
+# your code here (solution given; try it yourself first)
+members, boundary = sorted(part.subgraphs[0]), sorted(part.inputs[0])
+"""),
+    code("assert 'e' in members and 'c' not in members\nmembers, boundary"),
 ]
 
 NOTEBOOKS["05_engine_and_variable_versions"] = [
@@ -208,6 +361,61 @@ a._var.version - v0, a.asnumpy()
 events = mx.engine.event_log.events()
 [(e.name, len(e.reads), len(e.writes)) for e in events]
 """),
+    md("""
+Why does `a += 1` log `reads=()`? The op reads *and* writes `a`; MXNet's engine lists a var
+that an op writes only among its mutable vars (it drops it from the read set), because a write
+already orders the op after every earlier read and write of that var:
+"""),
+    code("[(e.name, e.reads, e.writes) for e in events if e.name.endswith('_scalar')]"),
+    md("""
+## Overlap and a write waiting on a read (ThreadedEngine)
+
+The default NaiveEngine runs every op at once on the calling thread. The ThreadedEngine runs ops
+on worker threads as soon as their vars allow: two independent products overlap, and `a += 1`
+(a write of `a`) waits until `dot(a, a)` has read `a`:
+"""),
+    code("""
+mx.engine.set_engine('ThreadedEngine')
+mx.engine.event_log.clear()
+a = mx.nd.random.uniform(shape=(500, 500))
+b = mx.nd.random.uniform(shape=(500, 500))
+c = mx.nd.dot(a, a)          # reads a
+d = mx.nd.dot(b, b)          # independent: may run at the same time on another thread
+a += 1                       # writes a: must wait for dot(a, a)
+mx.engine.wait_all()
+events = mx.engine.event_log.events()
+dot_a = next(e for e in events if e.name == 'dot' and e.reads[0][0] == a._var.id)
+write_a = next(e for e in events if e.name == '_plus_scalar')
+threads = {e.thread for e in events}
+len(threads) > 1, write_a.start >= dot_a.end
+"""),
+    md("""
+### Exercise
+
+From `events`, find the pairs of ops that ran at the same time on different threads (their
+`[start, end]` intervals intersect) and store them as a set of name pairs in `overlapping`.
+"""),
+    code("""
+# your code here (solution given; try it yourself first)
+overlapping = {(e.name, f.name) for e in events for f in events
+               if e.thread != f.thread and e.start < f.end and f.start < e.end}
+"""),
+    code("""
+from mxlab.notebook.replay import ReplayModel
+expected = {(s['name'], o) for s in ReplayModel(events).steps for o in s['overlap']}
+assert overlapping == expected, (overlapping, expected)
+len(overlapping) > 0
+""", IGNORE),
+    md("""
+## Replay the engine step by step
+
+`mx.notebook.replay()` steps through the recorded events in push order (press play or drag the
+slider): each step says what the op read and wrote (`v<var>@<version>`, versions before and
+after), which buffers are live and which ops overlapped it on other threads. Given a CachedOp or
+block, it highlights the running node on its graph.
+"""),
+    code("mx.notebook.replay(events=events)", IGNORE),
+    code("threaded = mx.engine.set_engine('NaiveEngine')   # back to the default"),
     md("`%mx_engine on` shows a live view (Gantt per thread, versions over time) refreshed after "
        "every cell:"),
     code("%mx_engine on", IGNORE),
@@ -236,6 +444,48 @@ stats.misses, stats.hits
 y = mx.nd.Convolution(mx.nd.ones((1, 2, 10, 10)), w, kernel=(3, 3), num_filter=4, no_bias=True)
 mx.op_cache.info()['Convolution'].misses
 """),
+    md("""
+## How costly is the setup? Time a miss against a hit
+
+A miss builds the per-signature state; a hit reuses it. Clearing
+the cache before each call forces misses:
+"""),
+    code("""
+import time
+
+def conv_time(clear, repeat=30):
+    x = mx.nd.ones((1, 8, 32, 32))
+    w = mx.nd.ones((8, 8, 3, 3))
+    mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=8, no_bias=True).wait_to_read()
+    start = time.perf_counter()
+    for _ in range(repeat):
+        if clear:
+            mx.op_cache.clear()
+        mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=8, no_bias=True).wait_to_read()
+    return (time.perf_counter() - start) / repeat
+
+miss, hit = conv_time(clear=True), conv_time(clear=False)
+print(f"miss {miss * 1e3:.2f} ms, hit {hit * 1e3:.2f} ms per call")
+""", IGNORE),
+    md("""
+### Exercise
+
+A cache key holds the op, its attributes, shapes, dtypes and device. Predict how many *new*
+misses these three calls cause, store it in `predicted`, then run the check.
+"""),
+    code("""
+mx.op_cache.clear()
+x8, x9 = mx.nd.ones((1, 2, 8, 8)), mx.nd.ones((1, 2, 9, 9))
+w = mx.nd.ones((4, 2, 3, 3))
+calls = [(x8, (3, 3)), (x8, (3, 3)), (x9, (3, 3))]
+predicted = 2          # your answer
+"""),
+    code("""
+for data, kernel in calls:
+    mx.nd.Convolution(data, w, kernel=kernel, num_filter=4, no_bias=True)
+assert mx.op_cache.info()['Convolution'].misses == predicted
+predicted
+"""),
 ]
 
 NOTEBOOKS["07_training_a_cnn_with_gluon"] = [
@@ -247,7 +497,6 @@ Synthetic data (no downloads): class 1 images have a bright square, class 0 do n
     SETUP,
     code("""
 import numpy
-from tqdm.auto import tqdm
 
 rng = numpy.random.default_rng(0)
 labels = rng.integers(0, 2, size=64)
@@ -267,16 +516,221 @@ trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.5})
 """),
     code("""
 losses = []
-for epoch in tqdm(range(15), desc='epochs'):
+for epoch in range(15):
     with mx.autograd.record():
         loss = loss_fn(net(X), Y).mean()
     loss.backward()
     trainer.step(1)
     losses.append(float(loss))
-losses[-1] < losses[0]
+print(f"epoch 1 loss {losses[0]:.3f} -> epoch 15 loss {losses[-1]:.3f}")
 """, IGNORE),
+    md("The loss per epoch (one full-batch SGD step each):"),
+    code("""
+import matplotlib.pyplot as plt
+plt.figure(figsize=(5, 2.5))
+plt.plot(range(1, 16), losses, marker='o')
+plt.xlabel('epoch'); plt.ylabel('mean cross-entropy'); plt.title('training loss')
+plt.show()
+""", IGNORE),
+    code("losses[-1] < losses[0] / 2"),
     code("accuracy = float((net(X).argmax(axis=1) == Y).mean())\naccuracy > 0.9"),
     code("mx.notebook.explore(net)", IGNORE),
+]
+
+NOTEBOOKS["09_onnx_migration"] = [
+    md("""
+# Leaving MXNet: checkpoints to ONNX
+
+MXNet is retired, but its checkpoints (`-symbol.json` + `.params`) need not be. mxlab loads
+them, shows what is inside, and `mx.onnx.export_model` (MXNet 1.9's signature) writes them as
+standard ONNX files that onnxruntime, TensorRT, OpenVINO or PyTorch can take. This notebook
+walks the path end to end on a checkpoint written by real MXNet 1.9.1, then times a ResNet-18
+both ways. Export and import need `pip install 'mxlab[onnx]'` (onnxruntime to run the file).
+"""),
+    SETUP,
+    md("## 1. Load the MXNet checkpoint"),
+    code("""
+import pathlib, tempfile, time
+import numpy as np
+import onnx, onnxruntime as ort
+
+fixture = pathlib.Path('../tests/gluon/fixtures/mxnet191')   # written by MXNet 1.9.1
+prefix = str(fixture / 'net')
+sym = mx.sym.load(prefix + '-symbol.json')
+params = mx.nd.load(prefix + '-0000.params')
+sym.list_arguments(), sym.list_auxiliary_states()
+"""),
+    code("mx.viz.print_summary(sym, shape={'data': (2, 2, 6, 6)})"),
+    md("""
+## 2. Look inside with the explorer
+
+Shapes, the memory plan and each node's attributes: click a node, or script the same state.
+"""),
+    code("ex = mx.notebook.explore(sym, shapes={'data': (2, 2, 6, 6)})\nex", IGNORE),
+    code("""
+bn = ex.model.select('hybridsequential0_batchnorm0_fwd')
+bn['op'], bn['outputs'][0]['shape']
+"""),
+    md("""
+## 3. Export to ONNX
+
+The same call as in MXNet 1.9 (paths or objects). `dynamic=True` leaves the batch axis open.
+"""),
+    code("""
+tmp = pathlib.Path(tempfile.mkdtemp())
+path = mx.onnx.export_model(prefix + '-symbol.json', prefix + '-0000.params', [(2, 2, 6, 6)],
+                            np.float32, str(tmp / 'net.onnx'), dynamic=True)
+model = onnx.load(path)
+onnx.checker.check_model(model)
+[(n.op_type, n.name) for n in model.graph.node]
+"""),
+    code("[d.dim_param or d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]"),
+    md("""
+## 4. Run it in onnxruntime and compare
+
+`io.npz` holds an input and the output MXNet 1.9.1 computed for it.
+"""),
+    code("""
+io = np.load(fixture / 'io.npz')
+session = ort.InferenceSession(path, providers=['CPUExecutionProvider'])
+onnx_out = session.run(None, {'data': io['x']})[0]
+block = mx.gluon.SymbolBlock.imports(prefix + '-symbol.json', ['data'], prefix + '-0000.params')
+mxlab_out = block(mx.nd.array(io['x'])).asnumpy()
+print('onnxruntime vs MXNet 1.9.1 within 1e-5:', np.abs(onnx_out - io['y']).max() < 1e-5)
+print('onnxruntime vs mxlab       within 1e-5:', np.abs(onnx_out - mxlab_out).max() < 1e-5)
+"""),
+    md("""
+## 5. ONNX back into mxlab
+
+`mx.onnx.import_model` gives a Symbol and parameters (MXNet's `mx.contrib.onnx` names work
+too), so every explorer view works on an ONNX file as well.
+"""),
+    code("""
+imported, arg_params, aux_params = mx.onnx.import_model(path)
+again = imported.eval(mx.cpu(), data=mx.nd.array(io['x']), **arg_params, **aux_params)[0]
+bool(np.abs(again.asnumpy() - io['y']).max() < 1e-5), sorted(aux_params)
+"""),
+    code("mx.notebook.explore(imported, shapes={'data': (4, 2, 6, 6)})", IGNORE),
+    md("""
+## 6. Time both: ResNet-18
+
+A model-zoo ResNet-18 saved as a checkpoint, exported, and run at batch 8 (32x32 images) in
+mxlab and in onnxruntime. mxlab is built to be watched; onnxruntime is built to serve.
+"""),
+    code("""
+net = mx.gluon.model_zoo.vision.resnet18_v1(classes=10)
+net.initialize(mx.init.Xavier())
+net.hybridize()
+x = np.random.default_rng(0).uniform(size=(8, 3, 32, 32)).astype('float32')
+expected = net(mx.np.array(x)).asnumpy()
+checkpoint = net.export(str(tmp / 'resnet18'))      # the -symbol.json / .params pair
+start = time.perf_counter()
+path18 = mx.onnx.export_model(*checkpoint, [(8, 3, 32, 32)], np.float32,
+                              str(tmp / 'resnet18.onnx'), dynamic=True)
+export_s = time.perf_counter() - start
+session18 = ort.InferenceSession(path18, providers=['CPUExecutionProvider'])
+bool(np.abs(session18.run(None, {'data': x})[0] - expected).max() < 1e-5)
+"""),
+    code("""
+def best_ms(run, repeat=5):
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return 1000 * min(times)
+
+mxlab_ms = best_ms(lambda: net(mx.np.array(x)).asnumpy())
+onnx_ms = best_ms(lambda: session18.run(None, {'data': x}))
+print(f'export {export_s:.2f} s; per batch of 8: mxlab {mxlab_ms:.1f} ms, '
+      f'onnxruntime {onnx_ms:.1f} ms ({mxlab_ms / onnx_ms:.0f}x)')
+""", IGNORE),
+]
+
+
+NOTEBOOKS["08_data_parallel_mpi"] = [
+    md("""
+# Data-parallel training on MPI
+
+`kvstore='dist_sync'` trains one model in several processes: each worker computes the gradients
+of its slice of the batch, the store sums them over the workers with an MPI allreduce
+(mpi4py, `pip install 'mxlab[dist]'`), and every worker applies the same update, so the replicas
+stay identical. The script is launched the standard way:
+
+```
+mpiexec -n 2 python notebooks/data_parallel_train.py --steps 20 --batch 256
+```
+
+Here the notebook drives `mpiexec` in a subprocess, once with 1 process and once with 2, on the
+same global batch of 256, under the threaded engine (`MXNET_ENGINE_TYPE=ThreadedEngine`).
+"""),
+    SETUP,
+    code("""
+import json, os, shutil, subprocess, sys, tempfile
+import numpy
+
+MPIEXEC = shutil.which('mpiexec', path=os.path.dirname(sys.executable)) or shutil.which('mpiexec')
+SCRIPT = os.path.abspath('data_parallel_train.py')
+
+def launch(workers, steps=12, batch=256):
+    \"\"\"Run the script under `mpiexec -n workers`; rank 0's record (times, losses, events).\"\"\"
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, 'run.json')
+        env = dict(os.environ, MXNET_ENGINE_TYPE='ThreadedEngine', OPENBLAS_NUM_THREADS='1')
+        command = [MPIEXEC, '-n', str(workers), sys.executable, SCRIPT,
+                   '--steps', str(steps), '--batch', str(batch), '--json', out]
+        subprocess.run(command, env=env, check=True, timeout=300, capture_output=True)
+        with open(out) as fin:
+            return json.load(fin)
+
+runs = {workers: launch(workers) for workers in (1, 2)}
+"""),
+    md("""
+## Same learning, one or two processes
+
+With `dist_sync` the Trainer rescales the summed gradient by `1 / (batch_size * num_workers)`,
+so two workers on 128 samples each take exactly the step one process takes on all 256:
+"""),
+    code("""
+numpy.allclose(runs[1]['loss'], runs[2]['loss'], rtol=1e-4), round(runs[2]['loss'][-1], 3)
+"""),
+    md("""
+## Scaling on this machine
+
+Median seconds per step (a small shared machine: the two workers compete for the same cores,
+so do not expect 2x here; on separate cores or machines the compute halves while the allreduce
+adds the transfer of the gradients):
+"""),
+    code("""
+{workers: round(float(numpy.median(run['step_s'][2:])), 4) for workers, run in runs.items()}
+""", IGNORE),
+    md("""
+## The engine view of one step
+
+Each allreduce is an engine op (`kv_allreduce:<key>`, one colour in the chart) that writes its
+gradient and the communicator's var. The Trainer pushes them last layer first, the order backward
+produces the gradients, so an allreduce can run while backward of the earlier layers is still
+going; the communicator's var keeps every MPI call in push order on every rank. Rank 0's last
+step:
+"""),
+    code("""
+events = [mx.engine.EngineEvent(**e) for e in runs[2]['events']]
+[e.name for e in sorted(events, key=lambda e: e.push_seq) if e.name.startswith('kv_')]
+"""),
+    code("""
+from IPython.display import HTML
+from mxlab.viz.charts import figure_html, gantt_chart
+HTML(figure_html(gantt_chart(events, title='rank 0, one data-parallel step')))
+""", IGNORE),
+    md("How much of the allreduce time ran while the gradient computation was still going:"),
+    code("""
+first_kv = min(e.push_seq for e in events if e.name.startswith('kv_'))
+compute_end = max(e.end for e in events
+                  if e.push_seq < first_kv and not e.name.startswith('_copy'))
+allreduce = [e for e in events if e.name.startswith('kv_allreduce')]
+overlapped = sum(max(0.0, min(e.end, compute_end) - e.start) for e in allreduce)
+round(overlapped / sum(e.duration for e in allreduce), 2)
+""", IGNORE),
 ]
 
 

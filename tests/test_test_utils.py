@@ -218,5 +218,6 @@ def test_symbol_gradient_checks_through_bind():
 
 
 def test_docstring_examples_run():
-    result = doctest.testmod(tu, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 10 and result.failed == 0
+    from mxlab.testing import gradients
+    results = [doctest.testmod(module, optionflags=doctest.ELLIPSIS) for module in (tu, gradients)]
+    assert sum(r.attempted for r in results) > 10 and sum(r.failed for r in results) == 0

@@ -22,6 +22,7 @@ Examples
 array([2., 4.], dtype=float32)
 """
 import contextlib
+import os
 import threading
 
 from ..base import MXNetValueError, env_str
@@ -41,6 +42,17 @@ _ENGINE_TYPES = {}
 _RESOURCE_VARS = {}
 _engine_lock = threading.Lock()
 _engine = None
+
+
+def _forget_engine_in_child():
+    """A forked child (DataLoader workers) has none of the parent's worker threads and may hold
+    a copy of a lock taken at fork time: it starts over with a fresh lock and, on first use, a
+    fresh engine of the configured type."""
+    global _engine, _engine_lock
+    _engine, _engine_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_engine_in_child)
 
 
 def register_engine_type(name, cls):

@@ -105,8 +105,8 @@ class EventLog:
         The buffer keeps plain tuples (one per op on the hot path); :meth:`events` turns them into
         :class:`EngineEvent` objects when someone looks.
         """
-        raw = (next(self._counter), name, reads, writes, threading.current_thread(), start, end, error,
-               pushed, push_seq, bulk)
+        raw = (next(self._counter), name, reads, writes, threading.current_thread(), start,
+               end, error, pushed, push_seq, bulk)
         if self.enabled:
             self._events.append(raw)   # NOTE: deque.append is atomic; no lock on the hot path.
         listeners = self._listeners

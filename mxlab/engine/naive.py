@@ -48,8 +48,8 @@ class NaiveEngine:
             fn()
         except Exception as exc:  # noqa: BLE001 - logged, then re-raised as the MXNetError naming the op
             error = ErrorRef(op_error(exc, name), name)
-            log.record(name, read_versions, tuple([(v.id, v.version) for v in writes]), start, now(),
-                       error.message, start, seq)
+            log.record(name, read_versions, tuple([(v.id, v.version) for v in writes]), start,
+                       now(), error.message, start, seq)
             raise error.take() from exc
         for var in writes:
             var.version += 1

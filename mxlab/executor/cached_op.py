@@ -25,19 +25,18 @@ array([0., 0., 0.], dtype=float32)
 ['initial']
 """
 import dataclasses
+import types
 
 import numpy
 
 from .. import engine as _engine
 from ..autograd import record_op
 from ..base import MXNetNotImplementedError, MXNetValueError
-from ..graph.graph import Graph
 from ..imperative import STATE
 from ..ops.registry import Op
 from ..symbol.evaluate import evaluate_graph
 from .config import CachedOpConfig
-from .planning import (gradient_graph, head_entry_ids, infer_gradient_graph, infer_graph,
-                       plan_graph)
+from .planning import gradient_graph, head_entry_ids, infer_graph, plan_graph
 from .runtime import (BufferPool, Frame, Program, ReplanEvent, finalize_release, run_segments,
                       take_blocks)
 
@@ -151,7 +150,7 @@ class CachedOp:
     def __init__(self, sym, flags=()):
         self.symbol = sym
         self.config = CachedOpConfig.parse(flags)
-        self._graph = Graph(list(sym._outputs))
+        self._graph = sym.graph
         idx = self._graph.indexed
         self.input_names = [idx[n].name for n in idx.input_nodes]
         self._aux = [i for i, n in enumerate(idx.input_nodes) if n in idx.mutable_input_nodes]
@@ -200,6 +199,22 @@ class CachedOp:
                 state.bound = {}
 
     # -- public inspection -----------------------------------------------------------------------
+    @property
+    def plans(self):
+        """The current plans by kind (``forward``; ``full`` and ``backward`` after a recorded
+        call), each a :class:`~mxlab.executor.planning.PlannedGraph`: the planned graph (with its
+        ``pass_log``), memory plan and segments. A read-only view that follows re-plans.
+
+        Example
+        -------
+        >>> import mxlab as mx
+        >>> op = CachedOp(mx.sym.tanh(mx.sym.var('x')))
+        >>> _ = op(mx.nd.zeros((2,)))
+        >>> list(op.plans), [r.name for r in op.plans['forward'].pass_log]
+        (['forward'], ['infer_shape', 'infer_type', 'plan_memory', 'plan_segments'])
+        """
+        return types.MappingProxyType(self._plans)
+
     @property
     def forward_graph(self):
         """The planned inference graph (the symbol's graph before the first inference call)."""
@@ -272,11 +287,10 @@ class CachedOp:
         self._log(*self._trigger(current, signature, reqs))
         shapes = {n: s for n, (s, _) in zip(self.input_names, signature)}
         dtypes = {n: numpy.dtype(d).name for n, (_, d) in zip(self.input_names, signature)}
-        forward = infer_graph(self._graph, shapes, dtypes)
         if reqs is None:
-            graph = forward
+            graph = infer_graph(self._graph, shapes, dtypes)
         else:
-            graph = self._full_graph(forward, reqs, shapes, dtypes)
+            graph = self._full_graph(reqs, shapes, dtypes)
         excluded = self._excluded(graph) if reqs is not None else ()
         for kind in kinds:
             bulk = self.config.backward_bulk_size if kind == "backward" else \
@@ -313,14 +327,18 @@ class CachedOp:
                 return "dtype", f"{name}: {d0} -> {d1}"
         return "grad_req", f"{list(old_reqs)} -> {list(reqs)}"
 
-    def _full_graph(self, forward, reqs, shapes, dtypes):
-        key = (reqs, tuple(sorted(shapes.items())) if self.config.recompute else None)
+    def _full_graph(self, reqs, shapes, dtypes):
+        """The gradient graph for ``reqs`` (built once; per shapes when recompute sizes nodes),
+        inferred for these shapes."""
+        recompute = self.config.recompute
+        key = (reqs, tuple(sorted(shapes.items())) if recompute else None)
         raw = self._gradient_graphs.get(key)
         if raw is None:
-            raw = gradient_graph(forward, self._grad_names(reqs), self.config.recompute,
+            forward = infer_graph(self._graph, shapes, dtypes) if recompute else self._graph
+            raw = gradient_graph(forward, self._grad_names(reqs), recompute,
                                  self.config.recompute_budget, self.config.sum_cap)
             self._gradient_graphs = {key: raw}
-        return infer_gradient_graph(raw, forward, shapes, dtypes)
+        return infer_graph(raw, shapes, dtypes)
 
     @staticmethod
     def _excluded(graph):

@@ -22,6 +22,7 @@ array([6., 6.], dtype=float32)
 """
 import importlib
 import os
+import types
 import warnings
 
 import numpy
@@ -31,8 +32,7 @@ from ..graph.graph import Graph
 from ..graph.segments import Segment
 from ..imperative import invoke
 from ..ops.registry import OpReq, get_op
-from .planning import (gradient_graph, head_entry_ids, infer_gradient_graph, infer_graph,
-                       num_forward_nodes, plan_graph)
+from .planning import gradient_graph, head_entry_ids, infer_graph, plan_graph
 from .runtime import Frame, Program, run_segments
 
 __all__ = ["GraphExecutor", "Executor", "bind", "simple_bind", "HEAD_GRAD_MSG", "GRAD_REQS"]
@@ -156,19 +156,17 @@ class GraphExecutor:
                     raise MXNetValueError(f"key `{name}` is missing in `{what}`")
 
     def _build(self, shared_exec):
-        forward = Graph(list(self._symbol._outputs))
         names = self._arg_names + self._aux_names
         arrays = self.arg_arrays + self.aux_arrays
         shapes = {n: tuple(a.shape) for n, a in zip(names, arrays)}
         dtypes = {n: numpy.dtype(a.dtype).name for n, a in zip(names, arrays)}
-        forward = infer_graph(forward, shapes, dtypes)
         xs = [n for n, r in zip(self._arg_names, self._grad_reqs) if r != "null"]
-        graph = forward
+        graph = self._symbol.graph
         if xs:
-            graph = infer_gradient_graph(gradient_graph(forward, xs), forward, shapes, dtypes)
-        self._planned = plan_graph(graph, "joint")
+            graph = gradient_graph(graph, xs)
+        self._planned = plan_graph(infer_graph(graph, shapes, dtypes), "joint")
         self._graph = self._planned.graph
-        self._num_forward_nodes = num_forward_nodes(self._graph)
+        self._num_forward_nodes = self._graph.num_forward_nodes
         self._allocate(shared_exec)
         self._compile()
 
@@ -185,7 +183,8 @@ class GraphExecutor:
         num_fwd = graph.attrs.get("num_forward_outputs", len(graph.outputs))
         self._output_eids = idx.outputs[:num_fwd]
         entries = self._planned.memory_plan.entries
-        # NOTE: an entry listed several times (Group([e, e])) is one buffer, shared by those outputs.
+        # NOTE: an entry listed several times (Group([e, e])) is one buffer, shared by those
+        # outputs.
         by_eid = {e: self._zeros(entries[e].shape, entries[e].dtype) for e in self._output_eids}
         self.outputs = [by_eid[e] for e in self._output_eids]
         frame.arrays.update(by_eid)
@@ -268,6 +267,17 @@ class GraphExecutor:
     @property
     def memory_plan(self):
         return self._planned.memory_plan
+
+    @property
+    def plans(self):
+        """``{"joint": PlannedGraph}``: the one plan over forward and backward (as
+        :attr:`CachedOp.plans <mxlab.executor.CachedOp.plans>` lists its plans by kind)."""
+        return types.MappingProxyType({"joint": self._planned})
+
+    @property
+    def symbol(self):
+        """The bound Symbol (partitioned when MXNET_SUBGRAPH_BACKEND was set at bind)."""
+        return self._symbol
 
     # -- running ---------------------------------------------------------------------------------
     def forward(self, is_train=False, **kwargs):

@@ -1,4 +1,17 @@
-"""The pass pipelines CachedOp and GraphExecutor run: gradient graph, inference, memory, segments.
+"""The pass pipelines CachedOp and GraphExecutor run, every step a registered graph pass.
+
+Each pipeline is a chain of :func:`~mxlab.graph.passes.apply_pass` calls, so the planned graph's
+``pass_log`` lists every transformation once, with what it required and provided:
+
+- inference (CachedOp ``forward``): ``infer_shape``, ``infer_type``, ``plan_memory``,
+  ``plan_segments``;
+- training (CachedOp ``full``/``backward``, GraphExecutor ``joint``): ``build_gradient`` on the
+  symbol's graph, then ``infer_shape`` and ``infer_type`` once over the whole gradient graph (head
+  gradients take their output's shape and dtype through ``_identity_with_attr_like_rhs``), then
+  ``plan_memory``, ``detect_inplace_addto`` (backward, joint) and ``plan_segments``. With
+  ``recompute`` the forward graph is inferred first and ``plan_recompute`` picks the nodes
+  ``build_gradient`` mirrors, so inference runs once more, over the gradient graph. A partitioned
+  symbol's graph starts with its ``partition_graph`` record (see :attr:`mxlab.sym.Symbol.graph`).
 
 Three plans, as MXNet's CachedOp keeps them (``forward_mem_plan``, ``full_mem_plan``,
 ``backward_mem_plan``):
@@ -19,17 +32,16 @@ Example
 >>> p = plan_graph(infer_graph(g, {'x': (4,)}, {'x': 'float32'}), 'forward')
 >>> p.memory_plan.planned_bytes, [s.reason for s in p.segments]
 (0, ['end_of_graph'])
+>>> [r.name for r in p.graph.pass_log]
+['infer_shape', 'infer_type', 'plan_memory', 'plan_segments']
 """
 import dataclasses
 
-from ..graph.gradient import build_gradient_graph
 from ..graph.memory import BAD_STORAGE, EXTERNAL_STORAGE
-from ..graph.node import topo_sort
 from ..graph.passes import apply_pass
-from ..graph.recompute import plan_sublinear
 
-__all__ = ["PlannedGraph", "infer_graph", "gradient_graph", "plan_graph", "num_forward_nodes",
-           "head_entry_ids", "infer_gradient_graph", "KINDS"]
+__all__ = ["PlannedGraph", "infer_graph", "gradient_graph", "plan_graph", "head_entry_ids",
+           "KINDS"]
 
 KINDS = ("forward", "full", "backward", "joint")
 
@@ -55,27 +67,16 @@ class PlannedGraph:
     def planned_bytes(self):
         return self.memory_plan.planned_bytes
 
+    @property
+    def pass_log(self):
+        """The passes that made this plan, oldest first (:class:`~mxlab.graph.PassRecord`)."""
+        return self.graph.pass_log
+
 
 def infer_graph(graph, shapes, dtypes):
     """``graph`` with ``shape`` and ``dtype`` attributes from variable shapes/dtypes by name."""
     graph = apply_pass(graph, "infer_shape", shapes=shapes, strict=True)
     return apply_pass(graph, "infer_type", dtypes=dtypes, strict=True)
-
-
-def num_forward_nodes(graph):
-    """Node count of the forward part (a prefix of the node ids, see build_gradient_graph)."""
-    num_outputs = graph.attrs.get("num_forward_outputs", len(graph.outputs))
-    return len(topo_sort(graph.outputs[:num_outputs]))
-
-
-def infer_gradient_graph(graph, forward, shapes, dtypes):
-    """Infer a gradient graph; its head-gradient variables take the inferred ``forward`` graph's
-    output shapes and dtypes."""
-    shapes, dtypes = dict(shapes), dict(dtypes)
-    for node, eid in zip(graph.attrs["head_grad_nodes"], forward.indexed.outputs):
-        shapes[node.name] = forward.attrs["shape"][eid]
-        dtypes[node.name] = forward.attrs["dtype"][eid]
-    return infer_graph(graph, shapes, dtypes)
 
 
 def head_entry_ids(graph):
@@ -87,17 +88,11 @@ def head_entry_ids(graph):
 
 
 def gradient_graph(forward, xs, recompute=False, recompute_budget=None, sum_cap=None):
-    """The full graph (forward outputs + gradients of ``xs``); ``forward`` must be inferred when
-    ``recompute`` asks the sublinear planner which nodes to mirror."""
-    mirror = None
+    """The full graph (forward outputs + gradients of ``xs``); with ``recompute`` the sublinear
+    planner picks the nodes to mirror, so ``forward`` should be inferred (it sizes the nodes)."""
     if recompute:
-        mirror = plan_sublinear(forward, budget=recompute_budget).mirrored
-    return build_gradient_graph(forward, xs=xs, sum_cap=sum_cap, mirror=mirror)
-
-
-def _segments(graph, part, bulk_size, excluded, bulk):
-    graph = apply_pass(graph, "plan_segments", bulk_size=bulk_size, excluded=excluded, bulk=bulk)
-    return [s for s in graph.attrs["segments"] if part is None or s.part == part]
+        forward = apply_pass(forward, "plan_recompute", budget=recompute_budget)
+    return apply_pass(forward, "build_gradient", xs=xs, sum_cap=sum_cap)
 
 
 def plan_graph(graph, kind, bulk_size=15, match_range=None, excluded=(), bulk=None,
@@ -108,7 +103,7 @@ def plan_graph(graph, kind, bulk_size=15, match_range=None, excluded=(), bulk=No
     the caller's arrays besides inputs and outputs.
     """
     idx = graph.indexed
-    nf = num_forward_nodes(graph)
+    nf = graph.num_forward_nodes
     options = {"match_range": match_range, "external_outputs": True, "external": external}
     if kind == "forward" or kind == "joint":
         planned = apply_pass(graph, "plan_memory", **options)
@@ -125,5 +120,7 @@ def plan_graph(graph, kind, bulk_size=15, match_range=None, excluded=(), bulk=No
         node_range, part = (nf, idx.num_nodes), "backward"
     if kind in ("backward", "joint"):
         planned = apply_pass(planned, "detect_inplace_addto")
-    segments = _segments(planned, part, bulk_size, excluded, bulk)
+    planned = apply_pass(planned, "plan_segments", bulk_size=bulk_size, excluded=excluded,
+                         bulk=bulk)
+    segments = [s for s in planned.attrs["segments"] if part is None or s.part == part]
     return PlannedGraph(kind, planned, planned.attrs["memory_plan"], segments, node_range)

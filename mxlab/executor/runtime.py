@@ -9,10 +9,12 @@ list of :class:`BoundSegment` (kernels bound to a frame's buffers: a call is the
 ``ufunc(..., out)`` calls), and :meth:`BoundSegment.push` pushes one segment to the engine.
 
 Kernels are bound three ways (see :func:`bind_kernel`): a NumPy ufunc called with positional
-``out`` when the op is a plain float ufunc (scalar arithmetic, ``tanh``, ...), the op's
-``compute_into``, or :func:`~mxlab.imperative.run_kernel` with the write requests. Kernels whose
+``out`` when the op is a plain float ufunc (``Op.ufunc``: scalar arithmetic, ``tanh``, ...), the
+op's ``compute_into``, or :func:`~mxlab.ops.registry.run_kernel` with the write requests. Kernels
+whose
 inputs or outputs are not fixed views (graph inputs and outputs, dynamic shapes) read the frame's
-slots at call time instead.
+slots at call time instead. Kernels of ops that take an op context are called with the
+:class:`~mxlab.ops.context.OpContext` fixed when their segment is pushed.
 
 Example
 -------
@@ -34,19 +36,12 @@ import numpy
 from .. import engine as _engine
 from ..engine.var import Var
 from ..graph.memory import EXTERNAL_STORAGE
-from ..imperative import STATE, run_kernel
-from ..ops.registry import OpReq
+from ..imperative import STATE
+from ..ops.context import op_context
+from ..ops.registry import OpReq, run_kernel
 
-__all__ = ["ReplanEvent", "BufferPool", "Frame", "Program", "BoundSegment", "bind_kernel",
-           "SCALAR_UFUNCS"]
+__all__ = ["ReplanEvent", "BufferPool", "Frame", "Program", "BoundSegment", "bind_kernel"]
 
-#: Scalar ops computed by one NumPy/CuPy ufunc: name -> (ufunc name, scalar first).
-SCALAR_UFUNCS = {
-    "_plus_scalar": ("add", False), "_minus_scalar": ("subtract", False),
-    "_rminus_scalar": ("subtract", True), "_mul_scalar": ("multiply", False),
-    "_div_scalar": ("true_divide", False), "_rdiv_scalar": ("true_divide", True),
-    "_power_scalar": ("power", False), "_rpower_scalar": ("power", True),
-}
 # NOTE: NumPy deprecates a positional ``out`` for these two; they keep the op's compute_into.
 _NO_POSITIONAL_OUT = frozenset({"maximum", "minimum"})
 
@@ -174,18 +169,13 @@ def _float_ufunc(op, num_inputs, num_outputs, dtypes):
     exactly one ufunc, else None."""
     if num_outputs != 1 or not all(d is not None and numpy.dtype(d).kind == "f" for d in dtypes):
         return None
-    if len(set(dtypes)) != 1:
+    if len(set(dtypes)) != 1 or op.ufunc is None or op.ufunc in _NO_POSITIONAL_OUT:
         return None
-    scalar = SCALAR_UFUNCS.get(op.name)
-    if scalar is not None:
-        name, first = scalar
-        return None, name, first
-    # NOTE: an op with compute_into named like a NumPy ufunc of the same arity computes that ufunc
-    #   (the unary/binary factories in mxlab.ops register them so).
-    ufunc = getattr(numpy, op.name, None)
-    if (op.compute_into is not None and isinstance(ufunc, numpy.ufunc)
-            and ufunc.nin == num_inputs and op.name not in _NO_POSITIONAL_OUT):
-        return ufunc.__name__, None, None
+    if op.ufunc_scalar is not None:
+        return None, op.ufunc, op.ufunc_scalar == "lhs"
+    ufunc = getattr(numpy, op.ufunc, None)
+    if isinstance(ufunc, numpy.ufunc) and ufunc.nin == num_inputs:
+        return op.ufunc, None, None
     return None
 
 
@@ -196,7 +186,7 @@ def kernel_caller(op, xp, attrs, reqs, dtypes, num_inputs):
     ``dtypes`` are the input and output dtypes (names); they decide whether the direct ufunc path
     is exact.
     """
-    plain = all(r in (OpReq.WRITE, OpReq.INPLACE) for r in reqs)
+    plain = all(r in (OpReq.WRITE, OpReq.INPLACE) for r in reqs) and not op.takes_ctx
     # NOTE: direct ufuncs with a positional ``out`` on NumPy only (not verified on CuPy yet; GPU
     #   kernels cost far more than the Python call this saves).
     fast = _float_ufunc(op, num_inputs, len(reqs), dtypes) if plain and xp is numpy else None
@@ -248,16 +238,19 @@ class NodeStep:
 
 
 def _slot_kernel(step, frame, xp):
-    """A kernel reading the frame's slots when called (entries that are not fixed views)."""
+    """A kernel reading the frame's slots when called (entries that are not fixed views); kernels
+    of ops taking an op context take it as their argument."""
     slots = frame.slots
     op, attrs, ins, outs = step.op, step.attrs, step.ins, step.outs
     if step.fresh:
-        def call():
-            results = run_kernel(op, xp, [slots[e] for e in ins], attrs)
+        def call(ctx=None):
+            results = run_kernel(op, xp, [slots[e] for e in ins], attrs, ctx=ctx)
             for eid, value in zip(outs, results):
                 slots[eid] = value
         return call
     fn, arrange = step.caller(xp)
+    if op.takes_ctx:
+        return lambda ctx: fn(*arrange([slots[e] for e in ins], [slots[e] for e in outs]), ctx)
 
     def call():
         fn(*arrange([slots[e] for e in ins], [slots[e] for e in outs]))
@@ -275,7 +268,7 @@ class BoundSegment:
 
     __slots__ = ("name", "kernels", "steps", "ext_reads", "ext_writes", "write_eids",
                  "block_reads", "write_base", "frame", "xp", "mutated", "fresh", "times",
-                 "__weakref__")
+                 "takes_ctx", "__weakref__")
 
     def __init__(self, name, kernels, steps, ext_reads, ext_writes, block_reads, block_writes,
                  frame, resource_vars, mutated):
@@ -288,13 +281,18 @@ class BoundSegment:
         self.write_base = list(block_writes) + list(resource_vars)
         self.xp = frame.device.xp
         self.times = None
+        # NOTE: per kernel, whether it is called with the op context (None: no kernel is).
+        takes = [step is not None and step.op.takes_ctx for step in steps]
+        self.takes_ctx = takes if any(takes) else None
 
-    def push(self):
-        """Push with the caller's arrays bound in the frame."""
+    def push(self, ctx=None):
+        """Push with the caller's arrays bound in the frame; ``ctx`` is the op context of the
+        run (default: from ``autograd.is_training()`` now)."""
         arrays = self.frame.arrays
-        self.push_arrays([arrays[e] for e in self.ext_reads], [arrays[e] for e in self.write_eids])
+        self.push_arrays([arrays[e] for e in self.ext_reads], [arrays[e] for e in self.write_eids],
+                         ctx)
 
-    def push_arrays(self, reads, writes):
+    def push_arrays(self, reads, writes, ctx=None):
         """Push with the arrays of ``ext_reads`` and ``write_eids`` given in that order."""
         write_vars = self.write_base + [arr._var for arr in writes]
         if self.mutated:
@@ -303,11 +301,14 @@ class BoundSegment:
                 (write_vars if eid in self.mutated else read_vars).append(arr._var)
         else:
             read_vars = self.block_reads + [arr._var for arr in reads]
-        _engine.push(functools.partial(self.run, reads, writes), read_vars, write_vars,
-                     self.name)
+        task = functools.partial(self.run, reads, writes)
+        if self.takes_ctx is not None:   # NOTE: the mode is fixed now, not when a worker runs it
+            task = functools.partial(task, ctx or op_context(STATE.training))
+        _engine.push(task, read_vars, write_vars, self.name)
 
-    def run(self, reads, writes):
-        """Bind the external arrays' data, then run every kernel (one engine task)."""
+    def run(self, reads, writes, ctx=None):
+        """Bind the external arrays' data, then run every kernel (one engine task); ``ctx``: the
+        op context for kernels taking one."""
         slots = self.frame.slots
         for eid, arr in zip(self.ext_reads, reads):
             slots[eid] = arr._data
@@ -316,8 +317,8 @@ class BoundSegment:
             if data is None:
                 data = arr._data = self.xp.empty(shape, dtype=dtype)
             slots[eid] = data
-        if self.times is not None:
-            self._run_timed()
+        if self.times is not None or ctx is not None:
+            self._run_each(ctx)
         else:
             kernel = None
             try:
@@ -329,22 +330,24 @@ class BoundSegment:
             for eid, arr in zip(self.fresh, writes[len(self.ext_writes):]):
                 arr._data = slots[eid]
 
-    def _run_timed(self):
-        for kernel, step in zip(self.kernels, self.steps):
+    def _run_each(self, ctx):
+        """The kernels one by one: timed when ``times`` is on, with ``ctx`` where taken."""
+        takes = self.takes_ctx or [False] * len(self.kernels)
+        for kernel, step, with_ctx in zip(self.kernels, self.steps, takes):
             start = time.perf_counter()
             try:
-                kernel()
+                kernel(ctx) if with_ctx else kernel()
             except Exception as exc:  # noqa: BLE001
-                self._raise_for(kernel, exc)
-            if step is not None:
+                self._raise_for(kernel, exc, ctx)
+            if step is not None and self.times is not None:
                 self.times[step.name] = time.perf_counter() - start
 
-    def _raise_for(self, kernel, exc):
+    def _raise_for(self, kernel, exc, ctx=None):
         step = self.steps[self.kernels.index(kernel)] if kernel in self.kernels else None
         if step is None:
             raise exc
         # NOTE: re-run through run_kernel, which translates the error and names the op.
-        run_kernel(step.op, self.xp, [self.frame.slots[e] for e in step.ins], step.attrs)
+        run_kernel(step.op, self.xp, [self.frame.slots[e] for e in step.ins], step.attrs, ctx=ctx)
         raise exc
 
 
@@ -415,8 +418,10 @@ class Program:
             return _slot_kernel(step, frame, xp)
         slots = frame.slots
         fn, arrange = step.caller(xp)
-        return functools.partial(fn, *arrange([slots[e] for e in step.ins],
-                                              [slots[e] for e in step.outs]))
+        args = arrange([slots[e] for e in step.ins], [slots[e] for e in step.outs])
+        if step.op.takes_ctx:
+            return lambda ctx: fn(*args, ctx)
+        return functools.partial(fn, *args)
 
     def _bound_segment(self, i, seg, kernels, steps, frame):
         plan, arrays = self.plan, frame.arrays
@@ -452,17 +457,11 @@ class Program:
 
 
 def run_segments(bound, training=None):
-    """Push every bound segment, in order, with the training flag set as asked."""
-    if training is None or training == STATE.training:
-        for seg in bound:
-            seg.push()
-        return
-    previous, STATE.training = STATE.training, training
-    try:
-        for seg in bound:
-            seg.push()
-    finally:
-        STATE.training = previous
+    """Push every bound segment, in order; kernels get the op context of ``training`` (default:
+    ``autograd.is_training()``)."""
+    ctx = op_context(STATE.training if training is None else training)
+    for seg in bound:
+        seg.push(ctx)
 
 
 def finalize_release(owner, callback, *args):

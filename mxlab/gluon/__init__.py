@@ -16,4 +16,6 @@ from . import loss  # noqa: F401
 from . import data  # noqa: F401
 from . import utils  # noqa: F401
 from . import model_zoo  # noqa: F401
+from . import rnn  # noqa: F401
+from . import metric  # noqa: F401
 from .trainer import Trainer  # noqa: F401

@@ -41,6 +41,9 @@ from ..base import (MXNetNotImplementedError, MXNetRuntimeError, MXNetTypeError,
 from ..graph.node import topo_sort
 from ..ndarray.ndarray import NDArray, ndarray
 from ..symbol.symbol import Symbol
+from .block_io import BlockCheckpoints
+from .nesting import _flatten, _regroup
+from .gluon1 import BlockMeta, BlockScope, create_prefix
 from .parameter import Parameter, ParameterDict, shape_is_known
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock", "HookHandle"]
@@ -52,48 +55,8 @@ UNKNOWN_SHAPE_MSG = (
 )
 
 
-# -- nested inputs/outputs -------------------------------------------------------------------------
-def _flatten(args, what):
-    """``(flat list, format)``: format 0 is one array, -1 is None, a list is a nested sequence."""
-    if isinstance(args, (NDArray, Symbol)):
-        return [args], 0
-    if args is None:
-        return [None], -1
-    if not isinstance(args, (list, tuple)):
-        raise MXNetValueError(
-            f"When hybridized, the {what} of HybridBlock must be (nested) list of Symbol or "
-            f"NDArray, but got {args} of type {type(args)}"
-        )
-    flat, fmts = [], []
-    for arg in args:
-        items, fmt = _flatten(arg, what)
-        flat.extend(items)
-        fmts.append(fmt)
-    return flat, fmts
-
-
-def _regroup(args, fmt):
-    """Inverse of :func:`_flatten`."""
-    def merge(rest, fmt):
-        if isinstance(fmt, int):
-            return (None if fmt == -1 else rest[0]), rest[1:]
-        out = []
-        for item in fmt:
-            value, rest = merge(rest, item)
-            out.append(value)
-        return out, rest
-
-    return merge(list(args), fmt)[0]
-
-
 def _data_names(count):
     return ["data"] if count == 1 else [f"data{i}" for i in range(count)]
-
-
-def _brief(names, limit=5):
-    names = list(names)
-    shown = ", ".join(repr(n) for n in names[:limit])
-    return shown + (", ..." if len(names) > limit else "")
 
 
 class HookHandle:
@@ -119,7 +82,7 @@ class HookHandle:
 
 
 # -- Block -----------------------------------------------------------------------------------------
-class Block:
+class Block(BlockCheckpoints, metaclass=BlockMeta):
     """Base class of all layers and models; children and parameters register by attribute.
 
     Example
@@ -136,7 +99,12 @@ class Block:
     ['fc.weight', 'fc.bias']
     """
 
-    def __init__(self):
+    def __init__(self, prefix=None, params=None):
+        held = self.__dict__.pop("_gluon1_held", {})
+        prefix, self._params = create_prefix(prefix if prefix is not None else held.get("prefix"),
+                                             params if params is not None else held.get("params"),
+                                             type(self).__name__.lower())
+        self._prefix, self._name = prefix, prefix[:-1] if prefix.endswith("_") else prefix
         self._children = collections.OrderedDict()
         self._reg_params = collections.OrderedDict()
         self._forward_hooks = collections.OrderedDict()
@@ -152,6 +120,7 @@ class Block:
         if isinstance(value, Block):
             self.register_child(value, name)
         elif isinstance(value, Parameter):
+            value = self._gluon1_param(name, value)
             self.__dict__["_reg_params"][name] = value
         super().__setattr__(name, value)
 
@@ -169,12 +138,46 @@ class Block:
 
     @property
     def params(self):
-        """This block's own parameters (not its children's)."""
-        return ParameterDict(self._reg_params)
+        """This block's own parameters (not its children's), as Gluon 1's prefixed dict."""
+        return self._params
+
+    @property
+    def prefix(self):
+        """Gluon 1: the prefix of this block's names (``dense0_``)."""
+        return self._prefix
+
+    @property
+    def name(self):
+        """Gluon 1: the block's name (``dense0``)."""
+        return self._name
+
+    def name_scope(self):
+        """Gluon 1: ``with self.name_scope():`` names the children created inside under this
+        block's prefix."""
+        return BlockScope(self)
+
+    def _gluon1_param(self, name, param):
+        """The parameter to register as attribute ``name``: with ``params=`` given, the shared
+        dict's parameter of that local name; it is also entered in the prefixed dict."""
+        params = self.__dict__.get("_params")
+        if params is None:
+            return param
+        full = params.prefix + name
+        shared = params._shared._lookup(full) if params._shared is not None else None
+        if shared is not None:
+            param = shared
+        if not any(p is param for p in params.values()):
+            dict.__setitem__(params, full, param)
+            param.__dict__.setdefault("_gluon1_name", full)
+        return param
 
     def _collect_params_with_prefix(self, prefix=""):
         prefix = prefix + "." if prefix else ""
         found = ParameterDict((prefix + key, p) for key, p in self._reg_params.items())
+        registered = {id(p) for p in self._reg_params.values()}
+        for full, param in self._params.items():   # NOTE: Gluon 1 params.get(), not attributes
+            if id(param) not in registered:
+                found[prefix + full[len(self._params.prefix):]] = param
         for name, child in self._children.items():
             found.update(child._collect_params_with_prefix(prefix + name))
         return found
@@ -259,7 +262,8 @@ class Block:
     def __call__(self, *args):
         for hook in list(self._forward_pre_hooks.values()):
             hook(self, args)
-        out = self.forward(*args)
+        with dc.block_scope(self):
+            out = self.forward(*args)
         for hook in list(self._forward_hooks.values()):
             hook(self, args, out)
         return out
@@ -267,123 +271,11 @@ class Block:
     def forward(self, *args):
         raise MXNetNotImplementedError(f"{type(self).__name__} must implement forward")
 
-    # -- checkpoints -------------------------------------------------------------------------------
-    def save_parameters(self, filename, deduplicate=False):
-        """Save the parameters under structured names (``0.weight``) in MXNet's .params format."""
-        from ..ndarray import serialization
-
-        params = self._collect_params_with_prefix()
-        if deduplicate:
-            first = {}
-            for name, param in params.items():
-                first.setdefault(id(param), name)
-            params = {name: p for name, p in params.items() if first[id(p)] == name}
-        serialization.save(filename, {name: p._reduce() for name, p in params.items()})
-
-    def load_parameters(self, filename, ctx=None, allow_missing=False, ignore_extra=False,
-                        cast_dtype=False, dtype_source="current", device=None):
-        """Load parameters saved by ``save_parameters`` (here or in MXNet), or exported ones.
-
-        Names may carry ``arg:``/``aux:`` prefixes; MXNet 1.x prefixed names (``dense0_weight``)
-        are matched in order when that pairing is unambiguous.
-        """
-        from ..ndarray import serialization
-
-        loaded = serialization.load(filename)
-        loaded = {_strip_role(k): v for k, v in loaded.items()}
-        params = self._collect_params_with_prefix()
-        if loaded and params and not set(loaded) & set(params):
-            loaded = _match_legacy_names(loaded, params, filename)
-        if not allow_missing:
-            by_param = collections.defaultdict(list)
-            for name, param in params.items():
-                by_param[id(param)].append(name)
-            for name, param in params.items():
-                if not any(alias in loaded for alias in by_param[id(param)]):
-                    raise MXNetValueError(
-                        f"Parameter '{name}' is missing in file '{filename}', which contains "
-                        f"parameters: {_brief(loaded)}. Set allow_missing=True to ignore missing "
-                        f"parameters."
-                    )
-        for name, value in loaded.items():
-            if name not in params:
-                if ignore_extra:
-                    continue
-                raise MXNetValueError(
-                    f"Parameter '{name}' loaded from file '{filename}' is not present in Dict, "
-                    f"which contains parameters {_brief(params)}. Set ignore_extra=True to ignore."
-                )
-            params[name]._load_init(value, device if device is not None else ctx,
-                                    cast_dtype=cast_dtype, dtype_source=dtype_source)
-
-    # -- summary -----------------------------------------------------------------------------------
-    def summary(self, *inputs):
-        """Print each layer's output shape and parameter count for one forward of ``inputs``."""
-        rows, handles, seen = [], [], set()
-
-        def record(block, _, outputs):
-            shapes = [tuple(o.shape) for o in _flatten(outputs, "output")[0] if o is not None]
-            count = 0
-            for param in block._reg_params.values():
-                if id(param) not in seen:
-                    seen.add(id(param))
-                    count += _size(param.shape)
-            rows.append((f"{type(block).__name__}-{len(rows) + 1}", shapes, count))
-
-        self.apply(lambda block: handles.append(block.register_forward_hook(record)))
-        try:
-            self(*inputs)
-        finally:
-            for handle in handles:
-                handle.detach()
-        print(_summary_table(rows, inputs, self.collect_params()))
-
-
-def _size(shape):
-    total = 1
-    for dim in shape:
-        total *= dim
-    return total
-
-
-def _summary_table(rows, inputs, params):
-    line = "-" * 80
-    out = [line, f"{'Layer (type)':>30}{'Output Shape':>30}{'Param #':>18}", "=" * 80]
-    in_shapes = [tuple(x.shape) for x in inputs if x is not None]
-    out.append(f"{'Input':>30}{str(in_shapes[0] if len(in_shapes) == 1 else in_shapes):>30}"
-               f"{0:>18}")
-    for name, shapes, count in rows:
-        shown = shapes[0] if len(shapes) == 1 else shapes
-        out.append(f"{name:>30}{str(shown):>30}{count:>18}")
-    unique = {id(p): p for p in params.values()}.values()
-    trainable = sum(_size(p.shape) for p in unique if p.grad_req != "null")
-    total = sum(_size(p.shape) for p in unique)
-    out += ["=" * 80, "Parameters in forward computation graph, duplicate included",
-            f"   Total params: {total}", f"   Trainable params: {trainable}",
-            f"   Non-trainable params: {total - trainable}", line]
-    return "\n".join(out)
-
-
-def _strip_role(name):
-    return name[4:] if name.startswith(("arg:", "aux:")) else name
-
-
-def _match_legacy_names(loaded, params, filename):
-    """MXNet 1.x names (``dense0_weight``) paired in order with structured names, when each
-    pair agrees on the parameter's own name; anything else is left unmatched."""
-    names = list(params)
-    if len(loaded) != len(names):
-        return loaded
-    pairs = list(zip(loaded, names))
-    if all(old.endswith(new.rsplit(".", 1)[-1]) for old, new in pairs):
-        return {new: loaded[old] for old, new in pairs}
-    return loaded
-
 
 # -- HybridBlock -----------------------------------------------------------------------------------
 def _namespace(x):
     """``F`` of ``hybrid_forward``: ``mx.sym`` for symbols, else ``mx.nd``."""
-    from .. import nd, sym
+    from .. import ndarray as nd, symbol as sym
 
     return sym if isinstance(x, Symbol) else nd
 
@@ -432,8 +324,8 @@ class HybridBlock(Block):
     array([1., 2., 3.], dtype=float32)
     """
 
-    def __init__(self):
-        super().__init__()
+    def __init__(self, prefix=None, params=None):
+        super().__init__(prefix, params)
         self._active = False
         self._flags = {}
         self._backend, self._backend_opts = None, {}
@@ -571,12 +463,36 @@ class HybridBlock(Block):
         if isinstance(real[0], ndarray):
             variables = [v.as_np_ndarray() for v in variables]
         dc.set_variable(real, variables)
-        with autograd.pause(), dc.context():
+        with autograd.pause(), dc.context(), dc.trace_blocks(self._scopes()):
             out = Block.__call__(self, *_regroup(inputs, self._in_format))
         flat_out, self._out_format = _flatten(out, "output")
         outputs = dc.get_symbol(flat_out, sym_cls=type(variables[0]))
         self._cached_graph = variables, outputs
         return self._cached_graph
+
+    def _scopes(self):
+        """``id(block) -> Node.scope`` for the blocks below this one: ``(path, class name)``
+        pairs, paths as in ``collect_params`` keys."""
+        scopes, stack = {}, [((), "", self)]
+        while stack:
+            scope, prefix, block = stack.pop()
+            for name, child in block._children.items():
+                path = prefix + name
+                inner = scope + ((path, type(child).__name__),)
+                scopes.setdefault(id(child), inner)
+                stack.append((inner, path + ".", child))
+        return scopes
+
+    @property
+    def cached_op(self):
+        """The :class:`~mxlab.executor.CachedOp` running this block (built at the first call
+        after :meth:`hybridize`; None before, or after :meth:`hybridize` ``(False)``)."""
+        return self._cached_op
+
+    @property
+    def traced_symbol(self):
+        """The Symbol tracing ``forward`` produced (before any partitioning), or None."""
+        return self._cached_graph[1] if self._cached_graph else None
 
     def _build_cache(self, *args):
         data, out = self._get_graph(*args)

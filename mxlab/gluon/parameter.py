@@ -50,7 +50,7 @@ def _merge_shape(old, new, name):
 
 
 def _array_module():
-    from .. import nd, np
+    from .. import ndarray as nd, numpy as np
 
     return np if is_np_array() else nd
 
@@ -398,8 +398,112 @@ class Constant(Parameter):
 
 
 class ParameterDict(dict):
-    """``{structured name: Parameter}`` as returned by ``Block.collect_params`` (MXNet 1.x helpers
-    kept: ``initialize``, ``zero_grad``, ``setattr``, ``reset_ctx``)."""
+    """``{name: Parameter}``: what ``Block.collect_params`` returns (Gluon 2 structural names)
+    and, with a ``prefix``, a Gluon 1 block's ``params`` (full names such as ``dense0_weight``;
+    ``get`` creates parameters, ``shared`` is the dict of the block given as ``params=``).
+
+    Lookups also accept a parameter's Gluon 1 full name, and in a prefixed dict its local name.
+    """
+
+    def __init__(self, prefix_or_items=(), shared=None):
+        is_prefix = isinstance(prefix_or_items, str)
+        super().__init__(() if is_prefix else prefix_or_items)
+        self._prefix = prefix_or_items if is_prefix else ""
+        self._shared = shared
+
+    @property
+    def prefix(self):
+        """The prefix of the names this dict creates (Gluon 1)."""
+        return self._prefix
+
+    def _lookup(self, key):
+        for candidate in (key, self._prefix + key):
+            if dict.__contains__(self, candidate):
+                return dict.__getitem__(self, candidate)
+        found = [p for p in self.values()
+                 if p.name == key or p.__dict__.get("_gluon1_name") == key]
+        if found:
+            return found[0]
+        return self._shared._lookup(key) if self._shared is not None else None
+
+    def __getitem__(self, key):
+        found = self._lookup(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def get(self, name, *default, **kwargs):
+        """Gluon 1 (a prefixed dict, no default): the parameter ``prefix + name``, created with
+        ``kwargs`` (``shape``, ``init``, ...) if neither this dict nor ``shared`` has it.
+        Otherwise ``dict.get``, also finding Gluon 1 full names."""
+        if not self._prefix or default:
+            found = self._lookup(name)
+            return found if found is not None else (default[0] if default else None)
+        full = self._prefix + name
+        param = self._lookup(full)
+        if param is None:
+            param = Parameter(full, **kwargs)
+            dict.__setitem__(self, full, param)
+        else:
+            _merge_attributes(param, kwargs)
+        return param
+
+    def get_constant(self, name, value=None):
+        """Gluon 1: the :class:`Constant` ``prefix + name`` (created from ``value``)."""
+        full = self._prefix + name
+        param = self._lookup(full)
+        if param is None:
+            if value is None:
+                raise MXNetValueError(f"No constant named '{full}'. Please specify value if you "
+                                      "want to create a new constant.")
+            param = Constant(value, name=full)
+            dict.__setitem__(self, full, param)
+        return param
+
+    def update(self, other=(), **kwargs):
+        """Add ``other``'s entries; a name already bound to a different Parameter is an error."""
+        items = list(other.items() if hasattr(other, "items") else other) + list(kwargs.items())
+        for key, param in items:
+            if dict.__contains__(self, key) and dict.__getitem__(self, key) is not param:
+                raise MXNetValueError(f"Cannot update self with other because they have "
+                                      f"different Parameters with the same name '{key}'")
+            dict.__setitem__(self, key, param)
+
+    def save(self, filename, strip_prefix=""):
+        """Save every parameter under its name less ``strip_prefix`` (MXNet's .params format)."""
+        from ..ndarray import serialization
+        arrays = {}
+        for key, param in self.items():
+            if not key.startswith(strip_prefix):
+                raise MXNetValueError(f"Prefix '{strip_prefix}' is to be striped before saving, "
+                                      f"but Parameter's name '{key}' does not start with it")
+            arrays[key[len(strip_prefix):]] = param._reduce()
+        serialization.save(filename, arrays)
+
+    def load(self, filename, ctx=None, allow_missing=False, ignore_extra=False, restore_prefix="",
+             cast_dtype=False, dtype_source="current", device=None):
+        """Load a file saved by :meth:`save` (names get ``restore_prefix`` back)."""
+        from ..ndarray import serialization
+        loaded = {restore_prefix + k.split(":", 1)[-1]: v
+                  for k, v in serialization.load(filename).items()}
+        if not allow_missing:
+            for key in self:
+                if key not in loaded:
+                    raise MXNetValueError(f"Parameter '{key}' is missing in file '{filename}'. "
+                                          "Set allow_missing=True to ignore missing parameters.")
+        for key, value in loaded.items():
+            if not dict.__contains__(self, key):
+                if ignore_extra:
+                    continue
+                raise MXNetValueError(f"Parameter '{key}' loaded from file '{filename}' is not "
+                                      "present in this ParameterDict. Set ignore_extra=True.")
+            dict.__getitem__(self, key)._load_init(value, device if device is not None else ctx,
+                                                   cast_dtype=cast_dtype,
+                                                   dtype_source=dtype_source)
+
+    def __repr__(self):
+        body = "\n".join(f"  {p!r}" for p in self.values())
+        return f"{self._prefix} (\n{body}\n)" if self._prefix else f"(\n{body}\n)"
 
     def initialize(self, init=None, ctx=None, verbose=False, force_reinit=False, device=None):
         from .. import initializer
@@ -422,3 +526,26 @@ class ParameterDict(dict):
             param.reset_ctx(ctx)
 
     reset_device = reset_ctx
+
+
+def _merge_attributes(param, given):
+    """Gluon 1 ``params.get`` of an existing parameter: given attributes must agree; unknown
+    shape dimensions (0 or -1) are filled in."""
+    for key, value in given.items():
+        existing = getattr(param, key, None)
+        if value is None or existing is None:
+            if value is not None:
+                setattr(param, key, value)
+            continue
+        if key == "shape":
+            value = (value,) if isinstance(value, int) else tuple(value)
+            if len(value) == len(existing) and all(a in (0, -1, b) or b in (0, -1)
+                                                   for a, b in zip(existing, value)):
+                param.shape = tuple(b if a in (0, -1) else a for a, b in zip(existing, value))
+                continue
+        elif key == "dtype" and numpy.dtype(value) == numpy.dtype(existing):
+            continue
+        if value != existing:
+            raise MXNetValueError(f"Cannot retrieve Parameter '{param.name}' because desired "
+                                  f"attribute does not match with stored for attribute '{key}': "
+                                  f"desired '{value}' vs stored '{existing}'.")

@@ -1,8 +1,24 @@
 """``mx.gluon.Trainer``: applies an optimizer to a set of parameters.
 
-``step(batch_size)`` = ``allreduce_grads()`` (sum the gradients of each parameter over its
-devices) + ``update(batch_size)`` (the optimizer rule with ``rescale_grad = scale / batch_size``).
-There is no separate key-value store: ``kvstore`` is accepted for MXNet compatibility.
+``step(batch_size)`` = ``allreduce_grads()`` + ``update(batch_size)`` (the optimizer rule with
+``rescale_grad = scale / batch_size``).
+
+``kvstore`` (a name, a store from ``mx.kv.create`` or None) is used as MXNet's Trainer uses it.
+With one device and a single-process name (``'device'``, ``'local'``) no store is needed and the
+update runs locally. With several devices the store sums the gradients over them; with a dist
+store (``'dist_sync'``, ``'dist_device_sync'``, ``'horovod'``; under ``mpiexec``) it also sums
+over the workers. ``update_on_kvstore`` (default: True when the store can run an optimizer,
+``MXNET_UPDATE_ON_KVSTORE`` overrides, as MXNet) runs the optimizer on the store, which then
+writes the new weights to every device; False pulls the summed gradients and updates locally.
+
+Data parallel (dist stores): ``batch_size`` is the batch of *one* worker and the gradient is
+rescaled by ``1 / (batch_size * num_workers)``, so N workers on batches of b learn as one process
+on the concatenated batch of N * b (MXNet's Module API and Horovod's DistributedTrainer do the
+same; MXNet's Gluon Trainer divides by ``batch_size`` alone, which sums over the workers).
+Parameters already initialised are broadcast from rank 0 when the Trainer is made, the others
+(deferred init) at the first step. Gradients are pushed last parameter first, the order backward
+produces them, so the allreduce of the last layers overlaps with backward of the first ones
+(under a threaded engine).
 
 Example
 -------
@@ -22,7 +38,8 @@ import json
 import numpy
 
 from .. import optimizer as opt
-from ..base import MXNetRuntimeError, MXNetValueError
+from ..base import MXNetRuntimeError, MXNetTypeError, MXNetValueError, env_int
+from .. import kvstore as kvs
 from .parameter import Parameter
 
 __all__ = ["Trainer"]
@@ -67,8 +84,19 @@ class Trainer:
             self._optimizer = opt.create(optimizer, param_dict=param_dict,
                                          **(optimizer_params or {}))
         self._scale = self._optimizer.rescale_grad
-        self._kvstore = kvstore
-        self._states = {}  # (param index, device) -> optimizer state
+        self._states = {}  # (param index, device) -> optimizer state (local updates)
+        self._compression_params = compression_params
+        self._kvstore_params = {"kvstore": _check_kvstore(kvstore),
+                                "update_on_kvstore": update_on_kvstore}
+        self._kvstore = None
+        self._update_on_kvstore = False
+        self._kv_initialized = False
+        self._params_to_init = list(self._params)
+        if _is_dist(kvstore):
+            # NOTE: made now, so a script not launched under MPI fails here, and the replicas
+            #   start from rank 0's initial weights before the first forward.
+            self._init_kvstore()
+            self._init_params()
 
     @property
     def optimizer(self):
@@ -81,28 +109,94 @@ class Trainer:
     def set_learning_rate(self, lr):
         self._optimizer.set_learning_rate(lr)
 
+    # -- the store ---------------------------------------------------------------------------------
+    def _init_kvstore(self):
+        """Make the store (MXNet's ``_create_kvstore`` rules) and decide ``update_on_kvstore``."""
+        config = self._kvstore_params
+        kvstore = _create_kvstore(config["kvstore"], self._params)
+        update_on_kvstore = False
+        if kvstore is not None:
+            update_on_kvstore = env_int("MXNET_UPDATE_ON_KVSTORE", 1) != 0
+            if config["update_on_kvstore"] is not None:
+                update_on_kvstore = bool(config["update_on_kvstore"])
+            elif kvstore.type == "local" and _largest_param(self._params) > 16 * 1024 * 1024:
+                update_on_kvstore = False
+            if update_on_kvstore and not kvstore.is_capable("optimizer"):
+                if config["update_on_kvstore"]:
+                    raise MXNetValueError(f"Please set update_on_kvstore=False when training "
+                                          f"with kvstore {kvstore.type!r}")
+                update_on_kvstore = False
+            if self._compression_params:
+                kvstore.set_gradient_compression(self._compression_params)
+            if update_on_kvstore:
+                kvstore.set_optimizer(self._optimizer)
+        elif config["update_on_kvstore"]:
+            raise MXNetValueError("update_on_kvstore=True needs a kvstore: there is none with "
+                                  "one device and a single-process kvstore (or kvstore=None)")
+        self._kvstore, self._update_on_kvstore = kvstore, update_on_kvstore
+        self._kv_initialized = True
+
+    def _init_params(self):
+        """Put every initialised parameter in the store (rank 0's value on every device/rank)."""
+        waiting = []
+        for index, param in enumerate(self._params):
+            if param not in self._params_to_init:
+                continue
+            if param._data is None:
+                waiting.append(param)
+            elif self._kvstore is not None:
+                self._kvstore.broadcast(index, param.list_data()[0], param.list_data())
+        self._params_to_init = waiting
+
+    def _prepare(self):
+        if not self._kv_initialized:
+            self._init_kvstore()
+        if self._params_to_init:
+            self._init_params()
+
+    def _num_workers(self):
+        store = self._kvstore
+        return 1 if store is None or not _is_dist(store.type) else store.num_workers
+
+    # -- stepping ----------------------------------------------------------------------------------
     def step(self, batch_size, ignore_stale_grad=False):
-        """One update from the current gradients, normalised by ``batch_size``."""
-        self._optimizer.rescale_grad = self._scale / batch_size
-        self.allreduce_grads()
+        """One update from the current gradients, normalised by ``batch_size`` (per worker)."""
+        self._prepare()
+        self._optimizer.rescale_grad = self._scale / (batch_size * self._num_workers())
+        self._allreduce_grads()
         self._update(ignore_stale_grad)
 
     def allreduce_grads(self):
-        """Sum each parameter's gradients over its devices (in place on every device)."""
-        for param in self._params:
-            if param.grad_req == "null" or param._grad is None or len(param._grad) < 2:
-                continue
-            grads = param.list_grad()
-            total = grads[0].copy()
-            for grad in grads[1:]:
-                total = total + grad.as_in_context(total.device)
-            for grad in grads:
-                total.as_in_context(grad.device).copyto(grad)
+        """Sum each parameter's gradients over its devices (and workers), in place."""
+        self._prepare()
+        self._check_not_on_kvstore("allreduce_grads")
+        self._allreduce_grads()
+
+    def _allreduce_grads(self):
+        store = self._kvstore
+        if store is None:
+            return
+        indexed = [(i, p) for i, p in enumerate(self._params) if p.grad_req != "null"]
+        indexed.reverse()   # NOTE: backward's order: the last layers' gradients are ready first
+        keys = [i for i, _ in indexed]
+        grads = [p.list_grad() for _, p in indexed]
+        if self._update_on_kvstore:
+            store.pushpull(keys, grads, out=[p.list_data() for _, p in indexed])
+        else:
+            store.pushpull(keys, grads)
 
     def update(self, batch_size, ignore_stale_grad=False):
         """The optimizer step alone (after ``allreduce_grads``)."""
-        self._optimizer.rescale_grad = self._scale / batch_size
+        self._prepare()
+        self._check_not_on_kvstore("update")
+        self._optimizer.rescale_grad = self._scale / (batch_size * self._num_workers())
         self._update(ignore_stale_grad)
+
+    def _check_not_on_kvstore(self, what):
+        if self._kvstore is not None and self._update_on_kvstore:
+            raise MXNetRuntimeError(f"{what}() when parameters are updated on kvstore is not "
+                                    f"supported. Try setting `update_on_kvstore` to False when "
+                                    f"creating trainer.")
 
     def _update(self, ignore_stale_grad):
         for index, param in enumerate(self._params):
@@ -121,11 +215,13 @@ class Trainer:
                         f"step with ignore_stale_grad=True to suppress this warning and skip "
                         f"updating of Parameters with stale gradient"
                     )
+                weight._fresh_grad = False
+                if self._update_on_kvstore:
+                    continue
                 key = (index, device)
                 if key not in self._states:
                     self._states[key] = self._optimizer.create_state(index, weight)
                 self._optimizer.update(index, weight, param._grad[device], self._states[key])
-                weight._fresh_grad = False
 
     # -- optimizer state checkpoints ---------------------------------------------------------------
     def save_states(self, fname):
@@ -133,15 +229,16 @@ class Trainer:
         from ..ndarray import serialization
         from ..ndarray.ndarray import array
 
+        self._prepare()
         arrays = {}
-        for (index, device), state in self._states.items():
+        for index, state in self._state_items():
             for slot, value in enumerate(_state_list(state)):
                 arrays[f"{index}:{slot}"] = value
         scalars = {"num_update": self._optimizer.num_update,
                    "index_update_count": {str(k): v for k, v in
                                           self._optimizer._index_update_count.items()},
                    "lr": self._optimizer.lr, "wd": self._optimizer.wd,
-                   "state_slots": {str(i): _slot_kind(s) for (i, _), s in self._states.items()}}
+                   "state_slots": {str(i): _slot_kind(s) for i, s in self._state_items()}}
         text = numpy.frombuffer(json.dumps(scalars).encode("utf-8"), dtype=numpy.uint8)
         arrays[_SCALARS_KEY] = array(text, dtype="uint8")
         serialization.save(fname, arrays)
@@ -150,6 +247,7 @@ class Trainer:
         """Restore what :meth:`save_states` wrote."""
         from ..ndarray import serialization
 
+        self._prepare()
         loaded = serialization.load(fname)
         scalars = json.loads(bytes(loaded.pop(_SCALARS_KEY).asnumpy().tolist()).decode("utf-8"))
         self._optimizer.num_update = scalars["num_update"]
@@ -157,12 +255,24 @@ class Trainer:
                                                scalars["index_update_count"].items()}
         self._optimizer.lr, self._optimizer.wd = scalars["lr"], scalars["wd"]
         self._states = {}
+        store_states = self._kvstore._updater.states if self._update_on_kvstore else None
+        if store_states is not None:
+            store_states.clear()
         for index_text, kind in scalars["state_slots"].items():
             index = int(index_text)
+            values = [loaded[f"{index}:{slot}"] for slot in range(kind[1])]
+            if store_states is not None:   # NOTE: the updater moves them to the weight's device
+                store_states[index] = _state_from(kind[0], values)
+                continue
             for device in self._params[index].list_ctx():
-                values = [loaded[f"{index}:{slot}"].as_in_context(device)
-                          for slot in range(kind[1])]
-                self._states[(index, device)] = _state_from(kind[0], values)
+                on_device = [value.as_in_context(device) for value in values]
+                self._states[(index, device)] = _state_from(kind[0], on_device)
+
+    def _state_items(self):
+        """``(param index, state)`` pairs, from the store's updater when it runs the optimizer."""
+        if self._update_on_kvstore:
+            return list(self._kvstore._updater.states.items())
+        return [(index, state) for (index, _), state in self._states.items()]
 
 
 def _state_list(state):
@@ -182,3 +292,33 @@ def _slot_kind(state):
 
 def _state_from(kind, values):
     return {"none": None, "tuple": tuple(values), "array": values[0] if values else None}[kind]
+
+
+# -- choosing the store (MXNet's model._create_kvstore) ------------------------------------------
+def _check_kvstore(kvstore):
+    if kvstore is not None and not isinstance(kvstore, (str, kvs.KVStoreBase)):
+        raise MXNetTypeError(f"kvstore must be KVStore, str or None, got "
+                             f"{type(kvstore).__name__}")
+    return kvstore
+
+
+def _is_dist(kvstore):
+    name = kvstore if isinstance(kvstore, str) else ""
+    return name.lower().startswith("dist") or name.lower() == "horovod"
+
+
+def _create_kvstore(kvstore, params):
+    """The store for ``kvstore``: None with one device and a single-process name (nothing to
+    reduce); a new store for a name; the object itself for a store."""
+    if kvstore is None or isinstance(kvstore, kvs.KVStoreBase):
+        return kvstore
+    devices = {d for p in params if p._data is not None for d in p.list_ctx()}
+    if len(devices) <= 1 and not _is_dist(kvstore):
+        kvs.create(kvstore)   # NOTE: still validates the name (unknown -> error, not ignored)
+        return None
+    return kvs.create(kvstore)
+
+
+def _largest_param(params):
+    return max((int(numpy.prod(p.shape)) for p in params if p.shape and None not in p.shape),
+               default=0)

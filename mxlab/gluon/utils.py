@@ -13,11 +13,16 @@ import warnings
 from .. import autograd
 from ..base import MXNetValueError
 
-__all__ = ["split_data", "split_and_load", "clip_global_norm", "fit"]
+__all__ = ["split_data", "split_and_load", "clip_global_norm", "fit", "split_rnn_params"]
 
 
 def split_data(data, num_slice, batch_axis=0, even_split=True):
-    """``num_slice`` slices of ``data`` along ``batch_axis`` (the last one longer if uneven)."""
+    """``num_slice`` slices of ``data`` along ``batch_axis``.
+
+    Uneven splits follow the array's flavour, as MXNet's two generations do: NumPy-style arrays
+    (``mx.np``, MXNet 2) get ``numpy.array_split``'s sizes (the first slices one longer);
+    ``mx.nd`` arrays (MXNet 1.x) get equal slices with the rest in the last one.
+    """
     size = data.shape[batch_axis]
     if even_split and size % num_slice != 0:
         raise MXNetValueError(
@@ -25,11 +30,16 @@ def split_data(data, num_slice, batch_axis=0, even_split=True):
             f"axis {batch_axis}. Use a batch size that's multiple of {num_slice} or set "
             f"even_split=False to allow uneven partitioning of data."
         )
-    if size < num_slice:
+    numpy_style = getattr(data, "_flavour", "nd") != "nd"
+    if size < num_slice and not numpy_style:
         raise MXNetValueError(f"Too many slices for data with shape {data.shape}. Arguments are "
                               f"num_slice={num_slice} and batch_axis={batch_axis}.")
-    step = size // num_slice
-    bounds = [i * step for i in range(num_slice)] + [size]
+    step, extra = divmod(size, num_slice)
+    if numpy_style:
+        sizes = [step + 1] * extra + [step] * (num_slice - extra)
+    else:
+        sizes = [step] * (num_slice - 1) + [size - step * (num_slice - 1)]
+    bounds = [sum(sizes[:i]) for i in range(num_slice + 1)]
     from ..ops.registry import F
 
     return [F.slice_axis(data, axis=batch_axis, begin=lo, end=hi)
@@ -106,3 +116,11 @@ def _with_progress(loader, progress, epoch):
     options = dict(progress) if isinstance(progress, dict) else {}
     options.setdefault("desc", f"epoch {epoch}")
     return tqdm(loader, total=len(loader), **options)
+
+
+def split_rnn_params(param, mode, num_layers, input_size, hidden_size, bidirectional=False,
+                     projection_size=None):
+    """The fused RNN op's flat ``param`` split into per-layer weights and biases (MXNet 2.0)."""
+    from .rnn.rnn_layer import split_rnn_params as split
+    return split(param, mode, num_layers, input_size, hidden_size, bidirectional,
+                 projection_size)

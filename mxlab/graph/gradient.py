@@ -27,16 +27,13 @@ Example
 import threading
 
 from ..base import MXNetNotImplementedError, MXNetValueError, env_int
-from ..ops.registry import F, get_op, register_dispatch
+from ..ops.registry import F, NodeView, get_op, register_dispatch
 from .graph import Graph
 from .node import Entry, Node, new_node_name, topo_sort
 from .passes import register_pass
 
-__all__ = ["build_gradient_graph", "aggregate_gradient", "env_mirror_policy", "NEVER_MIRROR"]
+__all__ = ["build_gradient_graph", "aggregate_gradient", "env_mirror_policy", "mirrorable"]
 
-#: Ops MXNet never recomputes under MXNET_BACKWARD_DO_MIRROR (expensive, or stateful).
-NEVER_MIRROR = frozenset({"Convolution", "FullyConnected", "Concat", "SoftmaxOutput", "BatchNorm",
-                          "CuDNNBatchNorm"})
 _TRUE = {"true", "1"}
 _ZERO_OPS = ("_zeros", "zeros_like")
 
@@ -75,21 +72,18 @@ def _named(entry, name):
     return entry
 
 
-class _NodeView:
-    """What a gradient rule sees: the (mirrored) forward node's op, attrs, inputs and outputs."""
-    __slots__ = ("op", "attrs", "inputs", "outputs", "name")
-
-    def __init__(self, node, inputs):
-        self.op, self.attrs, self.name = node.op, node.attrs, node.name
-        self.inputs = inputs
-        self.outputs = [Entry(node, i) for i in range(node.num_outputs)]
+def _node_view(node, inputs):
+    """What a gradient rule sees: the (mirrored) forward node, its inputs and outputs as entries."""
+    return NodeView(node.op, node.attrs, inputs,
+                    [Entry(node, i) for i in range(node.num_outputs)], node.name)
 
 
 # -- mirror (recompute) ----------------------------------------------------------------------------
 def env_mirror_policy():
     """MXNet's policy: ``__force_mirroring__`` forces; MXNET_BACKWARD_DO_MIRROR mirrors cheap ops.
 
-    Random ops (Dropout) and ops that mutate inputs are never mirrored.
+    Random ops (Dropout) and ops that mutate inputs are never mirrored, nor, under the variable,
+    ops marked ``Op.never_mirror`` (Convolution, FullyConnected, Concat, BatchNorm).
     """
     do_mirror = env_int("MXNET_BACKWARD_DO_MIRROR", 0)
 
@@ -98,15 +92,13 @@ def env_mirror_policy():
             return False
         if node.extra.get("__force_mirroring__", "False").lower() in _TRUE:
             return True
-        return bool(do_mirror) and node.op.name not in NEVER_MIRROR
+        return bool(do_mirror) and not node.op.never_mirror
     return need_mirror
 
 
 def mirrorable(node):
-    """Whether recomputing ``node`` gives the same value (an op, not random, mutating nothing)."""
-    if node.is_variable:
-        return False
-    return not (node.op.is_random or node.op.name == "Dropout" or node.op.mutate_inputs)
+    """Whether recomputing ``node`` gives the same value (an op, ``Op.mirrorable``)."""
+    return not node.is_variable and node.op.mirrorable
 
 
 def _mirror_map(order, need_mirror):
@@ -118,7 +110,8 @@ def _mirror_map(order, need_mirror):
         extra = dict(node.extra, __mirror_of__=node.name)
         mirrors[id(node)] = Node(node.op, node.name + "_mirror", node.attrs,
                                  [_remap(mirrors, e) for e in node.inputs], extra,
-                                 [mirrors.get(id(d), d) for d in node.control_deps])
+                                 [mirrors.get(id(d), d) for d in node.control_deps],
+                                 scope=node.scope)
     return mirrors
 
 
@@ -231,7 +224,7 @@ def _backward_node(node, mirrors, grads):
             f"Operator {node.op.name} is non-differentiable because it didn't register FGradient "
             f"attribute (node '{node.name}').")
     out_grads = [grads.total(Entry(node, i)) for i in range(node.num_outputs)]
-    view = _NodeView(mirrors.get(id(node), node), [_remap(mirrors, e) for e in node.inputs])
+    view = _node_view(mirrors.get(id(node), node), [_remap(mirrors, e) for e in node.inputs])
     _SCOPE.prefix, _SCOPE.counters = f"{node.name}_backward", {}
     try:
         in_grads = node.op.gradient(view, out_grads)
@@ -338,14 +331,15 @@ def _mirror_policy(mirror):
     return lambda node: node.name in names and mirrorable(node)
 
 
-@register_pass("build_gradient", provides=("num_forward_outputs", "xs"))
-def build_gradient(graph, xs=None, recompute=None, **options):
-    """Pass form of :func:`build_gradient_graph`; ``recompute="sublinear"`` mirrors the nodes the
-    sublinear planner (:func:`~mxlab.graph.recompute.plan_sublinear`) picks."""
-    if recompute == "sublinear":
-        from .recompute import plan_sublinear  # NOTE: recompute imports this module (mirrorable)
-        options["mirror"] = plan_sublinear(graph).mirrored
-    elif recompute is not None:
-        raise MXNetValueError(f"build_gradient: unknown recompute policy {recompute!r}; "
-                              f"use None or 'sublinear'")
-    return build_gradient_graph(graph, xs=xs, **options)
+@register_pass("build_gradient", provides=("num_forward_outputs", "xs", "head_grad_nodes",
+                                           "mirrored", "visit_order"))
+def build_gradient(graph, xs=None, **options):
+    """Pass form of :func:`build_gradient_graph`; a ``recompute_plan`` attribute (the
+    ``plan_recompute`` pass) chooses the mirrored nodes unless ``mirror`` is given."""
+    plan = graph.attrs.get("recompute_plan")
+    if plan is not None and options.get("mirror") is None:
+        options["mirror"] = plan.mirrored
+    result = build_gradient_graph(graph, xs=xs, **options)
+    if plan is not None:
+        result.attrs["recompute_plan"] = plan
+    return result

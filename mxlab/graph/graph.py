@@ -31,10 +31,13 @@ __all__ = ["Graph", "IndexedGraph", "IndexedNode", "PassRecord"]
 
 @dataclasses.dataclass(frozen=True)
 class PassRecord:
-    """One pass run on a graph, for the notebook's pass timeline."""
+    """One pass run on a graph, for the notebook's pass timeline: its options, seconds, and the
+    graph attributes it required and provided."""
     name: str
     options: dict
     seconds: float
+    requires: tuple = ()
+    provides: tuple = ()
 
 
 class Graph:
@@ -63,6 +66,21 @@ class Graph:
     def pass_log(self):
         """List of :class:`PassRecord`, oldest first."""
         return self.attrs["pass_log"]
+
+    @property
+    def num_forward_outputs(self):
+        """How many of ``outputs`` are forward outputs (the rest are gradients)."""
+        return self.attrs.get("num_forward_outputs", len(self.outputs))
+
+    @functools.cached_property
+    def num_forward_nodes(self):
+        """Node count of the forward part: a prefix of the node ids, since the gradient pass
+        orders forward outputs first (all nodes for a graph without gradients)."""
+        idx = self.indexed
+        count = self.num_forward_outputs
+        if count >= len(self.outputs):
+            return idx.num_nodes
+        return max((idx.node_of_entry(e) + 1 for e in idx.outputs[:count]), default=0)
 
     def copy(self, outputs=None, **attrs):
         """A new Graph sharing nodes, with copied attributes (updated by ``attrs``) and pass log.

@@ -1,5 +1,12 @@
-"""Reference interpreters: run a graph plainly (:func:`run_graph`) or inside a memory plan
-(:func:`run_planned`).
+"""Interpreters: the graph walk they share (:func:`interpret`), running a graph plainly
+(:func:`run_graph`) or inside a memory plan (:func:`run_planned`).
+
+:func:`interpret` is the template: nodes in topological order, a variable bound by one callback,
+an op node run by another. ``Symbol.eval`` (``mxlab.symbol.evaluate``: imperative calls, so
+autograd records them) and :func:`evaluate` (kernels on raw arrays) are built on it. The planned
+runners keep their own loops: :func:`run_planned` walks node ids to retire and poison blocks, the
+runtime's ``Program`` compiles node ranges into bulk segments, and deferred compute evaluates on
+demand, from the array asked for back to what it needs.
 
 ``run_planned`` allocates one byte buffer per storage block, views each entry into its block, runs
 every node with ``op.forward(xp, inputs, attrs, outs=buffers, reqs=requests)`` and, when ``poison``
@@ -20,10 +27,11 @@ Example
 import numpy
 
 from ..base import MXNetValueError
-from ..imperative import run_kernel
+from ..ops.registry import run_kernel
 from .memory import EXTERNAL_STORAGE, value_readers
+from .node import topo_sort
 
-__all__ = ["run_graph", "run_planned", "evaluate", "bind_inputs", "POISON_BYTE"]
+__all__ = ["interpret", "run_graph", "run_planned", "evaluate", "bind_inputs", "POISON_BYTE"]
 
 POISON_BYTE = 0xFF
 
@@ -41,19 +49,37 @@ def bind_inputs(idx, inputs):
     return {idx.node_row_ptr[nid]: inputs[idx[nid].name] for nid in idx.input_nodes}
 
 
+def interpret(heads, variable, apply, missing=None):
+    """The graph walk every plain interpreter is built on.
+
+    Visits the nodes reaching ``heads`` (entries) in topological order: a variable's value is
+    ``variable(node)``, an op node's outputs ``apply(node, input values)``. An input whose
+    producer gave fewer outputs calls ``missing(node, entry)`` (which should raise). Returns
+    ``{(node, index): value}``.
+    """
+    values = {}
+    for node in topo_sort(heads):
+        if node.op is None:
+            values[(node, 0)] = variable(node)
+            continue
+        inputs = []
+        for e in node.inputs:
+            key = (e.node, e.index)
+            if key not in values and missing is not None:
+                missing(node, e)
+            inputs.append(values[key])
+        for i, value in enumerate(apply(node, inputs)):
+            values[(node, i)] = value
+    return values
+
+
 def evaluate(graph, inputs, xp=numpy):
     """Every entry's value (list by entry id), each node computed into fresh arrays."""
     idx = graph.indexed
-    values = [None] * idx.num_entries
-    for eid, value in bind_inputs(idx, inputs).items():
-        values[eid] = value
-    for n in idx.nodes:
-        if n.is_variable:
-            continue
-        results = run_kernel(n.op, xp, [values[e] for e in n.inputs], n.node.attrs)
-        for eid, value in zip(idx.output_entries(n.nid), results):
-            values[eid] = value
-    return values
+    bound = bind_inputs(idx, inputs)
+    values = interpret(graph.outputs, lambda node: bound[idx.entry_id(node, 0)],
+                       lambda node, ins: run_kernel(node.op, xp, ins, node.attrs))
+    return [values.get((n.node, i)) for n in idx.nodes for i in range(n.node.num_outputs)]
 
 
 def run_graph(graph, inputs, xp=numpy):

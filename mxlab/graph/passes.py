@@ -1,8 +1,9 @@
 """The pass registry: named ``Graph -> Graph`` functions declaring the attributes they need and
 provide.
 
-Every run is appended to the graph's pass log (name, options, seconds), so the notebook can show
-what was done to a graph and how long it took.
+Every run is appended to the graph's pass log (name, options, seconds, the attributes it required
+and provided), so the notebook can show what was done to a graph and how long it took. CachedOp and
+GraphExecutor run every transformation through here (see :mod:`mxlab.executor.planning`).
 
 Example
 -------
@@ -78,7 +79,8 @@ def apply_pass(graph, name, **options):
                               f"passes that provide them first ({_providers(missing)})")
     start = time.perf_counter()
     result = info.fn(graph, **options)
-    result.pass_log.append(PassRecord(name, dict(options), time.perf_counter() - start))
+    result.pass_log.append(PassRecord(name, dict(options), time.perf_counter() - start,
+                                      info.requires, info.provides))
     return result
 
 

@@ -25,9 +25,9 @@ import dataclasses
 import math
 
 from .memory import nbytes_of
-from .gradient import mirrorable
+from .passes import register_pass
 
-__all__ = ["plan_sublinear", "RecomputePlan"]
+__all__ = ["plan_sublinear", "plan_recompute", "RecomputePlan"]
 
 
 @dataclasses.dataclass
@@ -67,7 +67,7 @@ def _walk(costs, budget, outputs):
     kept = local = largest = 0.0
     for node, cost in costs:
         local += cost
-        if local > budget or not mirrorable(node) or id(node) in outputs:
+        if local > budget or not node.op.mirrorable or id(node) in outputs:
             checkpoints.append(node.name)
             kept += cost
             largest = max(largest, local - cost)
@@ -105,3 +105,11 @@ def plan_sublinear(graph, budget=None, trials=24):
         if best is None or key < best[0]:
             best = (key, RecomputePlan(checkpoints, mirrored, b, peak, segments))
     return best[1]
+
+
+@register_pass("plan_recompute", provides=("recompute_plan",))
+def plan_recompute(graph, budget=None):
+    """The pass: ``graph.attrs["recompute_plan"]`` (a :class:`RecomputePlan`, sized by the
+    ``shape``/``dtype`` attributes when present); ``build_gradient`` mirrors its ``mirrored``
+    nodes."""
+    return graph.copy(recompute_plan=plan_sublinear(graph, budget=budget))

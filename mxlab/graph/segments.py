@@ -2,11 +2,12 @@
 run ended.
 
 A segment ends (MXNet's ``InitOpSegs`` / CachedOp's ``CreateEngineOpSeg``) at a variable
-(GraphExecutor only; CachedOp passes ``break_at_variables=False``), when it holds ``bulk_size`` nodes (MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN, default 15), before an async op
-(which runs alone), before a node writing a gradient output (which runs alone, so gradients are
-ready early), before a node touching an excluded entry (which starts the next segment), and at the
-end of the forward and backward parts. Inference graphs (no backward) are one segment when
-MXNET_EXEC_BULK_EXEC_INFERENCE is on (default). Plus nodes skipped by add-to are left out.
+(GraphExecutor only; CachedOp passes ``break_at_variables=False``), when it holds ``bulk_size``
+nodes (MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN, default 15), before an async op (which runs alone),
+before a node writing a gradient output (which runs alone, so gradients are ready early), before a
+node touching an excluded entry (which starts the next segment), and at the end of the forward and
+backward parts. Inference graphs (no backward) are one segment when MXNET_EXEC_BULK_EXEC_INFERENCE
+is on (default). Plus nodes skipped by add-to are left out.
 
 Example
 -------
@@ -65,14 +66,6 @@ class _Cutter:
     def alone(self, nid, reason):
         self.close(reason)
         self.segments.append(Segment([nid], [self.idx[nid].name], reason, self.part, bulk=False))
-
-
-def _num_forward_nodes(graph):
-    idx = graph.indexed
-    num_outputs = graph.attrs.get("num_forward_outputs", len(graph.outputs))
-    if num_outputs >= len(graph.outputs):
-        return idx.num_nodes
-    return max(idx.node_of_entry(e) for e in idx.outputs[:num_outputs]) + 1
 
 
 @dataclasses.dataclass
@@ -151,11 +144,10 @@ def plan_segments(graph, bulk_size=None, excluded=(), async_ops=(), inference_bu
     if bulk_size is None:
         bulk_size = env_int("MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN", 15)
     plan = graph.attrs.get("memory_plan")
-    num_forward_outputs = graph.attrs.get("num_forward_outputs", len(graph.outputs))
     rules = _Rules(idx, bulk_size, _flag(bulk, "MXNET_EXEC_BULK_EXEC_TRAIN"), set(excluded),
                    set(async_ops), set(plan.skipped_nodes) if plan is not None else set(),
-                   set(idx.outputs[num_forward_outputs:]), break_at_variables)
-    num_forward = _num_forward_nodes(graph)
+                   set(idx.outputs[graph.num_forward_outputs:]), break_at_variables)
+    num_forward = graph.num_forward_nodes
     ops = [n.nid for n in idx.nodes if not n.is_variable and n.nid not in rules.skipped]
     whole = _flag(inference_bulk, "MXNET_EXEC_BULK_EXEC_INFERENCE") and ops and not any(
         idx[n].op.name in rules.async_ops for n in ops)

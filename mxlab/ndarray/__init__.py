@@ -1,17 +1,25 @@
-"""``mx.nd``: the legacy NDArray namespace, generated from the op registry (MXNet 1.x names and semantics)."""
+"""``mx.nd``: the legacy NDArray namespace, generated from the op registry (MXNet 1.x names and
+semantics)."""
 from .. import ops as _ops  # noqa: F401  (registers every op family)
 from ..imperative import invoke as _invoke
-from ..ops.registry import populate_namespace as _populate, register_dispatch as _register_dispatch
+from ..ops.registry import register_dispatch as _register_dispatch
 from . import ndarray as _ndarray_mod
 from .frontend import make_array_frontend as _make_array_frontend
+from .namespace import populate_namespace as _populate
+# NOTE: hand-written frontends (mx.nd and mx.np) register themselves when imported.
+from . import arith, creation, indexing, selection, shaping  # noqa: F401,E402
 from .ndarray import NDArray
 from .serialization import load_frombuffer as _load_frombuffer, save
+from . import dlpack as _dlpack
+from ..engine import wait_all as waitall  # noqa: F401
 
-__all__ = ["NDArray", "array", "save", "load", "load_frombuffer"]
+__all__ = ["NDArray", "array", "save", "load", "load_frombuffer", "waitall", "from_dlpack",
+           "from_numpy", "to_dlpack_for_read", "to_dlpack_for_write"]
 
 
 def load(fname, ctx=None):
-    """Load arrays saved by ``mx.nd.save`` or real MXNet (a list, or a dict when names were saved)."""
+    """Load arrays saved by ``mx.nd.save`` or real MXNet (a list, or a dict when names were
+    saved)."""
     from .serialization import load as _load
     return _load(fname, device=ctx)
 
@@ -24,8 +32,24 @@ def load_frombuffer(buf):
 
 
 def array(source_array, ctx=None, dtype=None):
-    """A new ``NDArray`` holding a copy of ``source_array`` (float32 unless ``dtype`` or a typed source says)."""
+    """A new ``NDArray`` holding a copy of ``source_array`` (float32 unless ``dtype`` or a typed
+    source says)."""
     return _ndarray_mod.array(source_array, dtype=dtype, device=ctx, cls=NDArray)
+
+
+_dlpack.install(NDArray)
+to_dlpack_for_read = _dlpack.to_dlpack_for_read
+to_dlpack_for_write = _dlpack.to_dlpack_for_write
+
+
+def from_dlpack(dlpack):
+    """An ``NDArray`` sharing memory with a DLPack capsule or ``__dlpack__`` object."""
+    return _dlpack.from_dlpack(dlpack, NDArray)
+
+
+def from_numpy(ndarray, zero_copy=True):
+    """An ``NDArray`` backed by a NumPy array (shared, which then turns read-only)."""
+    return _dlpack.from_numpy(ndarray, NDArray, zero_copy=zero_copy)
 
 
 def _dispatch(op, inputs, attrs):
@@ -36,3 +60,4 @@ _register_dispatch(NDArray, _dispatch)
 _populate(globals(), "nd", _make_array_frontend(NDArray))
 _ndarray_mod._namespaces["nd"] = __import__(__name__, fromlist=["_"])
 from . import random  # noqa: E402,F401
+from . import contrib  # noqa: E402,F401

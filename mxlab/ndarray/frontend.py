@@ -1,8 +1,9 @@
-"""Generated namespace functions: how ``mx.nd.FullyConnected(x, w, b, num_hidden=3)`` becomes an op call.
+"""Generated namespace functions: how ``mx.nd.FullyConnected(x, w, b, num_hidden=3)`` becomes an op
+call.
 
-Shared by every flavour (``mx.nd``, ``mx.np``, ``mx.npx``; ``mx.sym`` reuses :func:`bind_arguments`):
-leading positional arrays are inputs, further positionals fill attributes in declared order, keywords named
-after inputs are inputs, everything else is an attribute.
+Shared by every flavour (``mx.nd``, ``mx.np``, ``mx.npx``; ``mx.sym`` reuses
+:func:`bind_arguments`): leading positional arrays are inputs, further positionals fill attributes
+in declared order, keywords named after inputs are inputs, everything else is an attribute.
 """
 from ..base import MXNetTypeError
 from ..imperative import invoke
@@ -14,7 +15,8 @@ __all__ = ["bind_arguments", "make_array_frontend"]
 def bind_arguments(op, args, kwargs, is_input):
     """Split a call's arguments into ``(inputs, attribute kwargs)`` for ``op``.
 
-    ``is_input(value)`` says whether a value is an array-like input (NDArray for arrays, Symbol for symbols).
+    ``is_input(value)`` says whether a value is an array-like input (NDArray for arrays, Symbol for
+    symbols).
     """
     kwargs = dict(kwargs)
     static_count = op.num_inputs if isinstance(op.num_inputs, int) else None
@@ -55,9 +57,11 @@ def _is_array(value):
 
 
 def make_array_frontend(cls):
-    """A ``make_frontend(op, public)`` for :func:`~mxlab.ops.registry.populate_namespace` producing ``cls``."""
+    """A ``make_frontend(op, public)`` for :func:`~mxlab.ops.registry.populate_namespace` producing
+    ``cls``."""
     def make(op, public):
-        # NOTE: the common call `f(x)` / `f(x, y)` with arrays only skips argument binding and parsing.
+        # NOTE: the common call `f(x)` / `f(x, y)` with arrays only skips argument binding and
+        # parsing.
         fast_arity = op.num_inputs if isinstance(op.num_inputs, int) and not op._required \
             and "num_args" not in op._attr_specs else -1
 

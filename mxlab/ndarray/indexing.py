@@ -27,7 +27,8 @@ import numpy
 from ..base import MXNetIndexError, MXNetTypeError, MXNetValueError
 from ..imperative import STATE, invoke
 from ..ops.indexing import KEY_ARRAY, KEY_ELLIPSIS, KEY_INT, KEY_NONE, KEY_SLICE
-from ..ops.registry import get_op, register_frontend
+from ..ops.registry import get_op
+from .namespace import register_frontend
 from .ndarray import NDArray, array
 
 __all__ = ["getitem", "setitem"]

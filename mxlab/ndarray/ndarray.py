@@ -1,10 +1,10 @@
 """The array class behind ``mx.nd.NDArray`` and ``mx.np.ndarray``.
 
-One implementation: :class:`NDArray` (legacy ``mx.nd`` semantics) and its subclass :class:`ndarray` (NumPy
-semantics) differ only in a few flavour rules (0-d results, comparison dtypes, printing). An array holds its
-data (a numpy or cupy array, ``None`` while an engine op or deferred compute has not produced it), its engine
-:class:`~mxlab.engine.Var` (``version``), its device, and two graph slots: the autograd entry and the deferred
-compute entry (``detach()`` clears both).
+One implementation: :class:`NDArray` (legacy ``mx.nd`` semantics) and its subclass :class:`ndarray`
+(NumPy semantics) differ only in a few flavour rules (0-d results, comparison dtypes, printing). An
+array holds its data (a numpy or cupy array, ``None`` while an engine op or deferred compute has not
+produced it), its engine :class:`~mxlab.engine.Var` (``version``), its device, and two graph slots:
+the autograd entry and the deferred compute entry (``detach()`` clears both).
 """
 import numpy
 
@@ -13,6 +13,7 @@ from ..base import MXNetRuntimeError, MXNetTypeError, MXNetValueError
 from ..device import Device, current_device
 from ..engine.var import Var
 from ..imperative import STATE
+from ..ops.shape import ReshapeSizeError
 
 __all__ = ["NDArray", "ndarray", "array", "from_numpy_data", "DEFAULT_DTYPE"]
 
@@ -27,8 +28,8 @@ def _ns(arr):
 class NDArray:
     """An n-dimensional array on a device, tracked by the dependency engine (``mx.nd.NDArray``)."""
 
-    __slots__ = ("_data", "_var", "_device", "_ag", "_dc", "_grad", "_grad_req", "_fresh_grad", "_shape",
-                 "_dtype", "__weakref__")
+    __slots__ = ("_data", "_var", "_device", "_ag", "_dc", "_grad", "_grad_req",
+                 "_fresh_grad", "_shape", "_dtype", "__weakref__")
     _flavour = "nd"
     __array_priority__ = 1000.0
 
@@ -66,20 +67,21 @@ class NDArray:
             arr._var = var
         return arr
 
-    # -- readiness ----------------------------------------------------------------------------------------
+    # -- readiness ---------------------------------------------------------------------------------
     def _materialize(self):
         """Produce data for a deferred-compute array (lazy evaluation)."""
         from .. import deferred_compute
         deferred_compute.evaluate(self)
 
     def _get_data(self):
-        """The underlying xp array, after waiting for pending writes (or evaluating a traced array)."""
+        """The underlying xp array, after waiting for pending writes (or evaluating a traced
+        array)."""
         if self._data is None and self._dc is not None:
             self._materialize()
         _engine.wait_for_var(self._var)
         if self._data is None:
-            raise MXNetRuntimeError("array has no data: the engine op that was to produce it failed; its error "
-                                    "was raised earlier")
+            raise MXNetRuntimeError("array has no data: the engine op that was to produce it "
+                                    "failed; its error was raised earlier")
         return self._data
 
     def wait_to_read(self):
@@ -94,7 +96,7 @@ class NDArray:
         """Number of completed writes to this array's engine variable."""
         return self._var.version
 
-    # -- basic properties ---------------------------------------------------------------------------------
+    # -- basic properties --------------------------------------------------------------------------
     @property
     def shape(self):
         data = self._data
@@ -147,7 +149,7 @@ class NDArray:
     def handle(self):
         return self._var
 
-    # -- conversion ---------------------------------------------------------------------------------------
+    # -- conversion --------------------------------------------------------------------------------
     def asnumpy(self):
         """A NumPy copy of the data (waits for pending writes)."""
         data = self._get_data()
@@ -170,6 +172,26 @@ class NDArray:
         data = self.asnumpy()
         return data if dtype is None else data.astype(dtype)
 
+    def __format__(self, spec):
+        """``f"{x:.3f}"``: 0-d arrays (and legacy size-1 arrays) format their value; others only
+        take an empty spec (NumPy's and MXNet's rule)."""
+        if self.ndim == 0 or (self._flavour == "nd" and self.size == 1):
+            return format(self.asscalar(), spec)
+        if spec:
+            raise MXNetTypeError(f"cannot format a {type(self).__name__} of shape {self.shape} "
+                                 f"with format spec {spec!r}")
+        return str(self)
+
+    def tostype(self, stype):
+        """A copy with storage type ``stype``; only dense ('default') storage is built."""
+        if stype == "default":
+            return self.copy()
+        if stype in ("row_sparse", "csr"):
+            raise NotImplementedError(f"tostype: storage type '{stype}' (sparse NDArrays) is not "
+                                      "built in mxlab; only 'default' (dense) storage exists")
+        raise MXNetValueError(f"tostype: unknown storage type {stype!r}; MXNet's are 'default', "
+                              "'row_sparse' and 'csr'")
+
     def __float__(self):
         return float(self.asscalar())
 
@@ -186,7 +208,8 @@ class NDArray:
         if size == 0:
             return False
         if size > 1:
-            raise MXNetValueError("The truth value of an NDArray with multiple elements is ambiguous.")
+            raise MXNetValueError("The truth value of an NDArray with multiple elements is "
+                                  "ambiguous.")
         return bool(self.asscalar())
 
     def __hash__(self):
@@ -210,17 +233,20 @@ class NDArray:
         arr._grad, arr._grad_req = self._grad, self._grad_req
         return arr
 
-    # -- devices ------------------------------------------------------------------------------------------
+    # -- devices -----------------------------------------------------------------------------------
     def copyto(self, other):
-        """Copy into ``other`` (an array: same shape required) or onto a device (returns the new array)."""
+        """Copy into ``other`` (an array: same shape required) or onto a device (returns the new
+        array)."""
         if isinstance(other, Device):
             return self._copy_to_device(other)
         if not isinstance(other, NDArray):
-            raise MXNetTypeError(f"copyto: target must be an NDArray or a Device, got {type(other).__name__}")
+            raise MXNetTypeError("copyto: target must be an NDArray or a Device, got "
+                                 f"{type(other).__name__}")
         if other is self:
             return other
         if tuple(other.shape) != tuple(self.shape):
-            raise MXNetValueError(f"copyto: shape mismatch, source {self.shape} vs target {other.shape}")
+            raise MXNetValueError(f"copyto: shape mismatch, source {self.shape} vs target "
+                                  f"{other.shape}")
         source = self._copy_to_device(other._device) if other._device != self._device else self
         from ..imperative import invoke
         from ..ops.registry import get_op
@@ -253,7 +279,7 @@ class NDArray:
     def copy(self):
         return _ns(self).copy(self)
 
-    # -- autograd -----------------------------------------------------------------------------------------
+    # -- autograd ----------------------------------------------------------------------------------
     def attach_grad(self, grad_req="write", stype=None):
         """Allocate a zero gradient buffer and mark this array as an autograd variable."""
         from .. import autograd
@@ -277,9 +303,10 @@ class NDArray:
 
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):
         from .. import autograd
-        autograd.backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
+        autograd.backward([self], None if out_grad is None else [out_grad], retain_graph,
+                          train_mode)
 
-    # -- printing -----------------------------------------------------------------------------------------
+    # -- printing ----------------------------------------------------------------------------------
     def __repr__(self):
         body = str(self.asnumpy())
         shape = "x".join(str(s) for s in self.shape)
@@ -288,7 +315,7 @@ class NDArray:
     def __str__(self):
         return self.__repr__()
 
-    # -- python operators: delegated to the flavour's namespace functions ----------------------------------
+    # -- python operators: delegated to the flavour's namespace functions --------------------------
     def __add__(self, other):
         return _ns(self).add(self, other)
 
@@ -382,11 +409,20 @@ class NDArray:
     def __setitem__(self, key, value):
         _ns(self)._setitem(self, key, value)
 
-    # -- method forms of namespace functions --------------------------------------------------------------
+    # -- method forms of namespace functions -------------------------------------------------------
     def reshape(self, *shape, **kwargs):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
-        return _ns(self).reshape(self, shape, **kwargs)
+        try:
+            return _ns(self).reshape(self, shape, **kwargs)
+        except ReshapeSizeError as exc:
+            if not (STATE.recording or STATE.deferred):
+                raise
+            # NOTE: MXNet's NDArray::Reshape words the mismatch so while recording or tracing.
+            raise MXNetValueError(
+                "target shape must have the same size as current shape when recording with "
+                f"autograd or in deferred compute mode. ({exc.op_name}: {exc.src} -> {exc.dst})"
+            ) from exc
 
     def astype(self, dtype, copy=True):
         if not copy and numpy.dtype(self.dtype) == numpy.dtype(dtype):
@@ -413,18 +449,21 @@ def _delegate(name):
     return method
 
 
-# NOTE: each name below is a namespace function taking the array first; the method simply forwards to it.
-for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "clip", "flatten", "expand_dims",
-              "squeeze", "swapaxes", "tile", "repeat", "split", "take", "pick", "one_hot", "broadcast_to",
-              "broadcast_like", "reshape_like", "slice_axis", "slice", "exp", "log", "sqrt", "square", "abs",
-              "sign", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "zeros_like", "ones_like", "std", "var",
-              "dot", "round", "floor", "ceil", "norm", "sort", "argsort", "topk", "cumsum", "nonzero", "all",
-              "any", "flip", "diag", "moveaxis"):
+# NOTE: each name below is a namespace function taking the array first; the method simply forwards
+# to it.
+for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "clip", "flatten",
+              "expand_dims", "squeeze", "swapaxes", "tile", "repeat", "split", "take",
+              "pick", "one_hot", "broadcast_to", "broadcast_like", "reshape_like",
+              "slice_axis", "slice", "exp", "log", "sqrt", "square", "abs", "sign", "relu",
+              "sigmoid", "tanh", "softmax", "log_softmax", "zeros_like", "ones_like", "std",
+              "var", "dot", "round", "floor", "ceil", "norm", "sort", "argsort", "topk",
+              "cumsum", "nonzero", "all", "any", "flip", "diag", "moveaxis"):
     setattr(NDArray, _name, _delegate(_name))
 
 
 class ndarray(NDArray):
-    """``mx.np.ndarray``: NumPy semantics (0-d results, boolean comparisons, numpy-style printing)."""
+    """``mx.np.ndarray``: NumPy semantics (0-d results, boolean comparisons, numpy-style
+    printing)."""
 
     __slots__ = ()
     _flavour = "np"
@@ -441,17 +480,20 @@ class ndarray(NDArray):
     def __str__(self):
         return str(self.asnumpy())
 
-    def __iter__(self):
-        for i in range(len(self)):
-            yield self[i]
-
     def to_device(self, device):
         return self.as_in_context(device)
 
+    def tostype(self, stype):
+        raise AttributeError("mxnet.numpy.ndarray object has no attribute tostype (use mx.nd "
+                             "arrays)")
+
 
 def _iter_nd(self):
-    for i in range(len(self)):
-        yield self[i]
+    """Rows along the first axis; a 0-d array is not iterable (``iter()`` itself raises, so
+    ``numpy.iterable`` and matplotlib see a scalar)."""
+    if not self.shape:
+        raise MXNetTypeError("iteration over a 0-d array")
+    return (self[i] for i in range(len(self)))
 
 
 NDArray.__iter__ = _iter_nd
@@ -477,8 +519,8 @@ def _check_supported_dtype(dtype, source):
 def array(source, dtype=None, device=None, cls=ndarray):
     """A new array holding a copy of ``source`` (lists, scalars, numpy arrays, other arrays).
 
-    Without ``dtype``: arrays keep their dtype; Python data becomes float32 (MXNet's default) unless it is
-    boolean.
+    Without ``dtype``: arrays keep their dtype; Python data becomes float32 (MXNet's default) unless
+    it is boolean.
     """
     device = device or current_device()
     if isinstance(source, NDArray):

@@ -1,11 +1,13 @@
-"""MXNet's binary NDArray file format (``.params``, ``mx.nd.save``/``mx.nd.load``), read and written exactly.
+"""MXNet's binary NDArray file format (``.params``, ``mx.nd.save``/``mx.nd.load``), read and written
+exactly.
 
 Layout (little endian; from MXNet's src/ndarray/ndarray.cc)::
 
-    uint64 0x112 (list magic) | uint64 reserved | uint64 n | n x NDArray | uint64 m | m x (uint64 len, bytes name)
-    NDArray: uint32 magic (V2 0xF993fac9, V3 0xF993faca = NumPy shape semantics, V1 0xF993fac8) |
-             int32 storage type (V2/V3) | int32 ndim, int64 dims[ndim] | int32 dev_type, int32 dev_id |
-             int32 dtype flag | raw data
+    uint64 0x112 (list magic) | uint64 reserved | uint64 n | n x NDArray | uint64 m | m x (uint64
+    len, bytes name) NDArray: uint32 magic (V2 0xF993fac9, V3 0xF993faca = NumPy shape semantics, V1
+    0xF993fac8) |
+             int32 storage type (V2/V3) | int32 ndim, int64 dims[ndim] | int32 dev_type, int32
+             dev_id | int32 dtype flag | raw data
 
 Only plain binary data is read: a parameter file can never execute code (no pickle anywhere).
 """
@@ -22,8 +24,8 @@ __all__ = ["save", "load", "load_frombuffer", "DTYPE_FLAGS"]
 
 _LIST_MAGIC = 0x112
 _V1, _V2, _V3 = 0xF993FAC8, 0xF993FAC9, 0xF993FACA
-DTYPE_FLAGS = {0: "float32", 1: "float64", 2: "float16", 3: "uint8", 4: "int32", 5: "int8", 6: "int64",
-               7: "bool", 8: "int16", 9: "uint16", 10: "uint32", 11: "uint64"}
+DTYPE_FLAGS = {0: "float32", 1: "float64", 2: "float16", 3: "uint8", 4: "int32", 5: "int8",
+               6: "int64", 7: "bool", 8: "int16", 9: "uint16", 10: "uint32", 11: "uint64"}
 _FLAG_OF = {name: flag for flag, name in DTYPE_FLAGS.items()}
 
 
@@ -35,8 +37,8 @@ class _Reader:
 
     def take(self, size):
         if self.pos + size > len(self.view):
-            raise MXNetValueError(f"{self.source}: truncated NDArray file (needed {size} more bytes at offset "
-                                  f"{self.pos})")
+            raise MXNetValueError(f"{self.source}: truncated NDArray file (needed {size} more "
+                                  f"bytes at offset {self.pos})")
         chunk = self.view[self.pos:self.pos + size]
         self.pos += size
         return chunk
@@ -124,7 +126,7 @@ def load_frombuffer(buffer, source="<buffer>"):
 
 
 def _write_array(out, host, np_semantics):
-    host = numpy.array(host, order="C", copy=None)  # NOTE: ascontiguousarray would turn 0-d into 1-d
+    host = numpy.array(host, order="C", copy=None)  # NOTE: ascontiguousarray makes 0-d 1-d
     name = host.dtype.name
     if name not in _FLAG_OF:
         raise MXNetTypeError(f"cannot save dtype {name} in MXNet's NDArray format")
@@ -146,7 +148,8 @@ def _to_host(array):
 
 
 def save(fname, data, np_semantics=None):
-    """Save an array, a list of arrays or a ``{name: array}`` dict in MXNet's format (``mx.nd.save``).
+    """Save an array, a list of arrays or a ``{name: array}`` dict in MXNet's format
+    (``mx.nd.save``).
 
     ``np_semantics`` (default: True for ``mx.np`` arrays) writes V3 records that keep 0-d shapes.
     """
@@ -158,7 +161,8 @@ def save(fname, data, np_semantics=None):
     elif isinstance(data, (list, tuple)):
         names, arrays = [], list(data)
     else:
-        raise MXNetTypeError(f"save: data must be an NDArray, a list or a dict, got {type(data).__name__}")
+        raise MXNetTypeError("save: data must be an NDArray, a list or a dict, got "
+                             f"{type(data).__name__}")
     if np_semantics is None:
         np_semantics = any(isinstance(a, ndarray) for a in arrays)
     out = io.BytesIO()
@@ -170,7 +174,8 @@ def save(fname, data, np_semantics=None):
         encoded = name.encode("utf-8")
         out.write(struct.pack("<Q", len(encoded)))
         out.write(encoded)
-    # NOTE: write to a temporary file then rename, so a failed save never leaves a half-written checkpoint.
+    # NOTE: write to a temporary file then rename, so a failed save never leaves a half-written
+    # checkpoint.
     tmp = f"{fname}.tmp"
     with open(tmp, "wb") as handle:
         handle.write(out.getvalue())
@@ -187,5 +192,6 @@ def load(fname, device=None, cls=None):
     cls = cls or (ndarray if np_semantics else NDArray)
     device = Device(device) if device is not None else current_device()
     from .ndarray import array as make_array
-    values = [None if a is None else make_array(a, dtype=a.dtype, device=device, cls=cls) for a in arrays]
+    values = [None if a is None else make_array(a, dtype=a.dtype, device=device, cls=cls)
+              for a in arrays]
     return dict(zip(names, values)) if names else values

@@ -10,10 +10,12 @@ Example
 >>> ex.model.select('t')['op']
 'tanh'
 """
-from .explorer import Explorer, ExplorerModel, VIEWS, explore  # noqa: F401
-from .sources import Source  # noqa: F401
-from . import live, render  # noqa: F401
-from .magics import hybridize_cell, load_ipython_extension  # noqa: F401
+from . import live, render
+from .explorer import VIEWS, ExplorerModel, explore
+from .magics import hybridize_cell, load_ipython_extension
+from .replay import Replay, replay
+from .sources import Source
+from .widget import Explorer
 
-__all__ = ["explore", "Explorer", "ExplorerModel", "Source", "VIEWS", "live", "render",
-           "hybridize_cell", "load_ipython_extension"]
+__all__ = ["VIEWS", "Explorer", "ExplorerModel", "Replay", "Source", "explore", "hybridize_cell",
+           "live", "load_ipython_extension", "render", "replay"]

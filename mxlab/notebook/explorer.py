@@ -20,16 +20,38 @@ import html
 
 from ..base import MXNetValueError
 from ..viz import charts
-from .render import DrawOptions, build_dot, path_of, subgraph_id, svg_html, to_svg
+from . import legend
+from .layout import layout
+from .naming import derive_scopes, display_names
+from .render import (
+    DrawOptions,
+    block_path,
+    build_dot,
+    node_role,
+    subgraph_id,
+    svg_html,
+    to_svg,
+)
 from .sources import Source
 
-__all__ = ["ExplorerModel", "Explorer", "explore", "VIEWS"]
+__all__ = ["DEFAULT_MATCH_RANGE", "TABLE_CSS", "VIEWS", "ExplorerModel", "explore"]
 
 VIEWS = ("graph", "partitions", "memory", "segments", "engine")
 NO_PARTITION = ("no partition: this graph was not partitioned. Partition it with "
                 "block.hybridize(backend='default', backend_opts=...) or "
                 "mx.subgraph.partition(sym, backend, ...) and open the explorer again.")
 _KNOBS = {"match_range": None, "sum_cap": None, "recompute": False}
+#: Graphs with more nodes open with their blocks collapsed (see ExplorerModel.depth).
+AUTO_COLLAPSE_NODES = 120
+#: Rows per page of the view tables (memory plan, segments, engine events).
+PAGE_ROWS = 40
+#: The planner's matching range when none is set (NNVM_EXEC_MATCH_RANGE's default).
+DEFAULT_MATCH_RANGE = 16
+TABLE_CSS = """
+.mxlab-table td, .mxlab-table th { padding: 2px 8px; border-bottom: 1px solid #e0e0e0;
+  text-align: left; font-family: monospace; }
+.mxlab-table th { background: #f3f3f3; }
+"""
 
 
 def _table(header, rows):
@@ -38,6 +60,18 @@ def _table(header, rows):
                    for row in rows)
     return (f"<table class='mxlab-table' style='font-size:11px;border-collapse:collapse'>"
             f"<tr>{head}</tr>{body}</table>")
+
+
+def _page_of(rows, page, size):
+    """``(rows on page ``page``, a 'rows a-b of n' note)``; the page is clamped."""
+    pages = max(1, -(-len(rows) // size))
+    page = min(max(page, 0), pages - 1)
+    shown = rows[page * size:(page + 1) * size]
+    if pages == 1:
+        return shown, ""
+    note = (f"<div class='mxlab-page'>rows {page * size + 1}-{page * size + len(shown)} of "
+            f"{len(rows)} (page {page + 1} of {pages}; set the page above)</div>")
+    return shown, note
 
 
 def _fmt_shape(shape):
@@ -53,11 +87,13 @@ class ExplorerModel:
     kind : str, optional
         Graph kind to show first (default: the newest plan: backward, full or forward).
     max_nodes : int
-        Graphs with more nodes start with their top-level blocks collapsed, and at most this
-        many nodes are drawn.
+        At most this many nodes are drawn (the rest summarised in one note).
+    depth : int, optional
+        Collapse every block this many levels deep (0: none; default: 0 for graphs up to
+        ``AUTO_COLLAPSE_NODES`` nodes, else the shallowest depth showing at least 6 blocks).
     """
 
-    def __init__(self, source, kind=None, max_nodes=300):
+    def __init__(self, source, kind=None, max_nodes=300, depth=None):
         self.source = source
         self.view = "graph"
         self.kind = kind or self._default_kind()
@@ -69,22 +105,77 @@ class ExplorerModel:
         self.what_if = None
         self.log = []
         self.listeners = []
+        self._names_cache = {}
+        self.page = 0
+        self.page_rows = PAGE_ROWS
         self._fingerprint = source.fingerprint()
         self._live = self._live_state()
-        self._auto_collapse()
+        self.depth = self._default_depth() if depth is None else depth
+        self.collapsed = self._collapse_at(self.depth)
 
     # -- state -------------------------------------------------------------------------------------
     def _default_kind(self):
         kinds = self.source.kinds()
         return "full" if "full" in kinds else (kinds[-1] if kinds else "forward")
 
-    def _auto_collapse(self):
+    def _collapse_at(self, depth):
+        """Every block path ``depth`` levels deep (0: none)."""
+        if depth <= 0:
+            return set()
+        return {p[depth - 1] for p in self.block_paths().values() if len(p) >= depth}
+
+    def _default_depth(self):
+        """0 for small graphs; else the shallowest depth showing at least 6 blocks."""
+        if self.graph.indexed.num_nodes <= AUTO_COLLAPSE_NODES:
+            return 0
+        paths = list(self.block_paths().values())
+        deepest = max((len(p) for p in paths), default=0)
+        for depth in range(1, deepest + 1):
+            if len({p[depth - 1] for p in paths if len(p) >= depth}) >= 6:
+                return depth
+        return deepest
+
+    def set_depth(self, depth):
+        """Collapse every block ``depth`` levels deep (0 expands everything)."""
+        self.depth = max(0, int(depth))
+        self.collapsed = self._collapse_at(self.depth)
+        self._changed()
+
+    def block_paths(self):
+        """``{node name: block path}`` of the drawn graph, every node placed that can be
+        (parameter-free layers and backward nodes too, see :mod:`.naming`)."""
         graph = self.graph
-        if graph.indexed.num_nodes <= self.max_nodes:
-            return
-        blocks = self.source.block_paths(graph)
-        self.collapsed = {p[0] for p in (path_of(n.name, blocks) for n in graph.indexed.nodes)
-                          if p}
+        key = ("paths", id(graph))
+        if key not in self._names_cache:
+            by_name = {n.name: block_path(n.name) for n in graph.indexed.nodes}
+            by_name = {name: path for name, path in by_name.items() if path}
+            blocks = self.source.block_paths(graph)
+            # NOTE: only a Gluon block's scopes are spread to neighbours; a name prefix
+            #   (fc1_weight) says nothing about the nodes around it
+            self._names_cache[key] = derive_scopes(graph, {**by_name, **blocks}) if blocks \
+                else by_name
+        return self._names_cache[key]
+
+    def display_names(self):
+        """``{node name: name by block path}`` (see :func:`.naming.display_names`)."""
+        graph = self.graph
+        key = ("names", id(graph))
+        if key not in self._names_cache:
+            params = {}
+            if hasattr(self.source.obj, "collect_params"):
+                params = {p.var().name: k for k, p in self.source.obj.collect_params().items()}
+            self._names_cache[key] = display_names(graph, self.block_paths(), params)
+        return self._names_cache[key]
+
+    def node_choices(self):
+        """``[(label, node name)]`` for the node picker, labelled by block path and op."""
+        shown = self.display_names()
+        op = {n.nid: "var" if n.is_variable else n.op.name for n in self.graph.indexed.nodes}
+        return [(f"{shown.get(n.name, n.name)} - {op[n.nid]} ({n.name})", n.name)
+                for n in self.graph.indexed.nodes]
+
+    def node_choice(self, nid):
+        return None if nid is None else self.graph.indexed[nid].name
 
     @property
     def graph(self):
@@ -103,7 +194,7 @@ class ExplorerModel:
         if view not in VIEWS:
             raise MXNetValueError(f"explorer: unknown view '{view}'; views: {list(VIEWS)}")
         name = self._selected_name()
-        self.view = view
+        self.view, self.page = view, 0
         self.selected = {n.name: n.nid for n in self.graph.indexed.nodes}.get(name)
         self._live = self._live_state()
         self._changed()
@@ -114,7 +205,14 @@ class ExplorerModel:
     def set_kind(self, kind):
         if kind not in self.source.kinds() and kind != "forward":
             raise MXNetValueError(f"explorer: no '{kind}' graph; have {self.source.kinds()}")
-        self.kind, self.selected, self.what_if = kind, None, None
+        self.kind, self.selected = kind, None
+        self.knobs, self.what_if = dict(_KNOBS), None
+        self.collapsed = self._collapse_at(self.depth)
+        self._changed()
+
+    def set_page(self, page):
+        """Show page ``page`` (0-based) of the view's table."""
+        self.page = max(0, int(page))
         self._changed()
 
     def set_filter(self, op_filter):
@@ -122,8 +220,16 @@ class ExplorerModel:
         self._changed()
 
     def toggle_block(self, prefix):
-        """Collapse the block ``prefix`` into one box, or expand it when collapsed."""
-        self.collapsed ^= {prefix}
+        """Collapse the block ``prefix`` into one box, or expand it when collapsed (its child
+        blocks then show collapsed, so a deep model opens one level at a time)."""
+        if prefix in self.collapsed:
+            self.collapsed.discard(prefix)
+            depth = prefix.count(".") + 2
+            self.collapsed |= {p[depth - 1] for p in self.block_paths().values()
+                               if len(p) >= depth and p[depth - 2] == prefix}
+        else:
+            self.collapsed = {p for p in self.collapsed if not p.startswith(prefix + ".")}
+            self.collapsed.add(prefix)
         self._changed()
 
     def node_id(self, key):
@@ -152,16 +258,27 @@ class ExplorerModel:
     def options(self, with_selection=True):
         return DrawOptions(self.view, frozenset(self.collapsed), self.op_filter, self.max_nodes,
                            self.selected if with_selection else None, self.source.params,
-                           self.source.block_paths(self.graph), self.source.block_labels())
+                           self.block_paths(), self.source.block_labels(),
+                           self.display_names())
 
     def _plan_and_segments(self):
         if self.view == "partitions" and self.source.original is not None:
             return None, None           # NOTE: plans number the partitioned graph's entries
         if self.what_if is not None and self.what_if.kind == self.kind:
             return self.what_if.memory_plan, self.what_if.segments
-        kind = "backward" if self.kind == "full" and self.view == "segments" else self.kind
-        plan = self.source.memory_plan(self.kind)
-        return plan, self.source.segments(kind) or self.source.segments(self.kind)
+        return self.source.memory_plan(self.kind), self._segments()
+
+    def _segments(self):
+        """Segments of the drawn kind; for ``full``, its forward segments then the backward
+        plan's (both number the same gradient graph), so every view names a node's segment
+        the same way."""
+        own = list(self.source.segments(self.kind) or ())
+        if self.kind != "full" or "backward" not in self.source.kinds():
+            return own
+        backward = self.source.graph("backward")
+        if backward.indexed.num_nodes != self.graph.indexed.num_nodes:
+            return own
+        return own + list(self.source.segments("backward") or ())
 
     def extras(self):
         plan, segments = self._plan_and_segments()
@@ -174,6 +291,10 @@ class ExplorerModel:
 
     def svg(self, with_selection=True):
         return to_svg(self.dot(with_selection))
+
+    def layout_note(self):
+        """None when Graphviz drew the view; else what the drawing left out and why."""
+        return layout(self.dot(with_selection=False)).fallback
 
     def details(self, nid=None):
         """Everything known about node ``nid`` (default: the selected one) as a dict."""
@@ -217,8 +338,8 @@ class ExplorerModel:
                 for io, group in (("in", info["inputs"]), ("out", info["outputs"]))
                 for r in group]
         seg = info["segment"]
-        facts = [f"<b>{html.escape(info['name'])}</b> ({html.escape(info['op'])}, node "
-                 f"#{info['nid']})",
+        facts = [(f"<b>{html.escape(info['name'])}</b> ({html.escape(info['op'])}, node "
+                  f"#{info['nid']})"),
                  "attrs: " + html.escape(", ".join(f"{k}={v}" for k, v in info["attrs"].items())
                                          or "none"),
                  "segment: " + ("none" if seg is None else
@@ -243,6 +364,13 @@ class ExplorerModel:
             last = replans[-1]
             text += (f"<br>re-plans: {len(replans)} (last: {html.escape(last.trigger)}: "
                      f"{html.escape(last.detail)})")
+        note = self.layout_note()
+        if note:
+            text += f"<br><span class='mxlab-layout-note' style='color:#d62728'>layout: " \
+                    f"{html.escape(note)}</span>"
+        if self.what_if is not None:
+            text += (f"<br><b>what-if re-plan active</b>: {html.escape(self.knob_text())} "
+                     "(reset knobs to see the object's own plan)")
         if self.log:
             text += "<br><span style='color:#d62728'>" + html.escape(self.log[-1]) + "</span>"
         return text
@@ -250,6 +378,32 @@ class ExplorerModel:
     def panel_html(self):
         """The view's panel below the graph (tables and charts)."""
         return getattr(self, f"_panel_{self.view}")()
+
+    def legend_html(self):
+        """What the colours, borders and edges of the current view mean."""
+        graph = self.graph
+        roles = {node_role(graph, n.nid, self.source.params) for n in graph.indexed.nodes}
+        if self.view == "memory":
+            plan, _ = self._plan_and_segments()
+            if plan is not None:
+                return legend.memory_legend(e.storage_id for e in plan.entries)
+        if self.view == "partitions":
+            part = self.source.partition(graph)
+            if part is not None:
+                return legend.group_legend("subgraphs", {i: f"subgraph {i}: {n}" for i, n in
+                                                         enumerate(part.nodes)},
+                                           "red edge: crosses a subgraph boundary; red dashed "
+                                           "border: excluded by the cycle check")
+        if self.view == "segments":
+            _, segments = self._plan_and_segments()
+            if segments:
+                return legend.group_legend("bulk segments", {i: f"segment {i} ({s.part})"
+                                                             for i, s in enumerate(segments)})
+        text = legend.role_legend(roles)
+        if self.view == "engine":
+            text += legend.note("node label: last run time (set cached_op.time_nodes = True); "
+                                "reads/writes as v<var>@<version>")
+        return text
 
     def _panel_graph(self):
         passes = [p.name for p in self.graph.pass_log]
@@ -276,9 +430,11 @@ class ExplorerModel:
                 for e in plan.entries]
         header = ("eid", "node", "shape", "dtype", "bytes", "storage id", "in-place source",
                   "request")
-        note = " (what-if re-plan)" if self.what_if is not None else ""
+        note = f" (what-if re-plan: {self.knob_text()})" if self.what_if is not None else ""
+        rows, page_note = _page_of(rows, self.page, self.page_rows)
         return (f"naive {plan.naive_bytes} B vs planned {plan.planned_bytes} B{note}"
-                + _table(header, rows) + charts.figure_html(charts.lifetime_chart(plan)))
+                + _table(header, rows) + page_note
+                + self._chart(("lifetimes", id(plan)), lambda: charts.lifetime_chart(plan)))
 
     def _panel_segments(self):
         _, segments = self._plan_and_segments()
@@ -286,25 +442,38 @@ class ExplorerModel:
             return "<i>No bulk segments yet: call the op first.</i>"
         rows = [(i, s.part, len(s.nodes), ", ".join(s.names), s.reason, s.bulk)
                 for i, s in enumerate(segments)]
-        return _table(("segment", "part", "nodes", "members", "ended by", "bulk"), rows)
+        rows, page_note = _page_of(rows, self.page, self.page_rows)
+        return _table(("segment", "part", "nodes", "members", "ended by", "bulk"),
+                      rows) + page_note
 
     def engine_events(self):
-        """Engine events of this graph's ops (or, when none, the newest 200 events)."""
+        """Engine events of this graph's ops (none when it has not run: never other cells')."""
         from ..engine import event_log
-        events = event_log.events()
+        # NOTE: by node name only: an op name (tanh) also matches other cells' imperative ops
         names = [n.name for n in self.graph.indexed.nodes]
-        names += [n.op.name for n in self.graph.indexed.nodes if not n.is_variable]
-        mine = charts.engine_events_for(events, names)
-        return mine if mine else events[-200:]
+        return charts.engine_events_for(event_log.events(), names)
 
     def _panel_engine(self):
         events = self.engine_events()
-        rows = [(e.seq, e.name, e.thread, " ".join(f"v{v}@{k}" for v, k in e.reads),
-                 " ".join(f"v{v}@{k}" for v, k in e.writes), f"{e.duration * 1e6:.1f}")
-                for e in events[-30:]]
+        if not events:
+            return ("<i>No engine events for this graph yet: run it (call the CachedOp or "
+                    "block, or bind and run the Symbol) and the view fills in.</i>")
+        rows = [(e.seq, e.name, e.thread, charts.versions_text(e.reads),
+                 charts.versions_text(e.writes), f"{e.duration * 1e6:.1f}")
+                for e in reversed(events)]
+        rows, page_note = _page_of(rows, self.page, self.page_rows)
         return (_table(("seq", "op", "thread", "reads (var@version)", "writes", "us"), rows)
-                + charts.figure_html(charts.version_chart(events))
-                + charts.figure_html(charts.gantt_chart(events)))
+                + page_note + self._chart(("engine", events[-1].seq, len(events)),
+                                          lambda: charts.engine_charts(events)))
+
+    def _chart(self, key, build):
+        """A chart's ``<img>``, drawn once per key (a plan, an event range): matplotlib takes
+        most of a view switch otherwise."""
+        if key not in self._names_cache:
+            figures = build()
+            figures = figures if isinstance(figures, tuple) else (figures,)
+            self._names_cache[key] = "".join(charts.figure_html(f) for f in figures)
+        return self._names_cache[key]
 
     # -- live --------------------------------------------------------------------------------------
     def replan(self, **knobs):
@@ -318,6 +487,19 @@ class ExplorerModel:
         self.what_if = self.source.replan(self.kind, **self.knobs)
         self._changed()
         return self.what_if.memory_plan
+
+    def reset_knobs(self):
+        """Drop the what-if: planner knobs back to their defaults, the object's own plan shown."""
+        self.knobs, self.what_if = dict(_KNOBS), None
+        self._changed()
+
+    def knob_text(self):
+        """The planner knobs in force, e.g. ``match_range=0, sum_cap=default, recompute=on``."""
+        match = self.knobs["match_range"]
+        return (f"match_range={DEFAULT_MATCH_RANGE if match is None else match}"
+                f"{'' if match is not None else ' (default)'}, "
+                f"sum_cap={self.knobs['sum_cap'] or 'none'}, "
+                f"recompute={'on' if self.knobs['recompute'] else 'off'}")
 
     def _live_state(self):
         """What the views draw beyond the source: the newest partition and, in the Engine view,
@@ -351,177 +533,15 @@ class ExplorerModel:
         return True
 
     def static_html(self):
-        return (f"<div class='mxlab-explorer'><style>{_TABLE_CSS}</style>"
+        return (f"<div class='mxlab-explorer'><style>{TABLE_CSS}</style>"
                 f"<div>{self.summary_html()}</div>"
-                f"{svg_html(self.svg())}<div>{self.details_html()}</div>"
+                f"{svg_html(self.svg())}<div>{self.legend_html()}</div>"
+                f"<div>{self.details_html()}</div>"
                 f"<div>{self.panel_html()}</div></div>")
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         return {"text/html": self.static_html(), "image/svg+xml": self.svg(),
                 "text/plain": f"<ExplorerModel {self.kind} graph, view {self.view}>"}
-
-
-_CANVAS_JS = """
-function render({ model, el }) {
-  const box = document.createElement("div");
-  box.className = "mxlab-canvas";
-  box.style.maxHeight = "560px";
-  box.style.overflow = "auto";
-  const draw = () => {
-    box.innerHTML = model.get("svg");
-    box.querySelectorAll("g.node").forEach((g) => {
-      const title = g.querySelector("title");
-      const key = title ? title.textContent : "";
-      g.style.cursor = "pointer";
-      g.classList.toggle("mxlab-selected", key === model.get("selected"));
-      g.addEventListener("click", () => {
-        model.set("selected", key);
-        model.save_changes();
-      });
-    });
-  };
-  model.on("change:svg", draw);
-  model.on("change:selected", draw);
-  draw();
-  el.appendChild(box);
-}
-export default { render };
-"""
-_TABLE_CSS = """
-.mxlab-table td, .mxlab-table th { padding: 2px 8px; border-bottom: 1px solid #e0e0e0;
-  text-align: left; font-family: monospace; }
-.mxlab-table th { background: #f3f3f3; }
-"""
-_CANVAS_CSS = _TABLE_CSS + """
-.mxlab-selected polygon, .mxlab-selected ellipse, .mxlab-selected path {
-  stroke: #d62728 !important; stroke-width: 3px !important; }
-"""
-
-
-def _block(text):
-    """``text`` in a div with normal line height (ipywidgets' HTML uses the widget height)."""
-    return f"<style>{_TABLE_CSS}</style><div style='line-height:1.4'>{text}</div>"
-
-
-def _canvas_class():
-    import anywidget
-    import traitlets
-
-    class GraphCanvas(anywidget.AnyWidget):
-        """SVG of a graph; clicking a node sets ``selected`` to its DOT id (``n<nid>``)."""
-        _esm = _CANVAS_JS
-        _css = _CANVAS_CSS
-        svg = traitlets.Unicode("").tag(sync=True)
-        selected = traitlets.Unicode("").tag(sync=True)
-
-    return GraphCanvas
-
-
-class Explorer:
-    """The explorer widget (ipywidgets); ``model`` is its :class:`ExplorerModel`.
-
-    Use :func:`explore` to make one. ``widget`` is the ipywidgets box shown in the notebook.
-    """
-
-    def __init__(self, model):
-        import ipywidgets as w
-        self.model = model
-        self._syncing = False
-        self.views = w.ToggleButtons(options=[v.capitalize() for v in VIEWS], value="Graph")
-        self.kind = w.Dropdown(options=model.source.kinds() or ["forward"], value=model.kind,
-                               description="graph", layout=w.Layout(width="180px"))
-        self.picker = w.Dropdown(options=self._names(), value=None, description="node",
-                                 layout=w.Layout(width="280px"))
-        self.filter = w.Text(value="", placeholder="filter by op", layout=w.Layout(width="150px"))
-        self.canvas = _canvas_class()(svg=model.svg(with_selection=False))
-        self.header = w.HTML(model.summary_html())
-        self.info = w.HTML(model.details_html())
-        self.panel = w.HTML(model.panel_html())
-        self.knobs = self._knob_widgets(w)
-        controls = w.HBox([self.kind, self.picker, self.filter])
-        self.widget = w.VBox([self.header, self.views, controls, self.knobs, self.canvas,
-                              self.info, self.panel])
-        self._wire()
-        model.listeners.append(self._update)
-        self._update(model)
-
-    def _knob_widgets(self, w):
-        self.match_range = w.BoundedIntText(value=16, min=0, max=1024, description="match range",
-                                            style={"description_width": "initial"},
-                                            layout=w.Layout(width="200px"))
-        self.sum_cap = w.BoundedIntText(value=0, min=0, max=1024, description="sum cap",
-                                        style={"description_width": "initial"},
-                                        layout=w.Layout(width="200px"))
-        self.recompute = w.Checkbox(value=False, description="mirror / recompute")
-        return w.HBox([self.match_range, self.sum_cap, self.recompute])
-
-    def _wire(self):
-        m = self.model
-        self._on(self.views, lambda view: m.set_view(view.lower()))
-        self._on(self.kind, m.set_kind)
-        self._on(self.filter, m.set_filter, allow_empty=True)
-        self._on(self.picker, m.select)
-        self._on(self.canvas, self._clicked, name="selected")
-        for knob in (self.match_range, self.sum_cap, self.recompute):
-            self._on(knob, lambda _: self._replan(), allow_empty=True)
-
-    def _on(self, widget, action, name="value", allow_empty=False):
-        """Call ``action(new value)`` on user changes only (not while :meth:`_update` syncs
-        the widgets to the model, e.g. new Dropdown options resetting the value)."""
-        def handler(change):
-            if self._syncing or (not allow_empty and change["new"] in (None, "")):
-                return
-            action(change["new"])
-        widget.observe(handler, names=name)
-
-    def _clicked(self, key):
-        try:
-            self.model.select(key)
-        except MXNetValueError as exc:
-            self.model.log.append(str(exc))
-            self._update(self.model)
-
-    def _replan(self):
-        try:
-            self.model.replan(match_range=self.match_range.value,
-                              sum_cap=self.sum_cap.value or None,
-                              recompute=self.recompute.value)
-        except Exception as exc:  # noqa: BLE001  (shown in the widget, never raised into a cell)
-            self.model.log.append(f"re-plan failed: {type(exc).__name__}: {exc}")
-            self._update(self.model)
-
-    def _names(self):
-        return [n.name for n in self.model.graph.indexed.nodes]
-
-    def _update(self, model):
-        self._syncing = True
-        try:
-            self._sync(model)
-        finally:
-            self._syncing = False
-
-    def _sync(self, model):
-        self.header.value = _block(model.summary_html())
-        self.canvas.svg = model.svg(with_selection=False)
-        selected = "" if model.selected is None else f"n{model.selected}"
-        self.canvas.selected = selected
-        if self.kind.options != tuple(model.source.kinds() or ["forward"]):
-            self.kind.options = model.source.kinds() or ["forward"]
-        names = self._names()
-        if list(self.picker.options) != names:
-            self.picker.options = names
-        name = model._selected_name()
-        if self.picker.value != name:
-            self.picker.value = name
-        self.knobs.layout.display = "" if model.view == "memory" else "none"
-        self.info.value = _block(model.details_html())
-        self.panel.value = _block(model.panel_html())
-
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude) or {}
-        bundle = dict(bundle)
-        bundle.update(self.model._repr_mimebundle_())
-        return bundle
 
 
 def explore(obj, kind=None, shapes=None, dtypes=None, partition=None, original=None,
@@ -552,6 +572,7 @@ def explore(obj, kind=None, shapes=None, dtypes=None, partition=None, original=N
     >>> ex.model.set_view('memory')
     """
     from . import live
+    from .widget import Explorer
     model = ExplorerModel(Source(obj, shapes, dtypes, partition, original), kind, max_nodes)
     explorer = Explorer(model)
     live.track(model)

@@ -16,8 +16,17 @@ False
 """
 import weakref
 
-__all__ = ["track", "enable", "disable", "is_enabled", "refresh_all", "tracked", "EngineView",
-           "engine_view", "close_engine_view"]
+__all__ = [
+    "EngineView",
+    "close_engine_view",
+    "disable",
+    "enable",
+    "engine_view",
+    "is_enabled",
+    "refresh_all",
+    "track",
+    "tracked",
+]
 
 _MODELS = weakref.WeakSet()
 _STATE = {"shell": None, "engine_view": None}
@@ -99,10 +108,11 @@ class EngineView:
             return False
         self._seen = seen
         rows = "".join(f"<tr><td>{e.seq}</td><td>{e.name}</td><td>{e.thread}</td>"
-                       f"<td>{e.reads}</td><td>{e.writes}</td></tr>" for e in events[-10:])
+                       f"<td>{charts.versions_text(e.reads)}</td>"
+                       f"<td>{charts.versions_text(e.writes)}</td></tr>" for e in events[-10:])
         self.html = (f"<div class='mxlab-engine'><b>engine</b>: {len(events)} recent events"
                      f"<table style='font-size:11px'><tr><th>seq</th><th>op</th><th>thread</th>"
-                     f"<th>reads (var, version)</th><th>writes</th></tr>{rows}</table>"
+                     f"<th>reads (var@version)</th><th>writes</th></tr>{rows}</table>"
                      + charts.figure_html(charts.version_chart(events))
                      + charts.figure_html(charts.gantt_chart(events)) + "</div>")
         if self.widget is not None:

@@ -11,13 +11,20 @@ the namespace; outputs are the names the cell assigns and does not read again. R
 cell (same ``--name``) keeps the CachedOp, so new shapes show as a re-plan. An error in the body
 is reported with the cell line, not a framework traceback.
 """
+import argparse
 import ast
 import shlex
 import time
 
 from ..base import MXNetError, MXNetValueError
 
-__all__ = ["load_ipython_extension", "hybridize_cell", "HybridizeCellError", "CELL_FILENAME"]
+__all__ = [
+    "CELL_FILENAME",
+    "HybridizeCellError",
+    "HybridizeUsageError",
+    "hybridize_cell",
+    "load_ipython_extension",
+]
 
 CELL_FILENAME = "<hybridize cell>"
 _OPS = {}
@@ -30,22 +37,36 @@ class HybridizeCellError(MXNetError):
         return [f"\x1b[31m{type(self).__name__}\x1b[0m: {self}"]
 
 
-def _parse(line):
-    import argparse
-    parser = argparse.ArgumentParser(prog="%%hybridize", add_help=False)
+class HybridizeUsageError(HybridizeCellError, MXNetValueError):
+    """A bad ``%%hybridize`` option: shown as one line with the usage, no traceback."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of printing to stderr and exiting."""
+
+    def error(self, message):
+        usage = " ".join(self.format_usage().split())
+        raise HybridizeUsageError(f"%%hybridize: {message}; {usage}")
+
+
+def _parser():
+    parser = _Parser(prog="%%hybridize", add_help=False)
     parser.add_argument("--static-alloc", action="store_true")
     parser.add_argument("--static-shape", action="store_true")
-    parser.add_argument("--backend", default=None)
-    parser.add_argument("--name", default="F")
-    parser.add_argument("--inputs", default=None)
+    parser.add_argument("--backend", metavar="NAME", default=None)
+    parser.add_argument("--name", metavar="F", default="F")
+    parser.add_argument("--inputs", metavar="a,b", default=None)
     parser.add_argument("--bench", action="store_true")
     parser.add_argument("--no-display", action="store_true")
+    return parser
+
+
+def _parse(line):
     try:
-        return parser.parse_args(shlex.split(line))
-    except SystemExit:
-        raise MXNetValueError(f"%%hybridize: bad arguments '{line}'; usage: %%hybridize "
-                              "[--static-alloc] [--static-shape] [--backend NAME] [--name F] "
-                              "[--inputs a,b] [--bench]") from None
+        words = shlex.split(line)
+    except ValueError as exc:
+        raise HybridizeUsageError(f"%%hybridize: cannot split '{line}': {exc}") from None
+    return _parser().parse_args(words)
 
 
 def _names_used(tree):
@@ -96,7 +117,8 @@ def _short_error(exc, body):
 def _trace(body, code, namespace, input_names):
     """Symbol traced from ``body`` with the named arrays as variables; returns (symbol,
     output names)."""
-    from .. import autograd, dc, symbol
+    from .. import autograd, symbol
+    from .. import deferred_compute as dc
     from ..ndarray.ndarray import ndarray
     arrays = [namespace[n].detach() for n in input_names]
     variables = [symbol.var(n) for n in input_names]
@@ -221,7 +243,8 @@ def load_ipython_extension(ipython):
     @register_cell_magic("hybridize")
     def hybridize_magic(line, cell):
         """%%hybridize [--static-alloc] [--static-shape] [--backend NAME] [--name F]
-        [--inputs a,b] [--bench]: trace the cell into a CachedOp and explore it."""
+        [--inputs a,b] [--bench] [--no-display]: trace the cell into a CachedOp and explore
+        it."""
         hybridize_cell(line, cell, ipython.user_ns, display)
 
     @register_line_magic("mx_live")

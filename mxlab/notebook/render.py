@@ -1,10 +1,10 @@
 """DOT building and SVG layout for the graph explorer.
 
 :func:`build_dot` turns a :class:`~mxlab.graph.graph.Graph` plus what a view adds (memory plan,
-segments, partition, run times) into Graphviz DOT text; :func:`to_svg` lays it out, in-process with
-pygraphviz (its wheels bundle Graphviz) when no ``dot`` binary is installed. Node ids in the DOT
-text are ``n<nid>`` (collapsed blocks ``c<k>``); Graphviz writes them as each SVG node's
-``<title>``, which is how a click in the browser names the node.
+segments, partition, run times) into Graphviz DOT text; :func:`to_svg` lays it out in a Graphviz
+worker process (:mod:`.layout`; a crash or timeout there shows :mod:`.fallback`'s simple
+drawing). Node ids in the DOT text are ``n<nid>`` (collapsed blocks ``c<k>``); Graphviz writes
+them as each SVG node's ``<title>``, which is how a click in the browser names the node.
 
 Large graphs stay drawable: block prefixes can be collapsed into one box, nodes filtered by op
 name, and at most ``max_nodes`` nodes are drawn (the rest summarised in one note node).
@@ -18,20 +18,27 @@ Example
 >>> print(dot.splitlines()[5])
   n1 [label="t\\ntanh" shape=box fillcolor="#bebada" tooltip="t" id="n1" peripheries=2]
 """
-import contextlib
+import colorsys
 import dataclasses
-import functools
 import html
-import os
 import re
-import shutil
-import sys
-import warnings
 
-from ..base import MXNetRuntimeError
+from ..viz.charts import svg_img
 
-__all__ = ["DrawOptions", "build_dot", "to_svg", "node_role", "block_path", "palette_color",
-           "visible_nodes", "subgraph_id", "path_of", "svg_html", "quiet_layout", "WEIGHT_SUFFIXES"]
+__all__ = [
+    "WEIGHT_SUFFIXES",
+    "DrawOptions",
+    "block_path",
+    "build_dot",
+    "node_role",
+    "palette_color",
+    "path_of",
+    "subgraph_id",
+    "svg_html",
+    "svg_img",
+    "to_svg",
+    "visible_nodes",
+]
 
 #: Variable names MXNet's visualization treats as weights (hidden by ``hide_weights``).
 WEIGHT_SUFFIXES = ("_weight", "_bias", "_beta", "_gamma", "_moving_var", "_moving_mean",
@@ -48,8 +55,19 @@ _PALETTE = ("#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462", "#
 
 
 def palette_color(i):
-    """A qualitative colour for id ``i`` (storage id, subgraph id, segment); grey for None/-k."""
-    return "#eeeeee" if i is None or i < 0 else _PALETTE[i % len(_PALETTE)]
+    """A colour for id ``i`` (storage id, subgraph id, segment); grey for None/-k.
+
+    The first ids take a qualitative palette; later ones step the hue by the golden angle and
+    cycle three lightness levels, so hundreds of storage blocks keep distinct colours.
+    """
+    if i is None or i < 0:
+        return "#eeeeee"
+    if i < len(_PALETTE):
+        return _PALETTE[i]
+    hue = (i * 137.508) % 360 / 360
+    light = (0.80, 0.70, 0.88)[i % 3]
+    red, green, blue = colorsys.hls_to_rgb(hue, light, 0.65)
+    return "#{:02x}{:02x}{:02x}".format(*(round(c * 255) for c in (red, green, blue)))
 
 
 @dataclasses.dataclass
@@ -64,6 +82,7 @@ class DrawOptions:
     params: frozenset = frozenset()
     blocks: dict = dataclasses.field(default_factory=dict)
     block_labels: dict = dataclasses.field(default_factory=dict)
+    display: dict = dataclasses.field(default_factory=dict)
 
 
 def path_of(name, blocks):
@@ -93,16 +112,7 @@ def node_role(graph, nid, params=frozenset()):
         return "copy"
     if node.subgraphs:
         return "subgraph"
-    return "backward" if nid >= num_forward_nodes(graph) else "op"
-
-
-def num_forward_nodes(graph):
-    """Node ids below this are the forward part (gradient graphs put forward nodes first)."""
-    cached = graph.attrs.get("_nb_num_forward")
-    if cached is None:
-        from ..executor.planning import num_forward_nodes as count
-        cached = graph.attrs["_nb_num_forward"] = count(graph)
-    return cached
+    return "backward" if nid >= graph.num_forward_nodes else "op"
 
 
 def block_path(name):
@@ -160,9 +170,9 @@ def _esc(text):
     return str(text).replace("\\", "\\\\").replace('"', '\\"')
 
 
-def _node_label(graph, nid, role, extra_line):
+def _node_label(graph, nid, role, extra_line, display=None):
     node = graph.indexed[nid].node
-    lines = [node.name]
+    lines = [(display or {}).get(node.name, node.name)]
     if node.op is not None:
         lines.append(node.op.name)
     tag = {"head_grad": "head gradient", "sum_grad": "sum_grad", "copy": "_copy",
@@ -288,14 +298,15 @@ def build_dot(graph, options=None, **extras):
     shown, folded, left_out = visible_nodes(graph, options)
     shown_set = set(shown)
     colors = _Colors(graph, options.view, extras)
-    outputs = set(idx.node_of_entry(e) for e in idx.outputs)
+    outputs = {idx.node_of_entry(e) for e in idx.outputs}
     excluded = _excluded_names(extras.get("partition"))
 
     def node_line(nid):
         role = node_role(graph, nid, options.params)
         fill, extra = colors.node(nid, role)
         shape = "ellipse" if idx[nid].is_variable else "box"
-        attrs = f'label="{_node_label(graph, nid, role, extra)}" shape={shape} fillcolor="{fill}"'
+        label = _node_label(graph, nid, role, extra, options.display)
+        attrs = f'label="{label}" shape={shape} fillcolor="{fill}"'
         attrs += f' tooltip="{_esc(idx[nid].name)}" id="n{nid}"'
         if nid in outputs:
             attrs += " peripheries=2"
@@ -310,8 +321,8 @@ def build_dot(graph, options=None, **extras):
 
     lines = [f'digraph "{_esc(options.view)}" {{',
              '  graph [rankdir=TB fontname="Helvetica" fontsize=10 nodesep=0.25 ranksep=0.35]',
-             '  node [style="rounded,filled" fontname="Helvetica" fontsize=10 margin="0.08,0.03"'
-             ' height=0.3]',
+             ('  node [style="rounded,filled" fontname="Helvetica" fontsize=10 '
+              'margin="0.08,0.03" height=0.3]'),
              '  edge [fontname="Helvetica" fontsize=8 arrowsize=0.6 color="#555555"]']
     groups, label_of = _groups(options.view, graph, shown, extras)
     if groups is not None:
@@ -373,50 +384,15 @@ def _edge_label(graph, eid):
     return f'label="{"x".join(str(d) for d in shapes[eid])}"'
 
 
-@functools.lru_cache(maxsize=64)
 def to_svg(dot):
-    """Lay ``dot`` out as SVG text: the ``dot`` binary when installed, else pygraphviz."""
-    if shutil.which("dot"):
-        import graphviz
-        svg = graphviz.Source(dot).pipe(format="svg", encoding="utf-8")
-    else:
-        svg = _pygraphviz_svg(dot)
-    return svg[svg.find("<svg"):]
-
-
-def _pygraphviz_svg(dot):
-    try:
-        import pygraphviz
-    except ImportError:
-        raise MXNetRuntimeError("drawing a graph needs Graphviz: install pygraphviz "
-                                "(`pip install pygraphviz`) or the `dot` binary") from None
-    with quiet_layout():
-        return pygraphviz.AGraph(string=dot).draw(format="svg", prog="dot").decode("utf-8")
-
-
-@contextlib.contextmanager
-def quiet_layout():
-    """Silence Graphviz's C-level stderr (label-size and fontconfig warnings) during a layout.
-
-    NOTE: they are written to file descriptor 2 by the bundled C libraries, so Python's
-    ``warnings`` cannot filter them; without this they land in notebook cells.
-    """
-    sys.stderr.flush()
-    saved = os.dup(2)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, 2)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(devnull)
+    """Lay ``dot`` out as SVG text in a Graphviz worker process (see :mod:`.layout`); when
+    Graphviz crashes, errs or times out, the simple layered drawing that says so."""
+    from .layout import layout
+    return layout(dot).svg
 
 
 def svg_html(svg, caption=""):
-    """The SVG in a scrollable box (the static HTML fallback)."""
+    """The SVG as an image in a scrollable box (the static HTML fallback)."""
     cap = f"<div style='font:12px sans-serif;color:#555'>{html.escape(caption)}</div>"
-    return (f"<div class='mxlab-graph' style='max-height:600px;overflow:auto'>{svg}</div>"
-            + (cap if caption else ""))
+    return (f"<div class='mxlab-graph' style='max-height:600px;overflow:auto'>"
+            f"{svg_img(svg)}</div>" + (cap if caption else ""))

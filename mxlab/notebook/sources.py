@@ -3,7 +3,8 @@
 :class:`Source` wraps a CachedOp (or anything with its inspection API: ``forward_graph``,
 ``memory_plan(kind)``, ``segments(kind)``, ``replan_log``), a HybridBlock (its CachedOp, or its
 traced graph before the first hybridized call) or a Symbol (planned here when ``shapes`` are
-given). It only reads: nothing here changes the inspected object.
+given). It only reads, and only public names (``CachedOp.plans``, ``HybridBlock.cached_op``,
+``Symbol.graph``, ``Node.scope``, ...): nothing here changes the inspected object.
 
 Example
 -------
@@ -14,6 +15,7 @@ Example
 """
 from ..base import MXNetTypeError, MXNetValueError
 from ..graph.graph import Graph
+from ..symbol.symbol import Symbol
 
 __all__ = ["Source", "KIND_ORDER"]
 
@@ -26,8 +28,8 @@ def _is_cached_op(obj):
 
 def _executor_plan(obj):
     """The jointly planned graph of a GraphExecutor (``Symbol.bind``), else None."""
-    planned = getattr(obj, "_planned", None)
-    return planned if hasattr(planned, "memory_plan") and hasattr(planned, "segments") else None
+    plans = None if _is_cached_op(obj) else getattr(obj, "plans", None)
+    return plans.get("joint") if plans is not None else None
 
 
 class Source:
@@ -47,7 +49,7 @@ class Source:
 
     def __init__(self, obj, shapes=None, dtypes=None, partition=None, original=None):
         self.obj = obj
-        self.original = None if original is None else Graph(list(original._outputs))
+        self.original = None if original is None else original.graph
         self.title = type(obj).__name__
         self._symbol_plans = {}
         self._partition = partition
@@ -56,7 +58,7 @@ class Source:
         if hasattr(obj, "collect_params") and hasattr(obj, "hybridize"):
             self._block = obj
             self.params = frozenset(p.var().name for p in obj.collect_params().values())
-        elif not (_is_cached_op(obj) or _executor_plan(obj) or hasattr(obj, "_outputs")):
+        elif not (_is_cached_op(obj) or _executor_plan(obj) or isinstance(obj, Symbol)):
             raise MXNetTypeError(f"explore: cannot inspect a {type(obj).__name__}; give a "
                                  "CachedOp, HybridBlock, Symbol or executor")
         if shapes:
@@ -68,21 +70,24 @@ class Source:
         """The CachedOp-like object, or None (a Symbol, a block not hybridized/called yet)."""
         if _is_cached_op(self.obj):
             return self.obj
-        op = getattr(self._block, "_cached_op", None)
+        op = getattr(self._block, "cached_op", None)
         return op if _is_cached_op(op) else None
 
     @property
     def symbol(self):
         if self._block is not None:
-            graph = getattr(self._block, "_cached_graph", None)
-            return graph[1] if graph else None
-        return getattr(self.obj, "symbol", getattr(self.obj, "_symbol", self.obj))
+            return self._block.traced_symbol
+        return getattr(self.obj, "symbol", self.obj)
+
+    def _op_plans(self):
+        op = self.cached_op
+        return {} if op is None else getattr(op, "plans", {})
 
     def kinds(self):
         """Graph kinds available now (forward, full, backward) in display order."""
-        op = self.cached_op
-        if op is not None and getattr(op, "_plans", None):
-            return [k for k in KIND_ORDER if k in op._plans]
+        plans = self._op_plans()
+        if plans:
+            return [k for k in KIND_ORDER if k in plans]
         if _executor_plan(self.obj) is not None:
             return ["joint"]
         if self._symbol_plans:
@@ -101,15 +106,14 @@ class Source:
         if sym is None:
             raise MXNetValueError("explore: nothing traced yet; call the block once (after "
                                   "hybridize()) or give a Symbol")
-        return Graph(list(sym._outputs))
+        return sym.graph
 
     def _planned(self, kind):
         executor = _executor_plan(self.obj)
         if executor is not None:
             return executor if kind == executor.kind else None
-        op = self.cached_op
-        if op is not None:
-            return getattr(op, "_plans", {}).get(kind)
+        if self.cached_op is not None:
+            return self._op_plans().get(kind)
         return self._symbol_plans.get(kind)
 
     def memory_plan(self, kind="forward"):
@@ -143,9 +147,10 @@ class Source:
         return part
 
     def block_paths(self, graph):
-        """``{node name: block path}`` from a HybridBlock's structured parameter names
-        (``dense0.weight`` -> ``['dense0']``); an op takes the block of the parameters it
-        reads. Empty for other objects (names carry their own prefixes there)."""
+        """``{node name: block path}`` of a HybridBlock's graph: an op takes the blocks it was
+        traced in (``Node.scope``), else those of the parameters it reads; a parameter the
+        blocks of its structured name (``dense0.weight`` -> ``['dense0']``). Empty for other
+        objects (names carry their own prefixes there)."""
         if self._block is None:
             return {}
         params = {}
@@ -155,25 +160,26 @@ class Source:
         paths = dict(params)
         for n in graph.indexed.nodes:
             owners = [params[e.node.name] for e in n.node.inputs if e.node.name in params]
-            if owners and not n.is_variable:
+            if n.node.scope:
+                paths[n.name] = [path for path, _ in n.node.scope]
+            elif owners and not n.is_variable:
                 paths[n.name] = owners[0]
         return {name: path for name, path in paths.items() if path}
 
     def block_labels(self):
-        """``{block path: "path: ClassName"}`` for the cluster titles of a HybridBlock."""
-        labels, stack = {}, [("", self._block)] if self._block is not None else []
-        while stack:
-            prefix, block = stack.pop()
-            for name, child in getattr(block, "_children", {}).items():
-                path = f"{prefix}.{name}" if prefix else name
-                labels[path] = f"{path}: {type(child).__name__}"
-                stack.append((path, child))
+        """``{block path: "path: ClassName"}`` for the cluster titles of a HybridBlock (from the
+        scopes its traced nodes recorded)."""
+        kinds = self.kinds() if self._block is not None else []
+        labels = {}
+        for n in self.graph(kinds[0]).indexed.nodes if kinds else ():
+            for path, block_type in n.node.scope:
+                labels[path] = f"{path}: {block_type}"
         return labels
 
     def fingerprint(self):
         """Changes when the object re-planned or was traced (live refresh compares it)."""
         op = self.cached_op
-        plans = tuple(id(p) for p in getattr(op, "_plans", {}).values()) if op else ()
+        plans = tuple(id(p) for p in self._op_plans().values())
         return (id(op), len(self.replan_log), plans, id(self.symbol))
 
     # -- planning a bare symbol, and what-if re-plans ---------------------------------------------
@@ -188,7 +194,7 @@ class Source:
             raise MXNetValueError(f"explore: shapes missing for inputs {missing}")
         from ..executor.planning import infer_graph, plan_graph
         dtypes = {n: dtypes.get(n, "float32") for n in names}
-        forward = infer_graph(Graph(list(sym._outputs)), shapes, dtypes)
+        forward = infer_graph(sym.graph, shapes, dtypes)
         self._symbol_plans = {"forward": plan_graph(forward, "forward")}
 
     def replan(self, kind, match_range=None, sum_cap=None, recompute=False):
@@ -212,10 +218,6 @@ class Source:
         dtypes = {idx[n].name: base.attrs["dtype"][idx.node_row_ptr[n]] for n in idx.input_nodes}
         xs = [idx[n].name for n in idx.input_nodes if n not in idx.mutable_input_nodes]
         full = gradient_graph(base, xs, recompute=recompute, sum_cap=sum_cap)
-        idx_out = base.indexed.outputs
-        for node, eid in zip(full.attrs.get("head_grad_nodes", []), idx_out):
-            shapes[node.name] = base.attrs["shape"][eid]
-            dtypes[node.name] = base.attrs["dtype"][eid]
         return plan_graph(infer_graph(full, shapes, dtypes), kind, match_range=match_range)
 
     def _inferred_forward(self, full):

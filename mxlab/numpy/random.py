@@ -9,9 +9,9 @@ Example
 (2, 2)
 """
 
-from ..base import MXNetValueError
 from ..ndarray.ndarray import ndarray
-from ..ops.random import check_randint, reject_array_params, sample
+from ..ndarray.random import bernoulli_into, reject_array_params, sample
+from ..ops.random import check_randint
 
 __all__ = ["uniform", "normal", "randint", "rand", "randn", "shuffle", "bernoulli"]
 
@@ -80,18 +80,7 @@ def randn(*size, **kwargs):
 def bernoulli(prob=None, logit=None, size=None, dtype=None, ctx=None, device=None, out=None):
     """1 with probability ``prob`` (or ``sigmoid(logit)``), else 0 (MXNet has this as
     ``npx.random``)."""
-    if (prob is None) == (logit is None):
-        raise MXNetValueError("np.random.bernoulli: give exactly one of prob and logit")
-    return sample(
-        "_npi_bernoulli",
-        ndarray,
-        device or ctx,
-        out,
-        prob=prob,
-        logit=logit,
-        size=_size(size),
-        dtype=dtype,
-    )
+    return bernoulli_into(ndarray, prob, logit, size, dtype, device or ctx, out)
 
 
 def shuffle(x):

@@ -1,20 +1,38 @@
 """Operator definitions. Importing this package registers every built-in op family.
 
-Each family module registers its ops with :func:`~mxlab.ops.registry.register`; add a new family by adding a
-module here and importing it below.
+``mxlab.ops`` is a leaf: it imports nothing from the array classes, the dispatcher, autograd,
+symbols, executors or the notebook (the import-linter contract in pyproject.toml checks it).
+Kernels get what they need to know about the run from an :class:`~mxlab.ops.context.OpContext`;
+Python frontends live in the namespace packages (``mxlab/ndarray/``, ``mxlab/numpy/``, ...).
+
+Each family module registers its ops with :func:`~mxlab.ops.registry.register`; add a new family by
+adding a module here and importing it below.
 """
-from . import registry  # noqa: F401
+from . import context, rng, registry  # noqa: F401
 from . import elemwise  # noqa: F401
 from . import unary  # noqa: F401
 from . import reduce  # noqa: F401
 from . import activation  # noqa: F401
 from . import graph_ops  # noqa: F401
 from . import shape  # noqa: F401
+from . import join  # noqa: F401
+from . import broadcast  # noqa: F401
 from . import matrix  # noqa: F401
 from . import creation  # noqa: F401
 from . import random  # noqa: F401
 from . import indexing  # noqa: F401
+from . import gather  # noqa: F401
 from . import sorting  # noqa: F401
 from . import nn  # noqa: F401
 from . import optimizer_ops  # noqa: F401
+from . import loss_grad  # noqa: F401
+from . import sequence  # noqa: F401
+from . import categorical  # noqa: F401
+from . import linalg  # noqa: F401
+from . import linalg_norm  # noqa: F401
+from . import np_extra  # noqa: F401
+from . import rnn  # noqa: F401
+from . import contrib  # noqa: F401
+from . import ctc  # noqa: F401
+from . import pad  # noqa: F401
 from .registry import F, Op, get_op, list_ops, register  # noqa: F401

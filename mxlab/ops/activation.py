@@ -16,12 +16,11 @@ import math
 import numpy
 
 from ..base import MXNetNotImplementedError, MXNetTypeError
-from ..imperative import STATE
 from .attrs import Attr
 from .elemwise import as_array, float_result, unary
 from .infer import same_shape
 from .reduce import reduced_axes
-from .registry import F, Op, register
+from .registry import F, Op, get_op, has_op, register
 from .unary import erf
 
 __all__ = ["ACTIVATIONS", "softmax_kernel"]
@@ -77,8 +76,8 @@ def _mish_deriv(x, y):
 
 # act_type -> (kernel(xp, x), derivative(x, y) written with F, what the derivative reads)
 ACTIVATIONS = {
-    # NOTE: relu's derivative reads the output (y > 0 exactly where x > 0), as MXNet's backward does,
-    #   so the planner can run relu in place on its input.
+    # NOTE: relu's derivative reads the output (y > 0 exactly where x > 0), as MXNet's backward
+    # does,   so the planner can run relu in place on its input.
     "relu": (_relu, lambda x, y: _mask(y), "y"),
     "sigmoid": (_sigmoid, lambda x, y: F.broadcast_mul(y, F._rminus_scalar(y, scalar=1.0)), "y"),
     "tanh": (lambda xp, x: xp.tanh(x), lambda x, y: F._rminus_scalar(F.square(y), scalar=1.0),
@@ -127,10 +126,16 @@ def _activation_grad(node, g):
     return [F.broadcast_mul(g[0], deriv(node.inputs[0], node.outputs[0]))]
 
 
+def _activation_template(attrs):
+    """Activation(act_type=t) fuses as the op named ``t`` (relu, sigmoid, tanh, ...)."""
+    act_type = attrs.get("act_type", "")
+    return get_op(act_type).numexpr if has_op(act_type) else None
+
+
 register(Op(name="Activation", aliases=("_npx_activation",), compute=_activation_compute,
             attrs=(Attr("act_type", "str", choices=tuple(ACTIVATIONS)),), infer_shape=same_shape,
             infer_type=_float_type, gradient=_activation_grad, inplace=((0, 0),),
-            elementwise=True, npx_name="activation",
+            elementwise=True, numexpr=_activation_template, npx_name="activation",
             doc="Elementwise activation chosen by ``act_type`` (relu, sigmoid, tanh, ...)."))
 
 
@@ -150,15 +155,15 @@ def _leaky_slope(attrs):
     """The negative-side slope; rrelu uses its inference slope (lower + upper) / 2."""
     if attrs["act_type"] != "rrelu":
         return attrs["slope"]
-    if STATE.training:
-        raise MXNetNotImplementedError("LeakyReLU: act_type='rrelu' in training mode (random "
-                                       "slopes) is not implemented; only inference is")
     return 0.5 * (attrs["lower_bound"] + attrs["upper_bound"])
 
 
-def _leaky_compute(xp, inputs, attrs):
+def _leaky_compute(xp, inputs, attrs, ctx):
     x = _as_float(inputs[0])
     act = attrs["act_type"]
+    if act == "rrelu" and ctx.is_train:
+        raise MXNetNotImplementedError("LeakyReLU: act_type='rrelu' in training mode (random "
+                                       "slopes) is not implemented; only inference is")
     if act == "elu":
         return xp.where(x > 0, x, attrs["slope"] * xp.expm1(x))
     if act == "selu":

@@ -1,7 +1,9 @@
-"""Typed op attributes: parse from Python values or MXNet's JSON strings, validate, print back as strings.
+"""Typed op attributes: parse from Python values or MXNet's JSON strings, validate, print back as
+strings.
 
-MXNet stores every attribute as a string in its JSON (``"kernel": "(3, 3)"``, ``"no_bias": "True"``); ops see
-typed values. One :class:`Attr` per attribute does both directions so Symbol files round-trip.
+MXNet stores every attribute as a string in its JSON (``"kernel": "(3, 3)"``, ``"no_bias":
+"True"``); ops see typed values. One :class:`Attr` per attribute does both directions so Symbol
+files round-trip.
 """
 import ast
 import dataclasses
@@ -90,7 +92,8 @@ def _parse_axis(value):
 
 
 def parse_dtype(value):
-    """Canonical dtype name ('float32', 'int64', 'bool', ...) from a string, NumPy type or dtype; None stays."""
+    """Canonical dtype name ('float32', 'int64', 'bool', ...) from a string, NumPy type or dtype;
+    None stays."""
     if value is None or (isinstance(value, str) and value in ("None", "")):
         return None
     if isinstance(value, str) and value == "bfloat16":
@@ -121,18 +124,18 @@ def _parse_float_or_int(value):
     raise TypeError
 
 
-_PARSERS = {
-    "int": _parse_int, "float": _parse_float, "bool": _parse_bool, "shape": _parse_shape, "axis": _parse_axis,
-    "dtype": parse_dtype, "str": _parse_str, "any": _parse_any, "scalar": _parse_float_or_int,
-}
+_PARSERS = {"int": _parse_int, "float": _parse_float, "bool": _parse_bool,
+            "shape": _parse_shape, "axis": _parse_axis, "dtype": parse_dtype, "str": _parse_str,
+            "any": _parse_any, "scalar": _parse_float_or_int}
 
 
 @dataclasses.dataclass(frozen=True)
 class Attr:
     """One typed attribute of an op.
 
-    ``kind`` is one of int, float, bool, shape, axis, dtype, str, any, scalar (int or float kept as given).
-    ``optional`` allows ``None``; ``choices`` restricts values; ``check`` is an extra predicate with a message.
+    ``kind`` is one of int, float, bool, shape, axis, dtype, str, any, scalar (int or float kept as
+    given). ``optional`` allows ``None``; ``choices`` restricts values; ``check`` is an extra
+    predicate with a message.
     """
     name: str
     kind: str
@@ -155,17 +158,20 @@ class Attr:
         try:
             parsed = _PARSERS[self.kind](value)
         except (TypeError, ValueError):
-            raise MXNetTypeError(f"{op_name}: attribute '{self.name}' expects {self.kind}, got {value!r}") from None
+            raise MXNetTypeError(f"{op_name}: attribute '{self.name}' expects {self.kind}, got "
+                                 f"{value!r}") from None
         if self.choices and parsed not in self.choices:
-            raise MXNetValueError(f"{op_name}: attribute '{self.name}' must be one of {list(self.choices)}, "
-                                  f"got {parsed!r}")
+            raise MXNetValueError(f"{op_name}: attribute '{self.name}' must be one of "
+                                  f"{list(self.choices)}, got {parsed!r}")
         if self.check is not None and not self.check[0](parsed):
-            raise MXNetValueError(f"{op_name}: attribute '{self.name}' {self.check[1]}, got {parsed!r}")
+            raise MXNetValueError(f"{op_name}: attribute '{self.name}' {self.check[1]}, got "
+                                  f"{parsed!r}")
         return parsed
 
     @staticmethod
     def to_str(value):
-        """MXNet's string form of an attribute value (what ``str()`` gives in its Python frontend)."""
+        """MXNet's string form of an attribute value (what ``str()`` gives in its Python
+        frontend)."""
         if isinstance(value, tuple):
             return "(" + ", ".join(str(v) for v in value) + ("," if len(value) == 1 else "") + ")"
         return str(value)

@@ -16,13 +16,11 @@ import math
 
 
 from ..base import MXNetValueError
-from ..imperative import invoke
-from ..ndarray.ndarray import NDArray, ndarray
 from .attrs import Attr
 from .infer import same_shape
-from .registry import F, Op, get_op, register, register_frontend
+from .registry import F, Op, register
 
-__all__ = ["create"]
+__all__ = []
 
 _SHAPE = Attr("shape", "shape", ())
 _DTYPE = Attr("dtype", "dtype", "float32", optional=True)
@@ -62,7 +60,10 @@ def _fill(value_of):
     return lambda xp, inputs, a: xp.full(a["shape"], value_of(a), dtype=_dtype(a))
 
 
-_shape_only = lambda a, s: [tuple(a["shape"])]
+def _shape_only(a, s):
+    return [tuple(a["shape"])]
+
+
 _source_op(
     "_npi_zeros",
     _fill(lambda a: 0),
@@ -232,112 +233,3 @@ register(
         doc="Cast ``data`` to the dtype of ``like``.",
     )
 )
-
-
-# -- hand-written frontends (NumPy/MXNet call signatures) ------------------------------------------
-def create(op_name, cls, device=None, **attrs):
-    """Run the creation op ``op_name`` with ``attrs``; the result is a ``cls`` on ``device``."""
-    op = get_op(op_name)
-    return invoke(op, [], op.parse_attrs(attrs), cls=cls, device=device)[0]
-
-
-_RENAMES = {"val": "value", "fill_value": "value"}
-
-
-def _creator(op_name, cls, params):
-    """A frontend taking MXNet's/NumPy's positional order ``params`` (which names ``ctx``/``device``
-    too)."""
-
-    def frontend(*args, out=None, **kwargs):
-        if len(args) > len(params):
-            raise MXNetValueError(
-                f"{op_name}: takes at most {len(params)} positional arguments "
-                f"({', '.join(params)}), got {len(args)}"
-            )
-        kwargs.update(zip(params, args))
-        device = kwargs.pop("device", None) or kwargs.pop("ctx", None)
-        kwargs.pop("ctx", None)
-        attrs = {_RENAMES.get(k, k): v for k, v in kwargs.items()}
-        if (
-            attrs.get("value") is not None
-            and attrs.get("dtype") is None
-            and isinstance(attrs["value"], bool)
-        ):
-            attrs["dtype"] = "bool"
-        result = create(op_name, cls, device, **attrs)
-        return result if out is None else result.copyto(out)
-
-    frontend.__name__ = op_name.lstrip("_")
-    frontend.__doc__ = (
-        f"Create an array with ``{op_name}``; arguments in the order {', '.join(params)}."
-    )
-    return frontend
-
-
-_CREATORS = {
-    "np": {
-        "zeros": ("_npi_zeros", ("shape", "dtype", "order", "ctx", "device")),
-        "ones": ("_ones", ("shape", "dtype", "order", "ctx", "device")),
-        "empty": ("_empty", ("shape", "dtype", "order", "ctx", "device")),
-        "full": ("_full", ("shape", "fill_value", "dtype", "order", "ctx", "device")),
-        "arange": ("_npi_arange", ("start", "stop", "step", "dtype", "ctx", "device")),
-        "eye": ("_eye", ("N", "M", "k", "dtype", "ctx", "device")),
-    },
-    "nd": {
-        "zeros": ("_npi_zeros", ("shape", "ctx", "dtype")),
-        "ones": ("_ones", ("shape", "ctx", "dtype")),
-        "empty": ("_empty", ("shape", "ctx", "dtype")),
-        "full": ("_full", ("shape", "val", "ctx", "dtype")),
-        "arange": ("_arange", ("start", "stop", "step", "repeat", "infer_range", "ctx", "dtype")),
-        "eye": ("_eye", ("N", "M", "k", "ctx", "dtype")),
-    },
-}
-
-
-def _linspace_np(
-    start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, ctx=None, device=None
-):
-    """NumPy ``linspace``; ``retstep=True`` also returns the spacing."""
-    if axis != 0:
-        raise MXNetValueError("linspace: only axis=0 is supported")
-    result = create(
-        "_linspace",
-        ndarray,
-        device or ctx,
-        start=start,
-        stop=stop,
-        num=num,
-        endpoint=endpoint,
-        dtype=dtype or "float32",
-    )
-    if not retstep:
-        return result
-    return result, (stop - start) / max(num - int(endpoint), 1)
-
-
-def _astype_np(a, dtype, copy=True):
-    return a.astype(dtype, copy=copy)
-
-
-def _copy_frontend(a, out=None):
-    """A new array with the same values (``a.copy()``)."""
-    return invoke(get_op("_copy"), [a], {}, out=None if out is None else [out])[0]
-
-
-for _flavour, _table in _CREATORS.items():
-    for _public, (_op_name, _params) in _table.items():
-        register_frontend(_flavour, name=_public)(
-            _creator(_op_name, ndarray if _flavour == "np" else NDArray, _params)
-        )
-register_frontend("np", name="linspace")(_linspace_np)
-register_frontend("np", name="astype")(_astype_np)
-register_frontend("np", "nd", name="copy")(_copy_frontend)
-for _flavour, _op in (("np", "_npi_astype"), ("nd", "Cast")):
-    register_frontend(_flavour, name="cast")(
-        lambda data, dtype, out=None, _op=_op: invoke(
-            get_op(_op),
-            [data],
-            get_op(_op).parse_attrs({"dtype": dtype}),
-            out=None if out is None else [out],
-        )[0]
-    )

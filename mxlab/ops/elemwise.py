@@ -24,15 +24,12 @@ import math
 
 import numpy
 
-from ..base import MXNetTypeError
-from ..imperative import invoke
-from ..ndarray.ndarray import NDArray
 from .attrs import Attr
-from .infer import broadcast_shapes, check_one_dtype, same_shape
-from .registry import F, Op, get_op, register, register_frontend
+from .infer import broadcast_shapes, same_shape
+from .registry import F, Op, register
 
 __all__ = ["unary", "binary", "scalar_op", "promote", "scalar_result_dtype", "float_result",
-           "as_array", "binary_frontend", "zero_grads"]
+           "as_array", "zero_grads", "COMPARISONS", "legacy_stem"]
 
 _FLOAT32 = numpy.dtype("float32")
 _BOOL = numpy.dtype("bool")
@@ -108,6 +105,24 @@ def _into(ufunc):
     return compute_into
 
 
+def _unary_into(ufunc, kind):
+    """A unary map into a buffer, exactly as its compute (see :func:`unary`): "round" copies
+    integer inputs (NumPy would round them in float64, which an integer buffer refuses); "float"
+    computes integer inputs in float32 (not in float64 and then cast)."""
+    if kind not in ("round", "float"):
+        return _into(ufunc)
+
+    def compute_into(xp, inputs, attrs, outs):
+        x = inputs[0]
+        if x.dtype.kind in "biu":
+            if kind == "round":
+                xp.copyto(outs[0], x)
+                return
+            x = x.astype(_FLOAT32)
+        getattr(xp, ufunc)(x, out=outs[0])
+    return compute_into
+
+
 def _unary_compute(ufunc, kind):
     """Kernel of a unary map; ``kind``: "float", "round", "mask" or "same" (see :func:`unary`)."""
     fn = ufunc if callable(ufunc) else (lambda xp, x: getattr(xp, ufunc)(x))
@@ -149,24 +164,50 @@ def unary(name, ufunc, grad=None, aliases=(), np_name=None, npx_name=None, numex
     legacy logic ops). ``uses``: what the gradient reads, "x" (input), "y" (output) or "".
     """
     compute = _unary_compute(ufunc, "same" if kind == "bool" else kind)
-    compute_into = None if callable(ufunc) or kind == "mask" else _into(ufunc)
+    compute_into = None if callable(ufunc) or kind == "mask" else _unary_into(ufunc, kind)
     return register(Op(name=name, compute=compute, compute_into=compute_into,
                        aliases=tuple(aliases), infer_shape=same_shape,
                        infer_type=_unary_type(kind), gradient=grad, inplace=((0, 0),),
                        elementwise=True, numexpr=numexpr, np_name=np_name, npx_name=npx_name,
+                       ufunc=None if compute_into is None else ufunc,
                        nd_names=nd_names, save_inputs="x" in uses, save_outputs="y" in uses,
                        doc=doc))
 
 
-def _broadcast_infer(attrs, in_shapes):
+def _broadcast_infer(attrs, in_shapes, out_shapes=None):
     a, b = in_shapes
     if a is None or b is None or None in a or None in b:
         if a is not None and b is None:
             return [a, a], [a]
         if b is not None and a is None:
             return [b, b], [b]
+        if a is not None and b is not None and len(a) == len(b):
+            return _broadcast_partial(a, b, (out_shapes or [None])[0])
         return in_shapes, [None]
     return in_shapes, [broadcast_shapes("broadcast", a, b)]
+
+
+def _broadcast_dim(x, y, out):
+    """One dim of ``x op y`` with unknown (None) dims: ``(x, y, out)`` filled where they can be.
+
+    An unknown dim facing a known ``n > 1`` gives ``n`` (it is 1 or ``n``, the result is ``n``
+    either way) and is taken to be ``n`` itself, as MXNet's ``elemwise_*`` (what ``a + b`` on
+    symbols builds) infers; one facing a 1 takes the output's dim when that is known.
+    """
+    if x is not None and y is not None:
+        return x, y, broadcast_shapes("broadcast", (x,), (y,))[0]
+    known_dim = x if x is not None else y
+    if known_dim is not None and known_dim != 1:
+        return known_dim, known_dim, known_dim
+    fill = out
+    return (fill if x is None else x), (fill if y is None else y), out
+
+
+def _broadcast_partial(a, b, out):
+    """Partly known operands of the same rank (bidirectional, like MXNet's elementwise ops)."""
+    out = out if out is not None and len(out) == len(a) else (None,) * len(a)
+    dims = [_broadcast_dim(x, y, o) for x, y, o in zip(a, b, out)]
+    return [tuple(d[0] for d in dims), tuple(d[1] for d in dims)], [tuple(d[2] for d in dims)]
 
 
 def _binary_compute(ufunc, dtype_rule, cast_rule):
@@ -195,7 +236,8 @@ def binary(name, ufunc, grad=None, aliases=(), numexpr=None, np_name=None, nd_na
                        input_names=("lhs", "rhs"), aliases=tuple(aliases),
                        infer_shape=_broadcast_infer, infer_type=_pair_type(rule), gradient=grad,
                        inplace=((0, 0), (1, 0)), elementwise=True, numexpr=numexpr,
-                       np_name=np_name, nd_names=nd_names, doc=doc))
+                       ufunc=None if cast_rule else ufunc, np_name=np_name, nd_names=nd_names,
+                       doc=doc))
 
 
 def _scalar_kernels(ufunc, reflected):
@@ -224,6 +266,8 @@ def scalar_op(name, ufunc, grad=None, aliases=(), numexpr=None, out_dtype=scalar
     """
     fn, compute_into = _scalar_kernels(ufunc, reflected)
     keeps_float = out_dtype is scalar_result_dtype
+    # NOTE: a float input keeps its dtype, so for same-dtype floats the op is exactly the ufunc.
+    keeps_dtype = out_dtype in (scalar_result_dtype, _float_scalar_dtype)
 
     def compute(xp, inputs, attrs):
         x = inputs[0]
@@ -244,7 +288,9 @@ def scalar_op(name, ufunc, grad=None, aliases=(), numexpr=None, out_dtype=scalar
                        aliases=tuple(aliases),
                        attrs=(Attr("scalar", "scalar", 1.0), Attr("is_int", "bool", True)),
                        infer_shape=same_shape, infer_type=infer_type, gradient=grad,
-                       inplace=((0, 0),), elementwise=True, numexpr=numexpr, doc=doc))
+                       inplace=((0, 0),), elementwise=True, numexpr=numexpr, doc=doc,
+                       ufunc=ufunc if keeps_dtype else None,
+                       ufunc_scalar="lhs" if reflected else "rhs"))
 
 
 def _sum_like(g, x):
@@ -474,7 +520,7 @@ scalar_op("_rdiv_scalar", "true_divide", reflected=True,
 
 # -- comparisons and logical ops: a legacy (0/1, input dtype) and a NumPy (bool) op per row ------
 # ufunc, the op ``scalar <op> x`` becomes (``2 < x`` is ``x > 2``), numexpr operator
-_COMPARISONS = (
+COMPARISONS = (
     ("equal", "equal", "=="), ("not_equal", "not_equal", "!="),
     ("greater", "less", ">"), ("greater_equal", "less_equal", ">="),
     ("less", "greater", "<"), ("less_equal", "greater_equal", "<="),
@@ -484,14 +530,14 @@ _COMPARISONS = (
 )
 
 
-def _legacy_stem(ufunc):
+def legacy_stem(ufunc):
     """MXNet's legacy ops say "lesser" where NumPy says "less"."""
     return ufunc.replace("less", "lesser")
 
 
 def _register_comparison(ufunc, numexpr_op):
     """``broadcast_<stem>`` (+ ``_<stem>``), ``_<stem>_scalar`` and their ``_npi_`` bool twins."""
-    stem = _legacy_stem(ufunc)
+    stem = legacy_stem(ufunc)
     template = scalar_template = None
     if numexpr_op is not None:
         template, scalar_template = (f"({{0}} {numexpr_op} {{{rhs}}})" for rhs in ("1", "s"))
@@ -503,7 +549,7 @@ def _register_comparison(ufunc, numexpr_op):
               out_dtype=_bool_scalar_dtype, numexpr=scalar_template)
 
 
-for _ufunc, _reflected, _nx in _COMPARISONS:
+for _ufunc, _reflected, _nx in COMPARISONS:
     _register_comparison(_ufunc, _nx)
 
 unary("logical_not", "logical_not", grad=_no_grads, uses="", kind="mask",
@@ -513,106 +559,3 @@ unary("_npi_logical_not", "logical_not", grad=_no_grads, np_name="logical_not", 
 unary("_npi_bitwise_not", "invert", grad=_no_grads, np_name="bitwise_not",
       aliases=("bitwise_not",), uses="",
       doc="Bitwise NOT of integers, logical NOT of booleans (Python's ``~``).")
-
-
-# -- hand-written frontends: python operators and scalars ----------------------------------------
-def _scalar_attrs(fname, value):
-    """The attribute dict of a scalar op, built directly (the hot path of ``x + 1``)."""
-    kind = type(value)
-    if kind is float:
-        return {"scalar": value, "is_int": False}
-    if kind is int or kind is bool:
-        return {"scalar": int(value), "is_int": True}
-    if isinstance(value, numpy.generic) and value.dtype.kind in "biuf":
-        return _scalar_attrs(fname, value.item())
-    raise MXNetTypeError(f"{fname}: operands must be arrays or Python scalars, "
-                         f"got {kind.__name__}")
-
-
-def binary_frontend(fname, tensor, scalar, rscalar):
-    """``fname(x1, x2, out=None)``: op ``tensor`` on two arrays, ``scalar``/``rscalar`` for one.
-
-    Ops are looked up once here, so a call costs two type tests and one :func:`invoke`.
-    """
-    tensor_op, scalar_op_, rscalar_op = get_op(tensor), get_op(scalar), get_op(rscalar)
-    host = getattr(numpy, fname)
-
-    def call(x1, x2, out=None):
-        outs = None if out is None else [out]
-        if isinstance(x1, NDArray):
-            if isinstance(x2, NDArray):
-                return invoke(tensor_op, [x1, x2], {}, outs)[0]
-            return invoke(scalar_op_, [x1], _scalar_attrs(fname, x2), outs)[0]
-        if isinstance(x2, NDArray):
-            return invoke(rscalar_op, [x2], _scalar_attrs(fname, x1), outs)[0]
-        return host(x1, x2)
-    call.__name__ = call.__qualname__ = fname
-    call.__doc__ = (f"``{fname}(x1, x2, out=None)`` with broadcasting; either side may be a "
-                    f"Python scalar (ops ``{tensor}``, ``{scalar}``, ``{rscalar}``).")
-    return call
-
-
-def _publish(flavours, names, fn):
-    for name in names:
-        register_frontend(*flavours, name=name)(fn)
-
-
-# public names, tensor op, scalar op, reflected scalar op: the same ops for mx.np and mx.nd
-_ARITHMETIC_FRONTENDS = (
-    (("add",), "broadcast_add", "_plus_scalar", "_plus_scalar"),
-    (("subtract",), "broadcast_sub", "_minus_scalar", "_rminus_scalar"),
-    (("multiply",), "broadcast_mul", "_mul_scalar", "_mul_scalar"),
-    (("true_divide", "divide"), "broadcast_div", "_div_scalar", "_rdiv_scalar"),
-    (("floor_divide",), "_npi_floor_divide", "_npi_floor_divide_scalar",
-     "_npi_rfloor_divide_scalar"),
-    (("mod", "remainder"), "broadcast_mod", "_mod_scalar", "_rmod_scalar"),
-    (("power",), "broadcast_power", "_power_scalar", "_rpower_scalar"),
-    (("maximum",), "broadcast_maximum", "_maximum_scalar", "_maximum_scalar"),
-    (("minimum",), "broadcast_minimum", "_minimum_scalar", "_minimum_scalar"),
-    (("hypot",), "broadcast_hypot", "_hypot_scalar", "_hypot_scalar"),
-    (("arctan2",), "_npi_arctan2", "_npi_arctan2_scalar", "_npi_rarctan2_scalar"),
-)
-_ND_EXTRA_NAMES = {"mod": ("modulo",), "less": ("lesser",), "less_equal": ("lesser_equal",)}
-
-for _names, _tensor, _scalar, _rscalar in _ARITHMETIC_FRONTENDS:
-    _fn = binary_frontend(_names[0], _tensor, _scalar, _rscalar)
-    _publish(("np", "nd"), _names, _fn)
-    _publish(("nd",), _ND_EXTRA_NAMES.get(_names[0], ()), _fn)
-
-for _ufunc, _reflected, _nx in _COMPARISONS:
-    _stem, _rstem = _legacy_stem(_ufunc), _legacy_stem(_reflected)
-    _publish(("np",), (_ufunc,), binary_frontend(
-        _ufunc, f"_npi_{_ufunc}", f"_npi_{_ufunc}_scalar", f"_npi_{_reflected}_scalar"))
-    _publish(("nd",), (_ufunc,) + _ND_EXTRA_NAMES.get(_ufunc, ()), binary_frontend(
-        _ufunc, f"broadcast_{_stem}", f"_{_stem}_scalar", f"_{_rstem}_scalar"))
-
-_BITWISE_NOT = get_op("_npi_bitwise_not")
-
-
-def _same_dtype_frontend(name, op_name):
-    """``mx.nd.<name>(lhs, rhs)``: MXNet's legacy ``elemwise_*`` take operands of one dtype (no
-    int/float promotion, unlike ``mx.np``); a mismatch is an error naming both dtypes."""
-    op = get_op(op_name)
-
-    def call(lhs, rhs, out=None, name=None):
-        check_one_dtype(call.__name__, ("lhs", "rhs"), [lhs.dtype, rhs.dtype])
-        return invoke(op, [lhs, rhs], {}, None if out is None else [out])[0]
-    call.__name__ = call.__qualname__ = name
-    call.__doc__ = f"``{name}(lhs, rhs)``: op ``{op_name}`` on two arrays of one dtype."
-    return call
-
-
-for _name, _op_name in (("elemwise_add", "broadcast_add"), ("elemwise_sub", "broadcast_sub"),
-                        ("elemwise_mul", "broadcast_mul"), ("elemwise_div", "broadcast_div")):
-    _publish(("nd",), (_name,), _same_dtype_frontend(_name, _op_name))
-
-
-@register_frontend("np", "nd")
-def invert(x, out=None):
-    """``~x``: bitwise NOT of integers, logical NOT of booleans (floats raise naming the op).
-
-    >>> import mxlab as mx
-    >>> ~mx.np.array([True, False])
-    array([False,  True])
-    """
-    return invoke(_BITWISE_NOT, [x], {}, None if out is None else [out])[0]

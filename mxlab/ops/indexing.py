@@ -1,6 +1,6 @@
-"""Index ops: slicing, gathers (``take``, ``pick``, boolean masks, advanced keys), their scatter
-gradients, assignments used by ``x[key] = value``, ``one_hot``, ``where``, ``clip``
-(sorting and ``nonzero`` live in :mod:`mxlab.ops.sorting`).
+"""Index ops: slicing, boolean masks and advanced keys with their scatter gradients, assignments
+used by ``x[key] = value``, ``where``, ``clip`` (``gather_nd``, ``take``, ``pick`` and
+``one_hot`` live in :mod:`mxlab.ops.gather`, sorting and ``nonzero`` in :mod:`mxlab.ops.sorting`).
 
 Gathers and scatters come in pairs: the gradient of a gather is the matching scatter into zeros and
 the gradient of that scatter is the gather again, so gradients can be differentiated again.
@@ -19,8 +19,8 @@ import numpy
 from ..base import MXNetIndexError, MXNetValueError
 from .attrs import Attr
 from .infer import broadcast_shapes, same_shape
-from .registry import F, Op, get_op, register, register_frontend
-from .shape import call_op, norm_axis, publish, any_unknown
+from .registry import F, Op, register
+from .shape import norm_axis, any_unknown
 
 __all__ = ["slice_key", "KEY_INT", "KEY_SLICE", "KEY_NONE", "KEY_ELLIPSIS", "KEY_ARRAY"]
 
@@ -353,238 +353,6 @@ register(
 )
 
 
-# -- gather_nd / scatter_nd (index tuples stacked on the first axis of ``indices``) ---------------
-def _nd_key(indices):
-    """``data[key]`` key of MXNet's gather_nd: row ``i`` of ``indices`` indexes axis ``i``."""
-    return tuple(indices.astype(numpy.int64))
-
-
-def _gather_nd(xp, inputs, a):
-    data, indices = inputs
-    if indices.shape[0] > data.ndim:
-        raise MXNetIndexError(
-            f"gather_nd: indices.shape[0]={indices.shape[0]} exceeds the data dimension {data.ndim}"
-        )
-    return xp.array(data[_nd_key(indices)])
-
-
-def _scatter_nd_compute(accumulate):
-    def compute(xp, inputs, a):
-        values, indices = inputs[0], inputs[1]
-        shape = a["shape"] if len(inputs) == 2 else inputs[2].shape
-        out = xp.zeros(shape, dtype=values.dtype)
-        key = _nd_key(indices)
-        if not accumulate:
-            out[key] = values
-        elif xp is numpy:
-            numpy.add.at(out, key, values)
-        else:
-            import cupyx
-
-            cupyx.scatter_add(out, key, values)
-        return out
-
-    return compute
-
-
-def _gather_nd_infer(a, in_shapes):
-    if any_unknown(in_shapes):
-        return [None]
-    data, indices = tuple(in_shapes[0]), tuple(in_shapes[1])
-    return [indices[1:] + data[indices[0] :]]
-
-
-register(
-    Op(
-        name="gather_nd",
-        aliases=("_npx_gather_nd",),
-        compute=_gather_nd,
-        num_inputs=2,
-        input_names=("data", "indices"),
-        infer_shape=_gather_nd_infer,
-        infer_type=lambda a, d: [d[0]],
-        save_outputs=False,
-        gradient=lambda node, g: [
-            F._backward_gather_nd(g[0], node.inputs[1], node.inputs[0]),
-            None,
-        ],
-        doc="``data[indices[0], indices[1], ...]``: each column of ``indices`` picks one element "
-        "(or sub-array).",
-    )
-)
-register(
-    Op(
-        name="_backward_gather_nd",
-        compute=_scatter_nd_compute(True),
-        num_inputs=3,
-        input_names=("data", "indices", "like"),
-        infer_shape=_pass_shape(2),
-        infer_type=lambda a, d: [d[0]],
-        ignore_inputs=(2,),
-        hidden=True,
-        gradient=lambda node, g: [F.gather_nd(g[0], node.inputs[1]), None, None],
-        doc="Gradient of ``gather_nd``: accumulate ``data`` into zeros shaped like ``like``.",
-    )
-)
-register(
-    Op(
-        name="scatter_nd",
-        compute=_scatter_nd_compute(False),
-        num_inputs=2,
-        input_names=("data", "indices"),
-        attrs=(Attr("shape", "shape"),),
-        infer_shape=lambda a, s: [tuple(a["shape"])],
-        infer_type=lambda a, d: [d[0]],
-        save_inputs=(1,),
-        save_outputs=False,
-        gradient=lambda node, g: [F.gather_nd(g[0], node.inputs[1]), None],
-        doc="Zeros of ``shape`` with ``data`` written at ``indices`` (the inverse of "
-        "``gather_nd``).",
-    )
-)
-
-
-def _register_gather(name, compute, backward, input_names, attrs, infer_shape, doc, backward_doc,
-                     **public):
-    """A gather op ``name(data, index)`` and its hidden ``_backward_<name>(grad, data, index)``
-    scatter: each one's gradient is the other, so gradients can be differentiated again."""
-    register(Op(name=name, compute=compute, num_inputs=2, input_names=input_names, attrs=attrs,
-                infer_shape=infer_shape, save_outputs=False, doc=doc,
-                gradient=lambda node, g: [getattr(F, f"_backward_{name}")(g[0], *node.inputs,
-                                                                          **node.attrs), None],
-                **public))
-    register(Op(name=f"_backward_{name}", compute=backward, num_inputs=3,
-                input_names=("grad",) + tuple(input_names), attrs=attrs,
-                infer_shape=_pass_shape(1), infer_type=lambda a, d: [d[0]], ignore_inputs=(1,),
-                hidden=True, doc=backward_doc,
-                gradient=lambda node, g: [getattr(F, name)(g[0], node.inputs[2], **node.attrs),
-                                          None, None]))
-
-
-# -- take / pick / one_hot -------------------------------------------------------------------------
-def _wrap_indices(xp, op_name, idx, n, mode):
-    idx = idx.astype(numpy.int64)
-    if mode == "clip":
-        return xp.clip(idx, 0, n - 1)
-    if mode == "wrap":
-        return idx % n
-    if idx.size and (int(idx.max()) >= n or int(idx.min()) < -n):
-        raise MXNetIndexError(f"{op_name}: index out of range for an axis of size {n}")
-    return idx % n
-
-
-def _take(xp, inputs, a):
-    data, idx = inputs
-    axis = norm_axis("take", a["axis"], data.ndim)
-    return xp.asarray(
-        xp.take(data, _wrap_indices(xp, "take", idx, data.shape[axis], a["mode"]), axis=axis)
-    )
-
-
-def _take_infer(a, in_shapes):
-    if any_unknown(in_shapes):
-        return [None]
-    data, idx = tuple(in_shapes[0]), tuple(in_shapes[1])
-    axis = norm_axis("take", a["axis"], len(data))
-    return [data[:axis] + idx + data[axis + 1 :]]
-
-
-def _backward_take(xp, inputs, a):
-    g, data, idx = inputs
-    axis = norm_axis("take", a["axis"], data.ndim)
-    idx = _wrap_indices(xp, "take", idx, data.shape[axis], a["mode"]).reshape(-1)
-    out = xp.zeros((data.shape[axis],) + data.shape[:axis] + data.shape[axis + 1 :], dtype=g.dtype)
-    moved = xp.moveaxis(
-        g.reshape(data.shape[:axis] + (idx.size,) + data.shape[axis + 1 :]), axis, 0
-    )
-    if xp is numpy:
-        numpy.add.at(out, idx, moved)
-    else:
-        import cupyx
-
-        cupyx.scatter_add(out, idx, moved)
-    return xp.ascontiguousarray(xp.moveaxis(out, 0, axis))
-
-
-_TAKE_ATTRS = (
-    Attr("axis", "int", 0),
-    Attr("mode", "str", "clip", choices=("clip", "wrap", "raise")),
-)
-_register_gather("take", _take, _backward_take, ("a", "indices"), _TAKE_ATTRS, _take_infer,
-                 "Elements of ``a`` at ``indices`` along ``axis`` (out-of-range: clip or wrap).",
-                 "Gradient of ``take``: accumulate rows of the gradient at the indices.",
-                 aliases=("_npi_take",), np_name="take")
-
-
-def _pick_parts(xp, a, data, idx):
-    axis = norm_axis("pick", -1 if a["axis"] is None else a["axis"], data.ndim)
-    idx = _wrap_indices(xp, "pick", idx, data.shape[axis], a["mode"])
-    idx = idx.reshape(data.shape[:axis] + (1,) + data.shape[axis + 1 :])
-    return axis, idx
-
-
-def _pick(xp, inputs, a):
-    data, idx = inputs
-    axis, idx = _pick_parts(xp, a, data, idx)
-    out = xp.take_along_axis(data, idx, axis=axis)
-    return out if a["keepdims"] else out.reshape(out.shape[:axis] + out.shape[axis + 1 :])
-
-
-def _backward_pick(xp, inputs, a):
-    g, data, idx = inputs
-    axis, idx = _pick_parts(xp, a, data, idx)
-    positions = xp.arange(data.shape[axis]).reshape((-1,) + (1,) * (data.ndim - axis - 1))
-    return xp.where(positions == idx, g.reshape(idx.shape), 0).astype(g.dtype)
-
-
-def _pick_infer(a, in_shapes):
-    if any_unknown(in_shapes[:1]):
-        return [None]
-    s = tuple(in_shapes[0])
-    axis = norm_axis("pick", -1 if a["axis"] is None else a["axis"], len(s))
-    return [s[:axis] + ((1,) if a["keepdims"] else ()) + s[axis + 1 :]]
-
-
-_PICK_ATTRS = (
-    Attr("axis", "int", -1, optional=True),
-    Attr("keepdims", "bool", False),
-    Attr("mode", "str", "clip", choices=("clip", "wrap")),
-)
-_register_gather("pick", _pick, _backward_pick, ("data", "index"), _PICK_ATTRS, _pick_infer,
-                 "One element per position along ``axis``, chosen by ``index``.",
-                 "Gradient of ``pick``.", aliases=("_npx_pick", "choose_element_0index"),
-                 npx_name="pick")
-
-
-def _one_hot(xp, inputs, a):
-    idx = inputs[0].astype(numpy.int64)
-    hot = idx[..., None] == xp.arange(a["depth"])
-    return xp.where(hot, a["on_value"], a["off_value"]).astype(a["dtype"])
-
-
-register(
-    Op(
-        name="one_hot",
-        aliases=("_npx_one_hot",),
-        compute=_one_hot,
-        input_names=("indices",),
-        attrs=(
-            Attr("depth", "int", check=(lambda n: n > 0, "must be positive")),
-            Attr("on_value", "float", 1.0),
-            Attr("off_value", "float", 0.0),
-            Attr("dtype", "dtype", "float32"),
-        ),
-        infer_shape=lambda a, s: [None if s[0] is None else tuple(s[0]) + (a["depth"],)],
-        infer_type=lambda a, d: [a["dtype"]],
-        gradient=lambda node, g: [None],
-        npx_name="one_hot",
-        save_inputs=False,
-        save_outputs=False,
-        doc="One-hot vectors of length ``depth`` for each index.",
-    )
-)
-
-
 # -- where / clip ----------------------------------------------------------------------------------
 def _where_cond(xp, cond, shape):
     """MXNet's legacy ``where`` also takes a 1-D condition selecting whole rows."""
@@ -627,6 +395,7 @@ register(
         num_inputs=3,
         input_names=("condition", "x", "y"),
         infer_shape=_where_infer,
+        probe_partial=False,  # NOTE: MXNet infers nothing until cond is fully known
         gradient=_where_grad,
         infer_type=lambda a, d: [d[1]],
         save_outputs=False,
@@ -680,46 +449,3 @@ register(
         doc="Gradient of ``clip``: passes where the input was inside the bounds.",
     )
 )
-
-
-# -- namespace frontends ---------------------------------------------------------------------------
-def _np_where(condition, x=None, y=None):
-    """NumPy ``where``: one argument gives ``nonzero(condition)``; scalars are filled to the other's
-    shape."""
-    if x is None and y is None:
-        from .sorting import _np_nonzero  # NOTE: sorting imports this module, so import late.
-        return _np_nonzero(condition)
-    if x is None or y is None:
-        raise MXNetValueError("where: either both or neither of x and y should be given")
-    like = x if hasattr(x, "shape") else y if hasattr(y, "shape") else condition
-    dtype = None if hasattr(like, "dtype") and like is not condition else "float32"
-    x = x if hasattr(x, "shape") else call_op("_npi_full_like", [like], fill_value=x, dtype=dtype)
-    y = y if hasattr(y, "shape") else call_op("_npi_full_like", [like], fill_value=y, dtype=dtype)
-    return call_op("where", [condition, x, y])
-
-
-def _np_take(a, indices, axis=None, mode="clip", out=None):
-    """NumPy ``take``: ``axis=None`` takes from the flattened array (MXNet's default mode is
-    clip)."""
-    if axis is None:
-        a, axis = call_op("_np_reshape", [a], newshape=(-1,)), 0
-    from ..imperative import invoke
-
-    op = get_op("take")
-    attrs = op.parse_attrs({"axis": axis, "mode": mode})
-    return invoke(op, [a, indices], attrs, out=None if out is None else [out])[0]
-
-
-register_frontend("np", name="take")(_np_take)
-register_frontend("np", name="where")(_np_where)
-for _op_name, _public in (
-    ("pick", "pick"),
-    ("one_hot", "one_hot"),
-    ("slice", "slice"),
-    ("slice_axis", "slice_axis"),
-):
-    publish(_op_name, "np", _public)
-
-from ..ndarray import (
-    indexing as _frontends,
-)  # noqa: E402,F401  (registers x[key] / x[key] = v frontends)

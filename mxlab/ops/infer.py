@@ -1,10 +1,11 @@
-"""Reusable shape/dtype rules for op definitions (shapes: tuples; ``None`` = unknown shape or dim)."""
+"""Reusable shape/dtype rules for op definitions (shapes: tuples; ``None`` = unknown shape or
+dim)."""
 import numpy
 
 from ..base import MXNetTypeError, MXNetValueError
 
-__all__ = ["same_shape", "broadcast_shapes", "known", "same_dtype", "first_dtype", "check_one_dtype",
-           "one_dtype"]
+__all__ = ["same_shape", "broadcast_shapes", "known", "same_dtype", "first_dtype",
+           "check_one_dtype", "one_dtype"]
 
 
 def known(shape):
@@ -13,7 +14,8 @@ def known(shape):
 
 
 def merge_shapes(op_name, shapes):
-    """The most precise shape compatible with all of ``shapes`` (``None`` = unknown shape or dim)."""
+    """The most precise shape compatible with all of ``shapes`` (``None`` = unknown shape or
+    dim)."""
     merged = None
     for shape in shapes:
         if shape is None:

@@ -316,12 +316,15 @@ def _fc_compute(xp, inputs, a):
     return out
 
 
-def _fc_infer(a, in_shapes):
-    """Fill weight/bias shapes from data + num_hidden; recover data's last dim from weight (as MXNet
-    does)."""
+def _fc_infer(a, in_shapes, out_shapes=None):
+    """Fill weight/bias shapes from data + num_hidden; recover data's last dim from weight and
+    its batch from a known output (as MXNet does)."""
     hidden = a["num_hidden"]
     shapes = list(in_shapes)
     data, weight = shapes[0], shapes[1]
+    out_known = (out_shapes or [None])[0]
+    if data is not None and data and data[0] is None and out_known is not None and a["flatten"]:
+        data = shapes[0] = (out_known[0],) + tuple(data[1:])
     if data is not None and known(data):
         k = int(numpy.prod(data[1:], dtype=numpy.int64)) if a["flatten"] else data[-1]
         expected = (hidden, k)
@@ -381,6 +384,7 @@ register(
         infer_type=one_dtype("FullyConnected", _FC_NAMES),
         gradient=_fc_grad,
         save_outputs=False,
+        never_mirror=True,
         npx_name="fully_connected",
         doc="``out = data @ weight.T + bias`` (``data`` flattened to 2-D unless "
         "``flatten=False``).",

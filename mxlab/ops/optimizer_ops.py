@@ -73,4 +73,5 @@ register(Op(name="sgd_mom_update", compute=_fresh(_sgd_mom_into), compute_into=_
             attrs=_COMMON + (Attr("momentum", "float", 0.0),), num_inputs=3,
             input_names=("weight", "grad", "mom"), infer_shape=same_shape, infer_type=same_dtype,
             gradient=_no_gradient, inplace=((0, 0),), mutate_inputs=(2,),
-            npx_name="sgd_mom_update", doc="Fused SGD step with momentum (MXNet's ``sgd_mom_update``)."))
+            npx_name="sgd_mom_update", doc="Fused SGD step with momentum (MXNet's "
+                                           "``sgd_mom_update``)."))

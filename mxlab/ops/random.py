@@ -1,9 +1,7 @@
-"""Random sampling ops and the per-device generators behind them.
+"""Random sampling ops.
 
-Each device kind has one generator (NumPy ``Generator`` on CPU, a CuPy ``RandomState`` per GPU),
-created from the seed given to :func:`seed` (``mx.random.seed``), so the same seed gives the same
-numbers. The ops declare ``resources=("rng",)`` and ``is_random=True``; the kernel asks
-:func:`generator` for the generator of the array module it runs on.
+The ops declare ``resources=("rng",)`` and ``is_random=True``; their kernels draw from the
+device's generator (:mod:`mxlab.ops.rng`) through the op context they are given.
 
 Example
 -------
@@ -14,76 +12,14 @@ Example
 True
 """
 
-import threading
-
 import numpy
 
 from ..base import MXNetValueError
-from ..device import Device
 from .attrs import Attr
 from .registry import Op, register
+from .rng import draw, generator, seed  # noqa: F401  (mx.random.seed and older imports)
 
-__all__ = ["seed", "generator", "draw", "sample"]
-
-_DEFAULT_SEED = 0
-_generators = {}  # (array module name, gpu id) -> generator
-_seeds = {}  # same key -> seed used for it (absent: the global seed)
-_global_seed = [_DEFAULT_SEED]
-# NOTE: CPU devices share one generator while the engine orders random ops per device, so draws
-# take this lock (threaded engine workers may run ops of cpu(0) and cpu(1) at once).
-_lock = threading.Lock()
-
-
-def _key(xp):
-    if xp is numpy:
-        return ("numpy", 0)
-    return ("cupy", int(xp.cuda.Device().id))
-
-
-def _device_key(device):
-    return ("numpy", 0) if device.device_type != "gpu" else ("cupy", device.device_id)
-
-
-def draw(xp, fn):
-    """``fn(generator)`` for the device ``xp`` computes on, with the generator held exclusively."""
-    with _lock:
-        return fn(generator(xp))
-
-
-def generator(xp):
-    """The generator for the device ``xp`` currently computes on (created from its seed when first
-    used)."""
-    key = _key(xp)
-    gen = _generators.get(key)
-    if gen is None:
-        seed_value = _seeds.get(key, _global_seed[0])
-        gen = (
-            numpy.random.Generator(numpy.random.PCG64(seed_value))
-            if xp is numpy
-            else xp.random.RandomState(seed_value)
-        )
-        _generators[key] = gen
-    return gen
-
-
-def seed(seed_state, ctx="all"):
-    """Seed the generators of every device (``ctx='all'``) or of one device (``ctx=mx.gpu(1)``)."""
-    if not isinstance(seed_state, (int, numpy.integer)) or isinstance(seed_state, bool):
-        raise MXNetValueError(f"random.seed: seed_state must be an integer, got {seed_state!r}")
-    seed_state = int(seed_state)
-    from .. import engine
-
-    engine.wait_all()  # NOTE: random ops already pushed draw from the old state first.
-    if isinstance(ctx, str) and ctx == "all":
-        _global_seed[0] = seed_state
-        _seeds.clear()
-        _generators.clear()
-        return
-    if not isinstance(ctx, Device):
-        raise MXNetValueError(f"random.seed: ctx must be 'all' or a Device, got {ctx!r}")
-    key = _device_key(ctx)
-    _seeds[key] = seed_state
-    _generators.pop(key, None)
+__all__ = ["seed", "generator", "draw", "check_randint"]
 
 
 # -- sampling kernels ------------------------------------------------------------------------------
@@ -118,10 +54,10 @@ def _bernoulli(xp, gen, a, shape):
 
 
 def _sampler(kernel, size_key):
-    def compute(xp, inputs, a):
+    def compute(xp, inputs, a, ctx):
         shape = a[size_key]
         shape = () if shape is None else tuple(shape)
-        values = draw(xp, lambda gen: kernel(xp, gen, a, shape))
+        values = ctx.draw(xp, lambda gen: kernel(xp, gen, a, shape))
         return xp.asarray(values).astype(a["dtype"] or "float32")
 
     return compute
@@ -222,12 +158,12 @@ _random_op(
 def _sample_compute(sampler):
     """Per-element parameters (MXNet's ``_sample_*``): output shape ``params.shape + shape``."""
 
-    def compute(xp, inputs, a):
+    def compute(xp, inputs, a, ctx):
         first, second = inputs
         extra = tuple(a["shape"] or ())
         full = first.shape + extra
         expand = (Ellipsis,) + (None,) * len(extra)
-        out = draw(xp, lambda gen: sampler(gen, first[expand], second[expand], full))
+        out = ctx.draw(xp, lambda gen: sampler(gen, first[expand], second[expand], full))
         return xp.asarray(out).astype(a["dtype"] or first.dtype)
 
     return compute
@@ -271,9 +207,9 @@ for _name, _draw, _inputs in (
     )
 
 
-def _shuffle(xp, inputs, a):
+def _shuffle(xp, inputs, a, ctx):
     x = inputs[0]
-    perm = draw(xp, lambda gen: gen.permutation(x.shape[0])) if x.ndim else None
+    perm = ctx.draw(xp, lambda gen: gen.permutation(x.shape[0])) if x.ndim else None
     return x.copy() if perm is None else x[xp.asarray(perm)]
 
 
@@ -291,33 +227,3 @@ register(
         doc="A copy with the first axis shuffled.",
     )
 )
-
-
-def sample(op_name, cls, device=None, out=None, **attrs):
-    """Run the sampling op ``op_name``; the result is a ``cls`` on ``device`` (or written into
-    ``out``)."""
-    from ..imperative import invoke
-    from .registry import get_op
-
-    op = get_op(op_name)
-    return invoke(
-        op, [], op.parse_attrs(attrs), out=None if out is None else [out], cls=cls, device=device
-    )[0]
-
-
-def array_params(*params):
-    """True when the distribution parameters are arrays (MXNet then runs its ``_sample_*`` ops)."""
-    from ..ndarray.ndarray import NDArray
-
-    return any(isinstance(p, NDArray) for p in params)
-
-
-def reject_array_params(op_name, *params):
-    """Array-valued parameters for the NumPy-style samplers are not built yet: say so clearly."""
-    if array_params(*params):
-        from ..base import MXNetNotImplementedError
-
-        raise MXNetNotImplementedError(
-            f"{op_name}: array-valued distribution parameters are not implemented in mxlab's "
-            "mx.np.random; pass Python scalars (mx.nd.random supports arrays)"
-        )

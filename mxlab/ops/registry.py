@@ -1,10 +1,11 @@
 """The op registry: one :class:`Op` definition serves every execution path.
 
-An op carries its compute function (written against an array module ``xp``: numpy or cupy), attribute specs,
-input/output counts and names, shape/dtype inference, a gradient rule written *with ops* (so autograd and the
-graph gradient pass share it, and gradients can be differentiated again), in-place options, mutable (aux)
-inputs, resources and what it saves for backward. The ``mx.np``/``mx.npx``/``mx.nd``/``mx.sym`` namespaces are
-filled from these entries by :func:`populate_namespace`.
+An op carries its compute function (written against an array module ``xp``: numpy or cupy),
+attribute specs, input/output counts and names, shape/dtype inference, a gradient rule written *with
+ops* (so autograd and the graph gradient pass share it, and gradients can be differentiated again),
+in-place options, mutable (aux) inputs, resources and what it saves for backward. The
+``mx.np``/``mx.npx``/``mx.nd``/``mx.sym`` namespaces are filled from these entries by
+:func:`populate_namespace`.
 
 Example
 -------
@@ -18,11 +19,33 @@ import typing
 
 import numpy
 
-from ..base import MXNetKeyError, MXNetValueError
+from ..base import (MXNetAxisError, MXNetError, MXNetIndexError, MXNetKeyError,
+                    MXNetNotImplementedError, MXNetTypeError, MXNetValueError)
 from .attrs import REQUIRED, Attr
+from .context import PREDICT
 
-__all__ = ["Op", "Attr", "REQUIRED", "register", "get_op", "has_op", "list_ops", "unregister", "OpReq",
-           "populate_namespace", "F", "apply_op", "register_dispatch", "register_frontend"]
+__all__ = ["Op", "NodeView", "Attr", "REQUIRED", "register", "get_op", "has_op", "list_ops",
+           "unregister", "OpReq", "F", "apply_op", "register_dispatch", "on_register",
+           "run_kernel", "call_translated", "translate_error"]
+
+
+class NodeView:
+    """The node a gradient rule (``Op.gradient(node, out_grads)``) sees, on every path: ``op``,
+    ``attrs``, ``name``, and ``inputs``/``outputs`` as arrays (autograd's tape nodes are
+    NodeViews; ``None`` where the op does not save them) or graph entries (the gradient pass).
+
+    Example
+    -------
+    >>> import numpy
+    >>> node = NodeView(get_op("exp"), {}, [numpy.zeros(2)], [numpy.ones(2)])
+    >>> node.op.name, node.outputs[0].tolist()
+    ('exp', [1.0, 1.0])
+    """
+    __slots__ = ("op", "name", "attrs", "inputs", "outputs")
+
+    def __init__(self, op, attrs, inputs, outputs, name=""):
+        self.op, self.attrs, self.name = op, attrs, name
+        self.inputs, self.outputs = inputs, outputs
 
 
 class OpReq:
@@ -41,20 +64,25 @@ def _as_list(result):
 class Op:
     """Everything mxlab knows about one operator.
 
-    compute(xp, inputs, attrs) -> array or tuple of arrays
-        The kernel. ``inputs`` are xp arrays, ``attrs`` the parsed attribute dict.
+    compute(xp, inputs, attrs[, ctx]) -> array or tuple of arrays
+        The kernel. ``inputs`` are xp arrays, ``attrs`` the parsed attribute dict. A kernel that
+        names a ``ctx`` parameter gets the run's :class:`~mxlab.ops.context.OpContext` (training
+        or inference, the random generator); ``takes_ctx`` records that.
     compute_into(xp, inputs, attrs, outs) -> None, optional
-        Writes straight into preallocated ``outs`` (e.g. ufuncs with ``out=``); used by planned execution.
+        Writes straight into preallocated ``outs`` (e.g. ufuncs with ``out=``); used by planned
+        execution.
     infer_shape(attrs, in_shapes[, out_shapes]) -> out_shapes | (in_shapes, out_shapes), optional
         A rule with an ``out_shapes`` parameter also gets the output shapes known so far, so it can
         infer inputs backwards (an elementwise op fills a partly known input from its output).
-        Shapes are tuples (``None`` for a wholly unknown shape, ``None`` entries for unknown dims). Returning a
-        pair also fills unknown input shapes (e.g. FullyConnected's weight). Without it, shapes come from
-        running ``compute`` on zero-strided dummy arrays (exact, cheap for ops that do not copy).
+        Shapes are tuples (``None`` for a wholly unknown shape, ``None`` entries for unknown dims).
+        Returning a pair also fills unknown input shapes (e.g. FullyConnected's weight). Without it,
+        shapes come from running ``compute`` on zero-strided dummy arrays (exact, cheap for ops that
+        do not copy).
     infer_type(attrs, in_dtypes) -> out_dtypes | (in_dtypes, out_dtypes), optional
     gradient(node, out_grads) -> list with one entry per input (None where no gradient)
-        Written with ops from :data:`F`, so it runs on arrays (autograd, also recorded for higher order) and on
-        symbols (the graph gradient pass). ``node`` has ``inputs``, ``outputs``, ``attrs``, ``op``.
+        Written with ops from :data:`F`, so it runs on arrays (autograd, also recorded for higher
+        order) and on symbols (the graph gradient pass). ``node`` has ``inputs``, ``outputs``,
+        ``attrs``, ``op``.
     """
     name: str
     compute: typing.Callable
@@ -70,21 +98,27 @@ class Op:
     gradient: typing.Callable = None
     compute_into: typing.Callable = None
     inplace: tuple = ()             # (input_index, output_index) pairs that may share memory
-    mutate_inputs: tuple = ()       # input indices the op writes (aux states such as BatchNorm moving stats)
+    mutate_inputs: tuple = ()       # input indices the op writes (aux states: BN moving stats)
     resources: tuple = ()           # "temp", "rng"
-    save_inputs: object = True      # which inputs backward needs: True (all), False (none) or a tuple of indices
+    save_inputs: object = True      # inputs backward needs: True (all), False (none), indices
     save_outputs: object = True     # which outputs backward needs
-    ignore_inputs: tuple = ()       # inputs whose value the op never reads (memory planner does not count them)
+    ignore_inputs: tuple = ()       # inputs whose value the op never reads (not planned as reads)
     elementwise: bool = False       # a pure elementwise map (fusion backends rely on this)
-    numexpr: object = None          # numexpr template for fusion, e.g. "({0} + {1})"
+    numexpr: object = None          # numexpr template for fusion, e.g. "({0} + {1})", or
+    #                                 callable(attrs) -> template or None (Activation)
+    ufunc: str = None               # the NumPy/CuPy ufunc the op is, exactly (see ufunc_scalar)
+    ufunc_scalar: str = None        # None: ufunc(*inputs); "rhs": ufunc(x, scalar); "lhs":
+    #                                 ufunc(scalar, x), with the ``scalar`` attribute
+    never_mirror: bool = False      # MXNET_BACKWARD_DO_MIRROR never recomputes it (expensive)
     is_random: bool = False
-    dynamic_shape: bool = False     # output shape depends on input values (flatnonzero, boolean masks)
+    dynamic_shape: bool = False     # output shape depends on input values (flatnonzero, masks)
+    probe_partial: bool = True      # infer partly known shapes by probing unknown dims
     np_name: str = None             # public name in mx.np, if any
     npx_name: str = None            # public name in mx.npx, if any
     nd_names: tuple = None          # public names in mx.nd / mx.sym (default: name + aliases)
-    ignored_attrs: tuple = ()       # MXNet attributes accepted and ignored (workspace, cudnn_tune, ...)
+    ignored_attrs: tuple = ()       # MXNet attributes accepted and ignored (workspace, ...)
     doc: str = ""
-    hidden: bool = False            # internal op (names starting with _backward_ etc.), not in mx.np
+    hidden: bool = False            # internal op (_backward_ and the like), not in mx.np
 
     def __post_init__(self):
         self._attr_specs = {a.name: a for a in self.attrs}
@@ -92,15 +126,34 @@ class Op:
         self._required = tuple(a.name for a in self.attrs if a.default is REQUIRED)
         self._shape_rule_reads_outputs = self.infer_shape is not None and \
             "out_shapes" in inspect.signature(self.infer_shape).parameters
+        self.takes_ctx = _names_parameter(self.compute, "ctx")
 
     def __repr__(self):
         return f"<Op {self.name}>"
 
-    # -- attributes -------------------------------------------------------------------------------------
+    # -- facts the passes read ---------------------------------------------------------------------
+    @property
+    def mirrorable(self):
+        """Whether recomputing the op gives the same value (not random, mutating nothing): the
+        gradient pass may mirror it (recompute it in backward)."""
+        return not (self.is_random or self.mutate_inputs)
+
+    @property
+    def fusable(self):
+        """Whether a fusion backend may compile the op into a kernel: a deterministic elementwise
+        map with a numexpr template (see :meth:`numexpr_template` for one node's)."""
+        return self.elementwise and self.numexpr is not None and self.mirrorable
+
+    def numexpr_template(self, attrs):
+        """The numexpr template for a node with ``attrs`` (None when there is none)."""
+        return self.numexpr(attrs) if callable(self.numexpr) else self.numexpr
+
+    # -- attributes --------------------------------------------------------------------------------
     def parse_attrs(self, kwargs):
         """Validate and type ``kwargs`` (Python values or JSON strings) into a full attribute dict.
 
-        Unknown names, missing required attributes and bad values raise errors naming the op and attribute.
+        Unknown names, missing required attributes and bad values raise errors naming the op and
+        attribute.
         """
         attrs = dict(self._defaults)
         specs = self._attr_specs
@@ -118,10 +171,11 @@ class Op:
         return attrs
 
     def attrs_to_strings(self, attrs):
-        """MXNet JSON form: every attribute as a string (defaults included only when set explicitly)."""
+        """MXNet JSON form: every attribute as a string (defaults included only when set
+        explicitly)."""
         return {k: Attr.to_str(v) for k, v in attrs.items()}
 
-    # -- arity ------------------------------------------------------------------------------------------
+    # -- arity -------------------------------------------------------------------------------------
     def get_num_inputs(self, attrs):
         n = self.num_inputs
         return n(attrs) if callable(n) else n
@@ -153,21 +207,30 @@ class Op:
             names = tuple(f"output{i}" for i in range(count)) if count > 1 else ("output",)
         return tuple(names)
 
-    # -- execution --------------------------------------------------------------------------------------
-    def forward(self, xp, inputs, attrs, outs=None, reqs=None):
+    # -- execution ---------------------------------------------------------------------------------
+    def run_compute(self, xp, inputs, attrs, ctx=None):
+        """``compute``, handed ``ctx`` (default :data:`~mxlab.ops.context.PREDICT`) when it takes
+        one."""
+        if self.takes_ctx:
+            return self.compute(xp, inputs, attrs, ctx or PREDICT)
+        return self.compute(xp, inputs, attrs)
+
+    def forward(self, xp, inputs, attrs, outs=None, reqs=None, ctx=None):
         """Run the kernel. Without ``outs`` return fresh arrays; with ``outs`` honour each request.
 
         Requests (:class:`OpReq`): write/inplace overwrite the buffer, add accumulates, null skips.
+        ``ctx``: the :class:`~mxlab.ops.context.OpContext` for kernels that take one.
         """
         if outs is None:
-            # NOTE: NumPy returns scalars (numpy.float64) for many 0-d results; outputs are always arrays.
+            # NOTE: NumPy returns scalars (numpy.float64) for many 0-d results; outputs are always
+            # arrays.
             return [xp.asarray(r) if isinstance(r, numpy.generic) else r
-                    for r in _as_list(self.compute(xp, inputs, attrs))]
+                    for r in _as_list(self.run_compute(xp, inputs, attrs, ctx))]
         reqs = reqs or [OpReq.WRITE] * len(outs)
         if self.compute_into is not None and all(r in (OpReq.WRITE, OpReq.INPLACE) for r in reqs):
             self.compute_into(xp, inputs, attrs, outs)
             return outs
-        results = _as_list(self.compute(xp, inputs, attrs))
+        results = _as_list(self.run_compute(xp, inputs, attrs, ctx))
         for buf, res, req in zip(outs, results, reqs):
             if req == OpReq.NULL or buf is res:
                 continue
@@ -179,7 +242,22 @@ class Op:
 
     def infer_shapes(self, attrs, in_shapes, out_shapes=None):
         """Output shapes from input (and, for rules that read them, output) shapes; returns
-        ``(in_shapes, out_shapes)``."""
+        ``(in_shapes, out_shapes)``.
+
+        When the rule leaves an output unknown because some input dims are (MXNet's ``(0, 3, 4)``
+        with an unknown batch), the dims are probed: the rule runs twice with the unknown dims
+        set to two different sizes, and every dim that comes out the same both times is known.
+        """
+        ins, outs = self._rule_shapes(attrs, in_shapes, out_shapes)
+        if self.probe_partial and any(s is None or None in s for s in outs) and \
+                _partly_known(in_shapes):
+            probed = _probe_shapes(self, attrs, in_shapes)
+            if probed is not None:
+                ins = [_merge_probe(a, b) for a, b in zip(ins, probed[0])]
+                outs = [_merge_probe(a, b) for a, b in zip(outs, probed[1])]
+        return ins, outs
+
+    def _rule_shapes(self, attrs, in_shapes, out_shapes):
         if self.infer_shape is not None:
             if self._shape_rule_reads_outputs:
                 result = self.infer_shape(attrs, list(in_shapes), out_shapes=out_shapes)
@@ -191,7 +269,8 @@ class Op:
         return list(in_shapes), _meta_shapes(self, attrs, in_shapes, None)[0]
 
     def infer_types(self, attrs, in_dtypes, in_shapes=None):
-        """Output dtypes from input dtypes; returns ``(in_dtypes, out_dtypes)`` (names like 'float32')."""
+        """Output dtypes from input dtypes; returns ``(in_dtypes, out_dtypes)`` (names like
+        'float32')."""
         if self.infer_type is not None:
             result = self.infer_type(attrs, list(in_dtypes))
             if isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], list):
@@ -202,13 +281,95 @@ class Op:
                     sum(int(numpy.prod(s)) for s in in_shapes) <= _META_DTYPE_LIMIT:
                 return list(in_dtypes), _meta_shapes(self, attrs, in_shapes, in_dtypes)[1]
             if self.elementwise or self.get_num_outputs(attrs) == 1:
-                # NOTE: large inputs without a dtype rule: assume the first input's dtype rather than
-                #   running a real kernel (a matmul) just to learn it.
+                # NOTE: large inputs without a dtype rule: assume the first input's dtype rather
+                # than   running a real kernel (a matmul) just to learn it.
                 return list(in_dtypes), [in_dtypes[0]] * self.get_num_outputs(attrs)
         return list(in_dtypes), [None] * self.get_num_outputs(attrs)
 
 
 _META_DTYPE_LIMIT = 4096   # elements: up to this, dtypes come from running the kernel on dummies
+_PROBE_SIZES = (7, 11)     # stand-ins for unknown dims when probing partly known shapes
+
+
+def _partly_known(shapes):
+    """Every shape has a known rank and some dim is unknown."""
+    return bool(shapes) and all(s is not None for s in shapes) and \
+        any(d is None for s in shapes for d in s)
+
+
+def _probe_shapes(op, attrs, in_shapes):
+    """``(ins, outs)`` whose dims agree between two probes (None where they differ), or None
+    when a probe is rejected (the unknown dims are constrained: nothing is certain)."""
+    results = []
+    for size in _PROBE_SIZES:
+        filled = [tuple(size if d is None else d for d in s) for s in in_shapes]
+        try:
+            results.append(op._rule_shapes(attrs, filled, None))
+        except (MXNetError, ValueError, TypeError, IndexError):  # NOTE: a broken constraint
+            # (4 != 7) tells nothing.
+            return None
+    (ins_a, outs_a), (ins_b, outs_b) = results
+    return ([_agree(a, b) for a, b in zip(ins_a, ins_b)],
+            [_agree(a, b) for a, b in zip(outs_a, outs_b)])
+
+
+def _agree(a, b):
+    if a is None or b is None or len(a) != len(b):
+        return None
+    return tuple(x if x == y else None for x, y in zip(a, b))
+
+
+def _merge_probe(ruled, probed):
+    """The rule's shape, with dims it left unknown taken from the probe."""
+    if ruled is None:
+        return probed
+    if probed is None or len(probed) != len(ruled):
+        return ruled
+    return tuple(p if r is None else r for r, p in zip(ruled, probed))
+
+
+def _names_parameter(fn, name):
+    try:
+        return name in inspect.signature(fn).parameters
+    except (TypeError, ValueError):   # NOTE: builtins without a signature take no context
+        return False
+
+
+# -- running kernels with errors that name the op --------------------------------------------------
+def translate_error(op, exc, inputs):
+    """An MXNetError naming ``op`` and the input shapes for an array-library error (None when
+    ``exc`` is not one of the translated kinds)."""
+    detail = ", ".join(f"{tuple(x.shape)} {x.dtype}" for x in inputs if hasattr(x, "shape"))
+    message = f"{op.name}: {exc} (inputs: {detail or 'none'})"
+    if isinstance(exc, numpy.exceptions.AxisError):
+        return MXNetAxisError(message)
+    for py_type, mx_type in ((IndexError, MXNetIndexError), (TypeError, MXNetTypeError),
+                             (ValueError, MXNetValueError),
+                             (NotImplementedError, MXNetNotImplementedError)):
+        if isinstance(exc, py_type):
+            return mx_type(message)
+    return None
+
+
+def call_translated(op, arrays, fn, *args):
+    """``fn(*args)`` with array-library errors turned into MXNetErrors naming ``op`` and the shapes
+    of ``arrays`` (used by graph executors and deferred compute; the imperative kernel inlines
+    it)."""
+    try:
+        return fn(*args)
+    except MXNetError:
+        raise
+    except Exception as exc:
+        translated = translate_error(op, exc, arrays)
+        if translated is None:
+            raise
+        raise translated from exc
+
+
+def run_kernel(op, xp, datas, attrs, outs=None, reqs=None, ctx=None):
+    """``op.forward`` with errors translated (shared by the imperative path, executors and
+    interpreters)."""
+    return call_translated(op, datas, op.forward, xp, datas, attrs, outs, reqs, ctx)
 
 
 def _known(shape):
@@ -216,17 +377,19 @@ def _known(shape):
 
 
 def _meta_shapes(op, attrs, in_shapes, in_dtypes):
-    """Shapes and dtypes by running ``compute`` on zero-strided dummies (no real memory for the inputs)."""
+    """Shapes and dtypes by running ``compute`` on zero-strided dummies (no real memory for the
+    inputs)."""
     n_out = op.get_num_outputs(attrs)
     if not all(_known(s) for s in in_shapes):
         return [None] * n_out, [None] * n_out
     dtypes = in_dtypes or ["float32"] * len(in_shapes)
-    dummies = [numpy.broadcast_to(numpy.zeros((), dtype=d or "float32"), s) for s, d in zip(in_shapes, dtypes)]
-    outs = _as_list(op.compute(numpy, dummies, attrs))
+    dummies = [numpy.broadcast_to(numpy.zeros((), dtype=d or "float32"), s)
+               for s, d in zip(in_shapes, dtypes)]
+    outs = _as_list(op.run_compute(numpy, dummies, attrs))
     return [tuple(o.shape) for o in outs], [numpy.dtype(o.dtype).name for o in outs]
 
 
-# -- the registry ----------------------------------------------------------------------------------------
+# -- the registry ----------------------------------------------------------------------------------
 _OPS = {}      # canonical name -> Op
 _NAMES = {}    # every name and alias -> Op
 
@@ -236,7 +399,8 @@ def register(op):
     names = (op.name,) + tuple(op.aliases)
     for name in names:
         if name in _NAMES:
-            raise MXNetValueError(f"cannot register op '{op.name}': the name '{name}' is already taken by "
+            raise MXNetValueError(f"cannot register op '{op.name}': the name '{name}' is already "
+                                  "taken by "
                                   f"'{_NAMES[name].name}'")
     _OPS[op.name] = op
     for name in names:
@@ -278,23 +442,26 @@ _UNREGISTER_HOOKS = []
 
 
 def on_register(hook, on_unregister=None):
-    """Call ``hook(op)`` for every op registered from now on (namespaces stay current with extensions)."""
+    """Call ``hook(op)`` for every op registered from now on (namespaces stay current with
+    extensions)."""
     _REGISTER_HOOKS.append(hook)
     if on_unregister is not None:
         _UNREGISTER_HOOKS.append(on_unregister)
 
 
-# -- type dispatch: one call works on arrays and on symbols ----------------------------------------------
+# -- type dispatch: one call works on arrays and on symbols ----------------------------------------
 _DISPATCH = {}
 
 
 def register_dispatch(cls, fn):
-    """``apply_op`` sends ops whose first array-like input is a ``cls`` to ``fn(op, inputs, attrs)``."""
+    """``apply_op`` sends ops whose first array-like input is a ``cls`` to ``fn(op, inputs,
+    attrs)``."""
     _DISPATCH[cls] = fn
 
 
 def apply_op(op, inputs, attrs):
-    """Apply ``op`` to ``inputs`` (arrays or symbols) with already-parsed ``attrs``; returns a list of outputs."""
+    """Apply ``op`` to ``inputs`` (arrays or symbols) with already-parsed ``attrs``; returns a list
+    of outputs."""
     for x in inputs:
         fn = _DISPATCH.get(type(x))
         if fn is None:
@@ -304,11 +471,13 @@ def apply_op(op, inputs, attrs):
                     break
         if fn is not None:
             return fn(op, inputs, attrs)
-    raise MXNetValueError(f"{op.name}: cannot apply to inputs of types {[type(x).__name__ for x in inputs]}")
+    raise MXNetValueError(f"{op.name}: cannot apply to inputs of types "
+                          f"{[type(x).__name__ for x in inputs]}")
 
 
 class _OpCaller:
-    """``F.<op>(*inputs, **attrs)`` applies a registered op to arrays or symbols alike (used by gradients).
+    """``F.<op>(*inputs, **attrs)`` applies a registered op to arrays or symbols alike (used by
+    gradients).
 
     Returns a single output, or a list when the op has several visible outputs.
     """
@@ -327,54 +496,3 @@ class _OpCaller:
 
 
 F = _OpCaller()
-
-
-_FRONTENDS = {}   # flavour -> {public name: python function}
-_NAMESPACES = {}  # flavour -> populated namespace dicts (frontends registered later are added to them)
-
-
-def register_frontend(*flavours, name=None):
-    """Decorator: publish a hand-written Python function in namespaces (e.g. ``add`` handling scalars).
-
-    The function itself is written once in the op family's module; ``name`` defaults to its ``__name__``.
-    """
-    def decorate(fn):
-        for flavour in flavours:
-            _FRONTENDS.setdefault(flavour, {})[name or fn.__name__] = fn
-            for namespace in _NAMESPACES.get(flavour, ()):
-                namespace[name or fn.__name__] = fn
-        return fn
-    return decorate
-
-
-def populate_namespace(namespace, flavour, make_frontend):
-    """Fill ``namespace`` (a module dict) with a function per op public in ``flavour`` (np, npx, nd, sym).
-
-    ``make_frontend(op, public_name)`` builds the generated function; hand-written functions registered with
-    :func:`register_frontend` take precedence. Registration hooks keep the namespace current for ops
-    registered later (extensions).
-    """
-    custom = _FRONTENDS.setdefault(flavour, {})
-    _NAMESPACES.setdefault(flavour, []).append(namespace)
-
-    def add(op):
-        for public in _public_names(op, flavour):
-            if public not in custom:
-                namespace[public] = make_frontend(op, public)
-
-    def remove(op):
-        for public in _public_names(op, flavour):
-            namespace.pop(public, None)
-
-    for op in list(_OPS.values()):
-        add(op)
-    namespace.update(custom)
-    on_register(add, remove)
-
-
-def _public_names(op, flavour):
-    if flavour == "np":
-        return (op.np_name,) if op.np_name else ()
-    if flavour == "npx":
-        return (op.npx_name,) if op.npx_name else ()
-    return op.nd_names if op.nd_names is not None else (op.name,) + tuple(op.aliases)

@@ -1,5 +1,6 @@
-"""Shape ops: reshape (MXNet codes and NumPy rules), transpose, expand/squeeze, flatten,
-concat/stack/split, tile/repeat, broadcasting, flips and axis moves.
+"""Shape ops: reshape (MXNet codes and NumPy rules), transpose, expand/squeeze, flatten and
+axis moves, and the helpers the other shape families share (:mod:`.join`: concat/stack/split;
+:mod:`.broadcast`: tile/repeat, broadcasting, flips).
 
 Every op has an explicit ``infer_shape`` (cheap: no kernel runs) and a gradient written with ops
 from :data:`~mxlab.ops.registry.F`. Outputs are fresh arrays, never views of the input, so a later
@@ -14,11 +15,10 @@ Example
 
 import numpy
 
-from ..imperative import STATE
 from ..base import MXNetAxisError, MXNetValueError
 from .attrs import Attr
 from .infer import known
-from .registry import F, Op, get_op, register, register_frontend
+from .registry import F, Op, register
 
 __all__ = [
     "norm_axis",
@@ -27,8 +27,8 @@ __all__ = [
     "np_reshape_shape",
     "shape_op",
     "any_unknown",
-    "publish",
-    "call_op",
+    "norm_axes",
+    "size_of",
 ]
 
 
@@ -81,32 +81,37 @@ def shape_op(name, compute, infer, grad, attrs=(), **kwargs):
     )
 
 
-def _size(shape):
+def size_of(shape):
+    """The number of elements of a known shape."""
     return int(numpy.prod(shape, dtype=numpy.int64))
 
 
-def _check_size(op_name, src, dst):
-    if _size(src) != _size(dst):
-        if STATE.recording or STATE.deferred:
-            raise MXNetValueError(
-                "target shape must have the same size as current shape when recording with autograd "
-                f"or in deferred compute mode. ({op_name}: {tuple(src)} -> {tuple(dst)})"
-            )
-        raise MXNetValueError(
+class ReshapeSizeError(MXNetValueError):
+    """A reshape target whose size differs from the input's (``NDArray.reshape`` words it as
+    MXNet does while recording or tracing)."""
+
+    def __init__(self, op_name, src, dst):
+        super().__init__(
             f"{op_name}: cannot reshape array of shape {tuple(src)} into shape {tuple(dst)}"
         )
+        self.op_name, self.src, self.dst = op_name, tuple(src), tuple(dst)
+
+
+def _check_size(op_name, src, dst):
+    if size_of(src) != size_of(dst):
+        raise ReshapeSizeError(op_name, src, dst)
     return tuple(dst)
 
 
 def _fill_minus_one(op_name, src, out, inferred):
     """Replace the one inferred dim (index ``inferred`` or None) so sizes match."""
     if inferred is not None:
-        rest = _size([d for i, d in enumerate(out) if i != inferred])
-        if rest == 0 or _size(src) % rest:
+        rest = size_of([d for i, d in enumerate(out) if i != inferred])
+        if rest == 0 or size_of(src) % rest:
             raise MXNetValueError(
                 f"{op_name}: cannot infer a dim to reshape {tuple(src)} into {tuple(out)}"
             )
-        out[inferred] = _size(src) // rest
+        out[inferred] = size_of(src) // rest
     return _check_size(op_name, src, out)
 
 
@@ -484,7 +489,7 @@ shape_op(
 
 
 def _flatten_rule(a, s):
-    return (s[0], _size(s[1:])) if s else (1, 1)
+    return (s[0], size_of(s[1:])) if s else (1, 1)
 
 
 shape_op(
@@ -497,590 +502,3 @@ shape_op(
     save_outputs=False,
     doc="Collapse every axis but the first: ``(N, d1, d2, ...) -> (N, d1*d2*...)``.",
 )
-
-
-# -- joining and splitting -------------------------------------------------------------------------
-def _num_args(a):
-    return a["num_args"]
-
-
-def _join_infer(op_name, axis_key, stack):
-    def infer(attrs, in_shapes):
-        if stack:
-            # NOTE: stacked inputs share one shape; a known one fills the unknown ones (as MXNet).
-            shape = next((tuple(s) for s in in_shapes if known(s)), None)
-            in_shapes = [shape if not known(s) else tuple(s) for s in in_shapes]
-        if any_unknown(in_shapes):
-            return in_shapes, [None]
-        return in_shapes, [_join_shape(op_name, attrs[axis_key], list(in_shapes), stack)]
-
-    return infer
-
-
-def _join_shape(op_name, axis, shapes, stack):
-    first = shapes[0]
-    if axis is None:
-        return (sum(_size(s) for s in shapes),)
-    axis = norm_axis(op_name, axis, len(first), extra=int(stack))
-    for i, s in enumerate(shapes):
-        same = (
-            s == first
-            if stack
-            else (
-                len(s) == len(first)
-                and s[:axis] + s[axis + 1 :] == first[:axis] + first[axis + 1 :]
-            )
-        )
-        if not same:
-            raise MXNetValueError(
-                f"{op_name}: input {i} has shape {s}, incompatible with input 0 {first} "
-                f"along axis {axis}"
-            )
-    if stack:
-        return first[:axis] + (len(shapes),) + first[axis:]
-    return first[:axis] + (sum(s[axis] for s in shapes),) + first[axis + 1 :]
-
-
-def _concat_compute(op_name, axis_key):
-    def compute(xp, inputs, a):
-        axis = a[axis_key]
-        _join_shape(op_name, axis, [x.shape for x in inputs], False)
-        if axis is None:
-            return xp.concatenate([x.reshape(-1) for x in inputs])
-        return xp.concatenate(inputs, axis=axis)
-
-    return compute
-
-
-def _concat_grad(axis_key):
-    def gradient(node, g):
-        axis = node.attrs[axis_key]
-        pieces = F._split_like(
-            g[0],
-            *node.inputs,
-            axis=0 if axis is None else axis,
-            num_args=len(node.inputs),
-            flat=axis is None,
-        )
-        return list(pieces) if isinstance(pieces, (list, tuple)) else [pieces]
-
-    return gradient
-
-
-def _register_concat(name, axis_key, default, optional, **kwargs):
-    register(
-        Op(
-            name=name,
-            num_inputs=_num_args,
-            input_names=("data",),
-            compute=_concat_compute(name, axis_key),
-            attrs=(Attr("num_args", "int", 1), Attr(axis_key, "int", default, optional=optional)),
-            infer_shape=_join_infer(name, axis_key, False),
-            gradient=_concat_grad(axis_key),
-            save_outputs=False,
-            doc="Join arrays along an existing axis.",
-            **kwargs,
-        )
-    )
-
-
-_register_concat("Concat", "dim", 1, False, aliases=("concat",))
-_register_concat(
-    "_npi_concatenate", "axis", 0, True, np_name="concatenate", aliases=("_np_concatenate",)
-)
-
-
-def _split_like_compute(xp, inputs, a):
-    g, likes = inputs[0], inputs[1:]
-    if a["flat"]:
-        g = g.reshape(-1)
-    axis = a["axis"] % g.ndim
-    bounds = numpy.cumsum([x.size if a["flat"] else x.shape[axis] for x in likes])[:-1]
-    parts = xp.split(g, [int(b) for b in bounds], axis=axis)
-    return tuple(p.reshape(x.shape).copy() for p, x in zip(parts, likes))
-
-
-register(
-    Op(
-        name="_split_like",
-        num_inputs=lambda a: a["num_args"] + 1,
-        num_outputs=_num_args,
-        input_names=lambda a: ("data",) + tuple(f"like{i}" for i in range(a["num_args"])),
-        attrs=(Attr("num_args", "int", 1), Attr("axis", "int", 0), Attr("flat", "bool", False)),
-        compute=_split_like_compute,
-        hidden=True,
-        infer_shape=lambda a, s: [
-            None if s[i + 1] is None else tuple(s[i + 1]) for i in range(a["num_args"])
-        ],
-        save_inputs=False,
-        gradient=lambda node, g: [
-            F._npi_concatenate(
-                *_fill_none(node, g),
-                axis=None if node.attrs["flat"] else node.attrs["axis"],
-                num_args=len(g),
-            )
-        ]
-        + [None] * node.attrs["num_args"],
-        doc="Split ``data`` into pieces shaped like the other inputs (the gradient of "
-        "concatenation).",
-    )
-)
-
-
-def _stack_compute(xp, inputs, a):
-    return xp.stack(inputs, axis=a["axis"])
-
-
-register(
-    Op(
-        name="stack",
-        aliases=("_npi_stack",),
-        num_inputs=_num_args,
-        compute=_stack_compute,
-        attrs=(Attr("axis", "int", 0), Attr("num_args", "int", 1)),
-        np_name="stack",
-        infer_shape=_join_infer("stack", "axis", True),
-        save_inputs=False,
-        save_outputs=False,
-        gradient=lambda node, g: _as_list(
-            F.SliceChannel(
-                g[0], num_outputs=node.attrs["num_args"], axis=node.attrs["axis"], squeeze_axis=True
-            )
-        ),
-        doc="Join arrays along a new axis.",
-    )
-)
-
-
-def _as_list(x):
-    return list(x) if isinstance(x, (list, tuple)) else [x]
-
-
-def _slice_channel_compute(xp, inputs, a):
-    x = inputs[0]
-    axis = norm_axis("SliceChannel", a["axis"], x.ndim)
-    n = a["num_outputs"]
-    if x.shape[axis] % n:
-        raise MXNetValueError(
-            f"SliceChannel: axis {axis} of size {x.shape[axis]} cannot be split evenly into "
-            f"num_outputs={n} pieces"
-        )
-    parts = xp.split(x, n, axis=axis)
-    if a["squeeze_axis"]:
-        return tuple(xp.squeeze(p, axis=axis).copy() for p in parts)
-    return tuple(p.copy() for p in parts)
-
-
-def _slice_channel_infer(a, in_shapes):
-    n = a["num_outputs"]
-    if any_unknown(in_shapes):
-        return [None] * n
-    s = tuple(in_shapes[0])
-    axis = norm_axis("SliceChannel", a["axis"], len(s))
-    if s[axis] % n:
-        raise MXNetValueError(
-            f"SliceChannel: axis {axis} of size {s[axis]} cannot be split evenly into "
-            f"num_outputs={n} pieces"
-        )
-    piece = s[:axis] + (() if a["squeeze_axis"] else (s[axis] // n,)) + s[axis + 1 :]
-    return [piece] * n
-
-
-def _slice_channel_grad(node, g):
-    grads = _fill_none(node, g)
-    if node.attrs["squeeze_axis"]:
-        return [F.stack(*grads, axis=node.attrs["axis"], num_args=len(grads))]
-    return [F.Concat(*grads, dim=node.attrs["axis"], num_args=len(grads))]
-
-
-def _fill_none(node, g):
-    """Output gradients with ``None`` (unused outputs) replaced by zeros."""
-    return [F.zeros_like(o) if gi is None else gi for gi, o in zip(g, node.outputs)]
-
-
-register(
-    Op(
-        name="SliceChannel",
-        aliases=("split",),
-        compute=_slice_channel_compute,
-        num_outputs=lambda a: a["num_outputs"],
-        attrs=(
-            Attr("num_outputs", "int", check=(lambda n: n > 0, "must be positive")),
-            Attr("axis", "int", 1),
-            Attr("squeeze_axis", "bool", False),
-        ),
-        infer_shape=_slice_channel_infer,
-        gradient=_slice_channel_grad,
-        save_inputs=False,
-        doc="Split into ``num_outputs`` equal pieces along ``axis`` (legacy split).",
-    )
-)
-
-
-def _np_split_points(op_name, a, size):
-    """Split points along the axis. NOTE: as in MXNet, ``indices`` holds each piece's start, so it
-    begins
-    with 0 (``np.split(x, (3, 5))`` runs ``_npi_split`` with ``indices=(0, 3, 5)``)."""
-    if a["sections"]:
-        n = a["sections"]
-        if op_name == "_npi_split" and size % n:
-            raise MXNetValueError(
-                f"{op_name}: array split does not result in an equal division "
-                f"({size} into {n} sections)"
-            )
-        base, extra = divmod(size, n)
-        return [int(b) for b in numpy.cumsum([base + 1] * extra + [base] * (n - extra))[:-1]]
-    return list(a["indices"][1:])
-
-
-def _np_split_count(a):
-    return a["sections"] or len(a["indices"])
-
-
-def _register_np_split(name, np_name):
-    def compute(xp, inputs, a):
-        x = inputs[0]
-        axis = norm_axis(name, a["axis"], x.ndim)
-        parts = xp.split(x, _np_split_points(name, a, x.shape[axis]), axis=axis)
-        return tuple((xp.squeeze(p, axis=axis) if a["squeeze"] else p).copy() for p in parts)
-
-    def infer(a, in_shapes):
-        if any_unknown(in_shapes):
-            return [None] * _np_split_count(a)
-        s = tuple(in_shapes[0])
-        axis = norm_axis(name, a["axis"], len(s))
-        points = (
-            [0] + [min(max(p, 0), s[axis]) for p in _np_split_points(name, a, s[axis])] + [s[axis]]
-        )
-        sizes = [max(end - begin, 0) for begin, end in zip(points[:-1], points[1:])]
-        return [s[:axis] + (() if a["squeeze"] else (n,)) + s[axis + 1 :] for n in sizes]
-
-    def gradient(node, g):
-        grads = _fill_none(node, g)
-        if node.attrs["squeeze"]:
-            return [F.stack(*grads, axis=node.attrs["axis"], num_args=len(grads))]
-        return [F._npi_concatenate(*grads, axis=node.attrs["axis"], num_args=len(grads))]
-
-    register(
-        Op(
-            name=name,
-            compute=compute,
-            num_outputs=_np_split_count,
-            infer_shape=infer,
-            gradient=gradient,
-            attrs=(
-                Attr("indices", "shape", ()),
-                Attr("axis", "int", 0),
-                Attr("squeeze", "bool", False),
-                Attr("sections", "int", 0),
-            ),
-            save_inputs=False,
-            doc=f"``np.{np_name}``: split at ``indices`` or into ``sections`` pieces.",
-        )
-    )
-
-
-_register_np_split("_npi_split", "split")
-_register_np_split("_npi_array_split", "array_split")
-
-
-# -- repetition and broadcasting -------------------------------------------------------------------
-def _tile_reps(a, ndim):
-    reps = tuple(a["reps"])
-    n = max(len(reps), ndim)
-    return (1,) * (n - len(reps)) + reps, n
-
-
-def _tile_rule(a, s):
-    reps, n = _tile_reps(a, len(s))
-    s = (1,) * (n - len(s)) + tuple(s)
-    return tuple(d * r for d, r in zip(s, reps))
-
-
-def _backward_tile(xp, inputs, a):
-    g, x = inputs
-    reps, n = _tile_reps(a, x.ndim)
-    base = (1,) * (n - x.ndim) + x.shape
-    split = [v for pair in zip(reps, base) for v in pair]
-    return (
-        g.reshape(split)
-        .sum(axis=tuple(range(0, 2 * n, 2)))
-        .reshape(x.shape)
-        .astype(g.dtype, copy=False)
-    )
-
-
-shape_op(
-    "tile",
-    lambda xp, inputs, a: xp.tile(inputs[0], a["reps"]),
-    _tile_rule,
-    lambda node, g: [F._backward_tile(g[0], node.inputs[0], **node.attrs)],
-    attrs=(Attr("reps", "shape"),),
-    aliases=("_npi_tile",),
-    np_name="tile",
-    save_outputs=False,
-    doc="Repeat the whole array ``reps`` times per axis.",
-)
-register(
-    Op(
-        name="_backward_tile",
-        compute=_backward_tile,
-        num_inputs=2,
-        input_names=("grad", "data"),
-        attrs=(Attr("reps", "shape"),),
-        infer_shape=lambda a, s: [s[1]],
-        infer_type=lambda a, d: [d[0]],
-        ignore_inputs=(1,),
-        hidden=True,
-        gradient=lambda node, g: [F.tile(g[0], **node.attrs), None],
-        doc="Sum the tiles of a gradient back to the input shape.",
-    )
-)
-
-
-def _repeat_rule(a, s):
-    if a["axis"] is None:
-        return (_size(s) * a["repeats"],)
-    axis = norm_axis("repeat", a["axis"], len(s))
-    return s[:axis] + (s[axis] * a["repeats"],) + s[axis + 1 :]
-
-
-def _backward_repeat(xp, inputs, a):
-    g, x = inputs
-    r = a["repeats"]
-    if a["axis"] is None:
-        return g.reshape(-1, r).sum(axis=1).reshape(x.shape).astype(g.dtype, copy=False)
-    axis = a["axis"] % x.ndim
-    split = x.shape[:axis] + (x.shape[axis], r) + x.shape[axis + 1 :]
-    return g.reshape(split).sum(axis=axis + 1).astype(g.dtype, copy=False)
-
-
-shape_op(
-    "repeat",
-    lambda xp, inputs, a: xp.repeat(inputs[0], a["repeats"], axis=a["axis"]),
-    _repeat_rule,
-    lambda node, g: [F._backward_repeat(g[0], node.inputs[0], **node.attrs)],
-    attrs=(
-        Attr("repeats", "int", check=(lambda n: n >= 0, "must be non-negative")),
-        Attr("axis", "int", None, optional=True),
-    ),
-    aliases=("_npi_repeat", "_np_repeat"),
-    np_name="repeat",
-    save_outputs=False,
-    doc="Repeat each element ``repeats`` times along ``axis``.",
-)
-register(
-    Op(
-        name="_backward_repeat",
-        compute=_backward_repeat,
-        num_inputs=2,
-        input_names=("grad", "data"),
-        attrs=(Attr("repeats", "int"), Attr("axis", "int", None, optional=True)),
-        infer_shape=lambda a, s: [s[1]],
-        infer_type=lambda a, d: [d[0]],
-        ignore_inputs=(1,),
-        hidden=True,
-        gradient=lambda node, g: [F.repeat(g[0], **node.attrs), None],
-        doc="Sum the repeats of a gradient back to the input shape.",
-    )
-)
-
-
-def _broadcast_to_rule(a, s):
-    target = tuple(a["shape"])
-    lead = len(target) - len(s)
-    if lead < 0:
-        raise MXNetValueError(
-            f"broadcast_to: cannot broadcast shape {s} to the shorter shape {target}"
-        )
-    # NOTE: MXNet's 0 keeps the input dim; NumPy has no 0 code here but 0 with a size-0 input is the
-    # same.
-    full = tuple(s[i - lead] if d == 0 and i >= lead else d for i, d in enumerate(target))
-    for i, d in enumerate(s):
-        if d != 1 and d != full[i + lead]:
-            raise MXNetValueError(
-                f"broadcast_to: operands could not be broadcast together, shape {s} vs "
-                f"target {target}"
-            )
-    return full
-
-
-def _sum_like_grad(node, g):
-    return [F._reduce_sum_like(g[0], node.inputs[0])]
-
-
-shape_op(
-    "broadcast_to",
-    lambda xp, inputs, a: xp.broadcast_to(inputs[0], _broadcast_to_rule(a, inputs[0].shape)).copy(),
-    _broadcast_to_rule,
-    _sum_like_grad,
-    attrs=(Attr("shape", "shape"),),
-    aliases=("_npi_broadcast_to",),
-    np_name="broadcast_to",
-    save_outputs=False,
-    doc="Broadcast to ``shape`` (MXNet: 0 keeps the input dim).",
-)
-
-
-def _broadcast_axis_rule(a, s):
-    axes, sizes = a["axis"], a["size"]
-    axes = (axes,) if isinstance(axes, int) else tuple(axes or ())
-    if len(axes) != len(sizes):
-        raise MXNetValueError(
-            f"broadcast_axis: axis {axes} and size {sizes} must have the same length"
-        )
-    out = list(s)
-    for ax, n in zip(axes, sizes):
-        ax = norm_axis("broadcast_axis", ax, len(s))
-        if s[ax] != 1:
-            raise MXNetValueError(
-                f"broadcast_axis: axis {ax} has size {s[ax]}, only size-1 axes broadcast"
-            )
-        out[ax] = n
-    return tuple(out)
-
-
-shape_op(
-    "broadcast_axis",
-    lambda xp, inputs, a: xp.broadcast_to(
-        inputs[0], _broadcast_axis_rule(a, inputs[0].shape)
-    ).copy(),
-    _broadcast_axis_rule,
-    _sum_like_grad,
-    attrs=(Attr("axis", "axis", ()), Attr("size", "shape", ())),
-    aliases=("broadcast_axes",),
-    save_outputs=False,
-    doc="Broadcast size-1 axes ``axis`` to sizes ``size``.",
-)
-
-
-# -- flips -----------------------------------------------------------------------------------------
-def _flip_compute(op_name):
-    def compute(xp, inputs, a):
-        x = inputs[0]
-        return xp.flip(x, axis=norm_axes(op_name, a["axis"], x.ndim)).copy()
-
-    return compute
-
-
-def _register_flip(name, axis_attr, **kwargs):
-    register(
-        Op(
-            name=name,
-            compute=_flip_compute(name),
-            attrs=(axis_attr,),
-            infer_shape=lambda a, s: [None if s[0] is None else tuple(s[0])],
-            gradient=lambda node, g: [getattr(F, name)(g[0], **node.attrs)],
-            save_inputs=False,
-            save_outputs=False,
-            doc="Reverse the order of elements along ``axis``.",
-            **kwargs,
-        )
-    )
-
-
-_register_flip("reverse", Attr("axis", "axis"), aliases=("flip",))
-_register_flip("_npi_flip", Attr("axis", "axis", None, optional=True), np_name="flip")
-
-
-# -- namespace frontends ---------------------------------------------------------------------------
-def call_op(op_name, inputs, **attrs):
-    """Invoke a registered op on arrays; returns one output or the list of visible outputs."""
-    from ..imperative import invoke
-
-    op = get_op(op_name)
-    parsed = op.parse_attrs(attrs)
-    outs = invoke(op, list(inputs), parsed)
-    visible = op.get_num_visible_outputs(parsed)
-    return outs[0] if visible == 1 else outs[:visible]
-
-
-def publish(op_name, flavour, public):
-    """Also publish ``op_name`` as ``public`` in ``flavour`` (method forms need the name in both
-    namespaces)."""
-    from ..ndarray.frontend import make_array_frontend
-    from ..ndarray.ndarray import NDArray, ndarray
-
-    fn = make_array_frontend(ndarray if flavour == "np" else NDArray)(get_op(op_name), public)
-    register_frontend(flavour, name=public)(fn)
-
-
-def _np_splitter(op_name):
-    def split(ary, indices_or_sections, axis=0):
-        """NumPy split: an int gives that many pieces, a sequence gives the split points."""
-        if isinstance(indices_or_sections, (int, numpy.integer)):
-            return list(
-                _as_list(call_op(op_name, [ary], sections=int(indices_or_sections), axis=axis))
-            )
-        return list(
-            _as_list(call_op(op_name, [ary], indices=(0,) + tuple(indices_or_sections), axis=axis))
-        )
-
-    split.__name__ = op_name.replace("_npi_", "")
-    return split
-
-
-def _np_joiner(op_name):
-    def join(seq, axis=0, out=None):
-        """NumPy join of a sequence of arrays along ``axis``."""
-        from ..imperative import invoke
-
-        op = get_op(op_name)
-        attrs = op.parse_attrs({"axis": axis, "num_args": len(seq)})
-        return invoke(op, list(seq), attrs, out=None if out is None else [out])[0]
-
-    join.__name__ = op_name.replace("_npi_", "")
-    return join
-
-
-def _np_stacker(axis, min_ndim):
-    """``vstack`` / ``hstack``: promote each array to ``min_ndim`` dims, then concatenate."""
-
-    def join(tup):
-        arrays = [
-            (
-                call_op("_np_reshape", [x], newshape=(1,) * (min_ndim - x.ndim) + tuple(x.shape))
-                if x.ndim < min_ndim
-                else x
-            )
-            for x in tup
-        ]
-        along = 0 if axis == 1 and arrays[0].ndim == 1 else axis
-        return call_op("_npi_concatenate", arrays, axis=along, num_args=len(arrays))
-
-    join.__doc__ = f"NumPy stacking along axis {axis} (arrays promoted to at least {min_ndim}-D)."
-    return join
-
-
-def _np_flatten(a, order="C"):
-    """NumPy ``ndarray.flatten``: a 1-D copy."""
-    return call_op("_np_reshape", [a], newshape=(-1,), order=order)
-
-
-def _nd_squeeze(data, axis=None, out=None):
-    """Legacy ``mx.nd.squeeze``: squeezing all axes of a size-1 array leaves shape (1,), not ()."""
-    from ..imperative import invoke
-
-    op = get_op("squeeze")
-    result = invoke(op, [data], op.parse_attrs({"axis": axis}))[0]
-    if result.ndim == 0:
-        result = call_op("Reshape", [result], shape=(1,))
-    return result if out is None else result.copyto(out)
-
-
-register_frontend("nd", name="squeeze")(_nd_squeeze)
-register_frontend("np", name="split")(_np_splitter("_npi_split"))
-register_frontend("np", name="array_split")(_np_splitter("_npi_array_split"))
-register_frontend("np", name="flatten")(_np_flatten)
-register_frontend("np", name="vstack")(_np_stacker(0, 2))
-register_frontend("np", name="hstack")(_np_stacker(1, 1))
-register_frontend("np", name="concatenate")(_np_joiner("_npi_concatenate"))
-register_frontend("np", name="stack")(_np_joiner("_npi_stack"))
-register_frontend("np", name="ravel")(_np_flatten)
-for _op_name, _public in (
-    ("reshape_like", "reshape_like"),
-    ("broadcast_like", "broadcast_like"),
-    ("Flatten", "batch_flatten"),
-):
-    publish(_op_name, "np", _public)
-publish("_np_moveaxis", "nd", "moveaxis")

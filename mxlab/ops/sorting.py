@@ -12,8 +12,8 @@ import numpy
 
 from .attrs import Attr
 from .indexing import _pass_shape
-from .registry import F, Op, register, register_frontend
-from .shape import any_unknown, call_op, norm_axis, publish
+from .registry import F, Op, register
+from .shape import any_unknown, norm_axis
 
 # -- sorting ---------------------------------------------------------------------------------------
 def _sort_axis(a, x):
@@ -178,6 +178,14 @@ def _topk_infer(a, in_shapes):
     return [out] * _topk_outputs(a)
 
 
+def _topk_type(a, in_dtypes):
+    """Values and masks keep the input dtype; indices take ``dtype`` (a rule, not the registry's
+    first-input guess, which a subgraph's inner inference would fall back on)."""
+    data = in_dtypes[0]
+    return {"value": [data], "mask": [data], "indices": [a["dtype"]],
+            "both": [data, a["dtype"]]}[a["ret_typ"]]
+
+
 def _topk_grad(node, g):
     if node.attrs["ret_typ"] not in ("value", "both"):
         return [None]
@@ -200,6 +208,7 @@ register(
             Attr("dtype", "dtype", "float32"),
         ),
         infer_shape=_topk_infer,
+        infer_type=_topk_type,
         gradient=_topk_grad,
         npx_name="topk",
         save_outputs=False,
@@ -306,24 +315,3 @@ register(
         doc="Gradient of ``diag``.",
     )
 )
-
-
-def _np_nonzero(a):
-    """NumPy ``nonzero``: a tuple with the indices of non-zero entries along each axis."""
-    pairs = call_op("_npi_nonzero", [a])
-    ndim = max(a.ndim, 1)
-    return tuple(
-        call_op(
-            "SliceChannel",
-            [call_op("transpose", [pairs])],
-            num_outputs=ndim,
-            axis=0,
-            squeeze_axis=True,
-        )
-        if ndim > 1
-        else [call_op("_np_reshape", [pairs], newshape=(-1,))]
-    )
-
-
-register_frontend("np", "nd", name="nonzero")(_np_nonzero)
-publish("topk", "np", "topk")

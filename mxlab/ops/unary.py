@@ -15,7 +15,7 @@ import math
 import numpy
 
 from .attrs import Attr
-from .elemwise import as_array, unary, zero_grads
+from .elemwise import as_array, unary
 from .infer import same_shape
 from .registry import F, Op, register
 
@@ -69,6 +69,11 @@ def _times(deriv):
     return lambda node, g: [F.broadcast_mul(g[0], deriv(node.inputs[0], node.outputs[0]))]
 
 
+def _zero_like_head(node, g):
+    """Rounding: zero gradient, shaped from the head gradient (the input is not saved)."""
+    return [F.zeros_like(g[0])]
+
+
 def _scaled(factor):
     return lambda node, g: [F._mul_scalar(g[0], scalar=factor)]
 
@@ -88,7 +93,7 @@ _TWO_BY_SQRT_PI = 2.0 / math.sqrt(math.pi)
 # gradient reads, np_name ("" = the name itself, None = not in mx.np); ``_npi_<np_name>`` aliases.
 _UNARY = (
     ("abs", "abs", "same", "abs({0})", _times(lambda x, y: F.sign(x)), "x", ""),
-    ("sign", "sign", "same", "sign({0})", zero_grads, "x", ""),
+    ("sign", "sign", "same", "sign({0})", _zero_like_head, "", ""),
     ("negative", "negative", "same", "(-{0})", lambda node, g: [F.negative(g[0])], "", ""),
     ("square", "square", "same", "({0} * {0})",
      _times(lambda x, y: F._mul_scalar(x, scalar=2.0)), "x", ""),
@@ -135,13 +140,13 @@ _UNARY = (
     ("radians", "radians", "float", None, _scaled(math.pi / 180.0), "", ""),
     ("erf", erf, "float", None, _times(lambda x, y: F._mul_scalar(
         F.exp(F.negative(F.square(x))), scalar=_TWO_BY_SQRT_PI)), "x", None),
-    ("floor", "floor", "round", "floor({0})", zero_grads, "", ""),
-    ("ceil", "ceil", "round", "ceil({0})", zero_grads, "", ""),
-    ("trunc", "trunc", "round", "trunc({0})", zero_grads, "", ""),
-    ("fix", "trunc", "round", "trunc({0})", zero_grads, "", ""),
-    ("round", _round_half_away, "round", None, zero_grads, "", None),
-    ("rint", _rint_legacy, "round", None, zero_grads, "", None),
-    ("_npi_rint", "rint", "round", None, zero_grads, "", "rint"),
+    ("floor", "floor", "round", "floor({0})", _zero_like_head, "", ""),
+    ("ceil", "ceil", "round", "ceil({0})", _zero_like_head, "", ""),
+    ("trunc", "trunc", "round", "trunc({0})", _zero_like_head, "", ""),
+    ("fix", "trunc", "round", "trunc({0})", _zero_like_head, "", ""),
+    ("round", _round_half_away, "round", None, _zero_like_head, "", None),
+    ("rint", _rint_legacy, "round", None, _zero_like_head, "", None),
+    ("_npi_rint", "rint", "round", None, _zero_like_head, "", "rint"),
 )
 
 
@@ -158,6 +163,6 @@ for _row in _UNARY:
 register(Op(name="_npi_around", attrs=(Attr("decimals", "int", 0),), np_name="round",
             compute=lambda xp, inputs, attrs: as_array(xp, xp.round(inputs[0],
                                                                     attrs["decimals"])),
-            infer_shape=same_shape, gradient=zero_grads, inplace=((0, 0),), elementwise=True,
+            infer_shape=same_shape, gradient=_zero_like_head, inplace=((0, 0),), elementwise=True,
             save_inputs=False, save_outputs=False,
             doc="NumPy's ``round`` (halves to even); ``mx.nd.round`` rounds them away from 0."))

@@ -1,3 +1,5 @@
-"""``mx.optimizer``: SGD, NAG, Adam, AdamW, RMSProp, AdaGrad and ``create``."""
+"""``mx.optimizer``: MXNet 1.9's optimizers, ``create`` and ``get_updater``."""
 from .optimizer import *  # noqa: F401,F403
+from .more import *  # noqa: F401,F403
 from .optimizer import Optimizer, create, register  # noqa: F401
+from .updater import Updater, get_updater  # noqa: F401

@@ -118,8 +118,18 @@ class Optimizer:
         """The per-parameter state (None, an array or a tuple of arrays)."""
         return None
 
+    def create_state_multi_precision(self, index, weight):
+        """MXNet's name; the state of :meth:`create_state` (no float32 master copy is kept)."""
+        return self.create_state(index, weight)
+
     def update(self, index, weight, grad, state):
-        """Count the update and apply the rule (outside autograd recording)."""
+        """Count the update and apply the rule (outside autograd recording).
+
+        Takes one parameter (MXNet 1.x) or lists of indices, weights, grads, states (2.0)."""
+        if isinstance(index, (list, tuple)):
+            for args in zip(index, weight, grad, state):
+                self.update(*args)
+            return
         self._update_count(index)
         with autograd.pause():
             self.step(index, weight, grad, state, self._get_lr(index), self._get_wd(index))

@@ -37,7 +37,7 @@ import logging
 from ..base import MXNetNotImplementedError, MXNetValueError
 from ..graph.graph import Graph
 from ..graph.node import Entry, Node, topo_sort
-from ..graph.passes import register_pass
+from ..graph.passes import apply_pass, register_pass
 from .registry import create_property
 
 __all__ = ["Partition", "Exclusion", "partition_graph", "partition_symbol", "partition_entries"]
@@ -418,17 +418,19 @@ def partition_entries(heads, prop, backend="", cls=None):
 
 
 @register_pass("partition_graph", provides=("partition",))
-def partition_graph(graph, backend="default", prop=None, **options):
+def partition_graph(graph, backend="default", prop=None, cls=None, **options):
     """The pass: ``graph`` partitioned by ``prop`` (or a new property of ``backend`` with
-    ``options``); the result's ``attrs["partition"]`` is the :class:`Partition`."""
+    ``options``); the result's ``attrs["partition"]`` is the :class:`Partition`. ``cls`` wraps
+    inner graphs (default: ``Symbol``)."""
     prop = prop or create_property(backend, **options)
-    heads, partition = partition_entries(graph.outputs, prop, backend)
+    heads, partition = partition_entries(graph.outputs, prop, backend, cls)
     attrs = {k: v for k, v in graph.attrs.items() if k in ("pass_log", "num_forward_outputs")}
     return Graph(heads, dict(attrs, pass_log=list(graph.pass_log), partition=partition))
 
 
 def partition_symbol(sym, backend="default", prop=None, **options):
-    """``(partitioned symbol, Partition)`` for a symbol (same class as ``sym``)."""
-    prop = prop or create_property(backend, **options)
-    heads, partition = partition_entries(sym._outputs, prop, backend, type(sym))
-    return type(sym)(heads), partition
+    """``(partitioned symbol, Partition)`` for a symbol (same class as ``sym``), through the
+    ``partition_graph`` pass: the result's :attr:`~mxlab.sym.Symbol.graph` keeps its record."""
+    graph = apply_pass(sym.graph, "partition_graph", backend=backend, prop=prop, cls=type(sym),
+                       **options)
+    return type(sym).from_graph(graph), graph.attrs["partition"]

@@ -31,7 +31,6 @@ from ..graph.gradient import build_gradient_graph
 from ..graph.graph import Graph
 from ..graph.node import Entry, Node, topo_sort
 from ..device import cpu, gpu
-from ..imperative import STATE
 from ..ops.registry import Op, apply_op, register
 
 __all__ = ["SubgraphRunner", "make_subgraph_op", "is_subgraph_op", "register_subgraph_op_name",
@@ -66,27 +65,28 @@ class SubgraphRunner:
         self._cached = None
 
     # -- execution -----------------------------------------------------------------------------
-    def compute(self, xp, inputs, attrs):
-        """Run the inner graph on xp arrays through its CachedOp (static_alloc, static_shape);
-        outputs never alias inputs or each other."""
+    def compute(self, xp, inputs, attrs, ctx):
+        """Run the inner graph on xp arrays through its CachedOp (static_alloc, static_shape),
+        in the mode of ``ctx``; outputs never alias inputs or each other."""
         inputs = self._protect(list(inputs))
-        return tuple(_fresh(self._run_cached(inputs, xp), inputs))
+        return tuple(_fresh(self._run_cached(inputs, xp, ctx), inputs))
 
     @property
     def cached_op(self):
-        """The inner :class:`~mxlab.executor.CachedOp` (planned once, inspectable like any other)."""
+        """The inner :class:`~mxlab.executor.CachedOp` (planned once, inspectable like any
+        other)."""
         if self._cached is None:
             from ..executor.cached_op import CachedOp  # NOTE: the executor imports this package.
             self._cached = CachedOp(self.sym, {"static_alloc": True, "static_shape": True})
         return self._cached
 
-    def _run_cached(self, inputs, xp):
+    def _run_cached(self, inputs, xp, ctx):
         from ..autograd import pause
         from ..ndarray.ndarray import NDArray
         device = _device_of(xp, inputs)
         arrays = [NDArray._wrap(x, device) for x in inputs]
         # NOTE: the outer op is what autograd records; the inner run must not add tape nodes.
-        with pause(train_mode=STATE.training):
+        with pause(train_mode=ctx.is_train):
             outputs = self.cached_op(*arrays)
         outputs = outputs if isinstance(outputs, list) else [outputs]
         return [o._get_data() for o in outputs]
@@ -104,7 +104,8 @@ class SubgraphRunner:
         return ins, outs
 
     def infer_shape(self, attrs, in_shapes, out_shapes=None):
-        """Shapes through the inner graph in both directions (known outer outputs seed its heads)."""
+        """Shapes through the inner graph in both directions (known outer outputs seed its
+        heads)."""
         known = {node: s for node, s in zip(self.input_nodes, in_shapes) if s is not None}
         for entry, shape in zip(self.graph.outputs, out_shapes or ()):
             if shape is not None:
@@ -197,7 +198,12 @@ def make_subgraph_op(sym, name="_default_subgraph_op", runner=None, runner_cls=S
     """
     runner = runner or runner_cls(sym)
     runner.name = name
+    inner = [n.op for n in runner.graph.indexed.nodes if n.op is not None]
+    # NOTE: what the passes decide from must hold for the whole inner graph: a value-dependent
+    #   shape inside (boolean_mask) has no static plan; a random op inside is never recomputed.
     op = Op(name=name, compute=runner.compute,
+            dynamic_shape=any(o.dynamic_shape for o in inner),
+            is_random=any(o.is_random for o in inner),
             num_inputs=len(runner.input_nodes), num_outputs=len(sym._outputs),
             input_names=tuple(n.name for n in runner.input_nodes),
             output_names=tuple(sym.list_outputs()),

@@ -15,7 +15,8 @@ Example
 """
 
 from .. import ops as _ops  # noqa: F401  (registers every op family)
-from ..ops.registry import populate_namespace as _populate, register_dispatch as _register_dispatch
+from ..ndarray.namespace import populate_namespace as _populate
+from ..ops.registry import register_dispatch as _register_dispatch
 from . import frontend as _frontend
 from . import symbol as _symbol_mod
 
@@ -30,4 +31,6 @@ globals().update({name: getattr(_frontend, name) for name in _HAND_WRITTEN})
 from . import numpy as np  # noqa: E402
 from . import numpy_extension as npx  # noqa: E402
 
-__all__ = list(_CORE + _HAND_WRITTEN) + ["np", "npx"]
+__all__ = list(_CORE + _HAND_WRITTEN) + ["np", "npx", "random", "contrib"]
+from . import random  # noqa: E402,F401
+from . import contrib  # noqa: E402,F401

@@ -23,7 +23,8 @@ def copy_graph(entries):
     versions)."""
     mapping = {}
     for node in topo_sort(entries):
-        new = Node(node.op, node.name, dict(node.attrs), extra=node.extra, subgraphs=node.subgraphs)
+        new = Node(node.op, node.name, dict(node.attrs), extra=node.extra, subgraphs=node.subgraphs,
+                   scope=node.scope)
         new.inputs = [Entry(mapping[id(e.node)], e.index, e.version) for e in node.inputs]
         new.control_deps = [mapping[id(n)] for n in node.control_deps]
         if node.op is not None and node in _json._EXPLICIT:

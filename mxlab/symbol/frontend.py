@@ -6,11 +6,12 @@ inputs passed by keyword (``weight=w``) go to their named slot, and inputs left 
 variables named ``<node>_<input>`` (``fc1_weight``), as in MXNet.
 """
 
+from .. import attribute as _attribute, name as _name
 from ..base import MXNetTypeError
 from ..ndarray.frontend import bind_arguments
 from ..ops import registry
 from .compose import apply_op, make_node, outputs_of
-from .symbol import Symbol
+from .symbol import HIDDEN_KEYS, Symbol, _hidden
 
 __all__ = [
     "make_symbol_frontend",
@@ -32,15 +33,34 @@ def _is_symbol(value):
 def compose_op(op, args, kwargs, cls, name=None, attr=None, hint=None):
     """Build the node for one frontend call and return its visible outputs as a ``cls`` symbol."""
     kwargs = dict(kwargs)
+    hidden = {k: kwargs.pop(k) for k in list(kwargs)
+              if k in HIDDEN_KEYS and k not in op._attr_specs}
+    if hidden:   # NOTE: MXNet: `Convolution(..., lr_mult=2)` sets the attribute __lr_mult__
+        attr = {**{f"__{k}__": str(v) for k, v in hidden.items()}, **(attr or {})}
     named = {k: kwargs.pop(k) for k in list(kwargs) if _is_symbol(kwargs[k])}
     positional, attr_kwargs = bind_arguments(op, args, kwargs, _is_symbol)
     attrs = op.parse_attrs(attr_kwargs)
     explicit = tuple(k for k in attr_kwargs if attr_kwargs[k] is not None or k == "num_args")
+    name = _name.current().get(name, (hint or op.name).lower().lstrip("_"))   # mx.name.Prefix
     node = make_node(op, attrs, positional, named, name=name, hint=hint, explicit=explicit)
     result = outputs_of(node, cls)
+    attr = _attribute.current().get(attr)   # mx.AttrScope
     if attr:
         result._set_attr(**attr)
+        _hidden_attrs_to_new_variables(node, positional, named, attr)
     return result
+
+
+def _hidden_attrs_to_new_variables(node, positional, named, attr):
+    """As nnvm's compose: variables created for missing inputs (``conv_weight``) get the
+    ``__hidden__`` attributes the op was created with."""
+    given = {id(e.node) for s in list(positional) + list(named.values()) for e in s._outputs}
+    for entry in node.inputs:
+        if entry.node.op is None and id(entry.node) not in given:
+            for key, value in attr.items():
+                hidden = _hidden(key)
+                if hidden.startswith("__") and hidden.endswith("__"):
+                    entry.node.extra[hidden] = str(value)
 
 
 def make_symbol_frontend(cls):

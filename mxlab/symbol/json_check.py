@@ -15,7 +15,8 @@ Example
 >>> check_graph_dict({"nodes": [], "heads": [[-1, 0]]}, "net.json")
 Traceback (most recent call last):
 ...
-mxlab.base.MXNetValueError: Cannot load symbol from net.json: heads[0]: node id -1 is out of range (expected 0 <= id < 0)
+mxlab.base.MXNetValueError: Cannot load symbol from net.json: heads[0]: node id -1 is out of range
+(expected 0 <= id < 0)
 """
 from ..base import MXNetValueError
 
@@ -112,7 +113,8 @@ def check_graph_dict(data, source):
     _check_type(attrs, dict, source, "'attrs'", "an object")
     version = attrs.get("mxnet_version", ["int", 0])
     if not (isinstance(version, list) and len(version) == 2 and _is_int(version[1])):
-        _fail(source, "'attrs.mxnet_version'", f"expected [\"int\", <version>], got {version!r:.60}")
+        _fail(source, "'attrs.mxnet_version'",
+              f"expected [\"int\", <version>], got {version!r:.60}")
 
 
 def check_acyclic(nodes, source):

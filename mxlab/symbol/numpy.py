@@ -3,7 +3,7 @@ registry."""
 
 from ..base import MXNetNotImplementedError, MXNetTypeError
 from .frontend import populate_flavour
-from .symbol import Symbol
+from .symbol import FLAVOURS, Symbol
 
 __all__ = ["_Symbol"]
 
@@ -48,6 +48,9 @@ class _Symbol(Symbol):
         from ..ndarray.ndarray import ndarray
 
         return ndarray
+
+
+FLAVOURS["np"] = _Symbol
 
 
 def _binary_function(kind, name):

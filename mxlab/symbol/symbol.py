@@ -18,25 +18,28 @@ Example
 [(2, 3)]
 """
 
-import numbers
-import warnings
 
 import numpy
 
 from ..base import (
-    MXNetError,
     MXNetIndexError,
-    MXNetNotImplementedError,
     MXNetTypeError,
     MXNetValueError,
 )
 from ..graph import infer as _infer
+from ..graph.graph import Graph as _Graph
 from ..graph.node import Entry, Node, topo_sort
 from . import json as _json
 from . import legacy
 from .compose import apply_op, copy_graph, make_node, single_entry
+from .inference import SymbolInference
+from .operators import SymbolOperators
 
 __all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "fromjson", "HIDDEN_KEYS"]
+
+#: Symbol classes per flavour ("np": ``mx.sym.np._Symbol``, registered by that module, which
+#: subclasses :class:`Symbol`).
+FLAVOURS = {}
 
 # Attributes MXNet stores as ``__key__`` but also answers to as ``key`` (c_api_symbolic.cc
 # kHiddenKeys).
@@ -57,7 +60,7 @@ def _with_hidden_aliases(attrs):
     return out
 
 
-class Symbol:
+class Symbol(SymbolOperators, SymbolInference):
     """A symbolic graph with one or more outputs (``mx.sym.Symbol``).
 
     Parameters
@@ -66,37 +69,49 @@ class Symbol:
         The output entries (a Symbol given here is shallow-copied).
     """
 
-    __slots__ = ("_outputs",)
+    __slots__ = ("_outputs", "_graph")
     __array_priority__ = 1000.0
-    # python operator -> (op for two symbols, op with a scalar, reflected op with a scalar)
-    _OPERATORS = {
-        "add": ("elemwise_add", "_plus_scalar", "_plus_scalar"),
-        "sub": ("elemwise_sub", "_minus_scalar", "_rminus_scalar"),
-        "mul": ("elemwise_mul", "_mul_scalar", "_mul_scalar"),
-        "truediv": ("elemwise_div", "_div_scalar", "_rdiv_scalar"),
-        "mod": ("_mod", "_mod_scalar", "_rmod_scalar"),
-        "pow": ("_power", "_power_scalar", "_rpower_scalar"),
-        "eq": ("_equal", "_equal_scalar", "_equal_scalar"),
-        "ne": ("_not_equal", "_not_equal_scalar", "_not_equal_scalar"),
-        "gt": ("_greater", "_greater_scalar", "_lesser_scalar"),
-        "ge": ("_greater_equal", "_greater_equal_scalar", "_lesser_equal_scalar"),
-        "lt": ("_lesser", "_lesser_scalar", "_greater_scalar"),
-        "le": ("_lesser_equal", "_lesser_equal_scalar", "_greater_equal_scalar"),
-    }
-    _NEGATIVE = ("_mul_scalar", {"scalar": -1.0})
     _namespace_name = "mxlab.symbol"
 
     def __init__(self, outputs):
         if isinstance(outputs, Symbol):
             outputs = outputs._outputs
         self._outputs = [e if isinstance(e, Entry) else Entry(e) for e in outputs]
+        self._graph = None
+
+    @classmethod
+    def from_graph(cls, graph):
+        """A symbol of ``graph``'s outputs that keeps ``graph`` (its attributes and pass log) as
+        :attr:`graph`: how a pass result (``partition_graph``) becomes a symbol."""
+        sym = cls(graph.outputs)
+        sym._graph = graph
+        return sym
+
+    @property
+    def graph(self):
+        """The :class:`~mxlab.graph.Graph` of this symbol's outputs: node ids, entries and the
+        attributes and pass log of the passes that made it (``partition_graph``). CachedOp and
+        executors start their pass pipelines from it; passes return new graphs, so read it only.
+
+        Example
+        -------
+        >>> import mxlab as mx
+        >>> print(mx.sym.tanh(mx.sym.var('x'), name='t').graph)
+        #0 x = var
+        #1 t = tanh(x[0])
+        outputs: t[0]
+        """
+        graph = self._graph
+        if graph is None or len(graph.outputs) != len(self._outputs) or any(
+                a.node is not b.node or a.index != b.index
+                for a, b in zip(graph.outputs, self._outputs)):
+            graph = self._graph = _Graph(list(self._outputs))
+        return graph
 
     # -- conversions -------------------------------------------------------------------------------
     def as_np_ndarray(self):
         """The same graph as an ``mx.sym.np._Symbol`` (NumPy-flavoured operators)."""
-        from .numpy import _Symbol
-
-        return _Symbol(self._outputs)
+        return FLAVOURS["np"](self._outputs)
 
     def as_nd_ndarray(self):
         """The same graph as a legacy ``mx.sym.Symbol``."""
@@ -255,6 +270,7 @@ class Symbol:
 
     def __setstate__(self, state):
         self._outputs = _json.from_json(state["handle"], type(self))
+        self._graph = None
 
     def __call__(self, *args, **kwargs):
         """A copy composed with other symbols: ``net(data=other)`` replaces the variable
@@ -292,200 +308,6 @@ class Symbol:
             node = self._single_node()
             if node is not None:
                 node.name = name
-
-    # -- python operators --------------------------------------------------------------------------
-    def _binary(self, kind, other, reflected=False):
-        tensor_op, scalar_op, rscalar_op = self._OPERATORS[kind]
-        if isinstance(other, Symbol):
-            lhs, rhs = (other, self) if reflected else (self, other)
-            return apply_op(tensor_op, [lhs, rhs], {}, type(self))
-        if isinstance(other, (numbers.Number, numpy.generic)):
-            scalar = other.item() if isinstance(other, numpy.generic) else other
-            return apply_op(
-                rscalar_op if reflected else scalar_op, [self], {"scalar": scalar}, type(self)
-            )
-        raise MXNetTypeError(f"type {type(other)} not supported")
-
-    def __add__(self, other):
-        return self._binary("add", other)
-
-    def __radd__(self, other):
-        return self._binary("add", other, reflected=True)
-
-    def __sub__(self, other):
-        return self._binary("sub", other)
-
-    def __rsub__(self, other):
-        return self._binary("sub", other, reflected=True)
-
-    def __mul__(self, other):
-        return self._binary("mul", other)
-
-    def __rmul__(self, other):
-        return self._binary("mul", other, reflected=True)
-
-    def __truediv__(self, other):
-        return self._binary("truediv", other)
-
-    def __rtruediv__(self, other):
-        return self._binary("truediv", other, reflected=True)
-
-    def __mod__(self, other):
-        return self._binary("mod", other)
-
-    def __rmod__(self, other):
-        return self._binary("mod", other, reflected=True)
-
-    def __pow__(self, other):
-        return self._binary("pow", other)
-
-    def __rpow__(self, other):
-        return self._binary("pow", other, reflected=True)
-
-    def __eq__(self, other):
-        return self._binary("eq", other)
-
-    def __ne__(self, other):
-        return self._binary("ne", other)
-
-    def __gt__(self, other):
-        return self._binary("gt", other)
-
-    def __ge__(self, other):
-        return self._binary("ge", other)
-
-    def __lt__(self, other):
-        return self._binary("lt", other)
-
-    def __le__(self, other):
-        return self._binary("le", other)
-
-    def __neg__(self):
-        op_name, attrs = self._NEGATIVE
-        return apply_op(op_name, [self], attrs, type(self))
-
-    def __abs__(self):
-        return apply_op("abs", [self], {}, type(self))
-
-    __hash__ = object.__hash__
-
-    def __bool__(self):
-        raise MXNetNotImplementedError("bool is not implemented for Symbol (a Symbol has no value)")
-
-    def _no_inplace(self, other):
-        raise MXNetNotImplementedError(
-            "In-place operators (+=, -=, ...) are not supported for Symbol"
-        )
-
-    __iadd__ = __isub__ = __imul__ = __itruediv__ = _no_inplace
-
-    # -- inference ---------------------------------------------------------------------------------
-    def _known(self, args, kwargs, convert, what):
-        if args and kwargs:
-            raise MXNetValueError(
-                f"Can only specify known argument {what} either by positional or kwargs way."
-            )
-        if args:
-            names = self.list_arguments()
-            return {names[i]: convert(v, i) for i, v in enumerate(args) if v is not None}
-        inputs = self.list_inputs()
-        for key in kwargs:
-            if key not in inputs:
-                candidates = "".join(f"\t[{i}]{n}\n" for i, n in enumerate(inputs))
-                raise MXNetValueError(
-                    f"Infer{what.capitalize()[:-1]}Keyword argument name {key} not found.\n"
-                    f"Candidate arguments:\n{candidates}"
-                )
-        return {k: convert(v, k) for k, v in kwargs.items() if v is not None}
-
-    def _by_role(self, values, convert):
-        """(arguments, outputs, auxiliary states) from an inference result."""
-        args = [convert(values[(n, 0)]) for n in self._variables(False)]
-        outs = [convert(values[(e.node, e.index)]) for e in self._outputs]
-        aux = [convert(values[(n, 0)]) for n in self._variables(True)]
-        return args, outs, aux
-
-    def _infer_shape_values(self, args, kwargs):
-        from ..util import is_np_shape
-
-        np_shape = is_np_shape()
-
-        def convert(shape, where):
-            if not isinstance(shape, tuple):
-                where = f"argument {where}" if isinstance(where, int) else f"'{where}'"
-                raise MXNetTypeError(
-                    f"Arguments need to be shapes (tuple), but {where} is {type(shape)}."
-                )
-            return _infer.shape_from_user(shape, np_shape)
-
-        known = self._known(args, kwargs, convert, "shapes")
-        return _infer.infer_shapes(self._outputs, known, np_shape=np_shape), np_shape
-
-    def infer_shape_partial(self, *args, **kwargs):
-        """Like :meth:`infer_shape` but returns what is known: unknown dims are 0 (-1 in np-shape
-        mode)."""
-        values, np_shape = self._infer_shape_values(args, kwargs)
-        return self._by_role(values, lambda s: _infer.shape_to_user(s, np_shape))
-
-    def infer_shape(self, *args, **kwargs):
-        """``(arg_shapes, out_shapes, aux_shapes)`` from known argument shapes (positional or by
-        name).
-
-        Returns ``(None, None, None)`` with a warning when some shape stays unknown; conflicting
-        shapes raise ``MXNetError`` ("Error in operator <name>: ...").
-
-        Example
-        -------
-        >>> import mxlab as mx
-        >>> (mx.sym.var('a') + mx.sym.var('b')).infer_shape(a=(2, 3))
-        ([(2, 3), (2, 3)], [(2, 3)], [])
-        """
-        values, np_shape = self._infer_shape_values(args, kwargs)
-        roles = self._by_role(values, lambda s: s)
-        if all(_infer.shape_is_known(s) for group in roles for s in group):
-            return self._by_role(values, lambda s: _infer.shape_to_user(s, np_shape))
-        unknown = [
-            (n, _infer.shape_to_user(s, np_shape))
-            for n, s in zip(self.list_arguments(), roles[0])
-            if not _infer.shape_is_known(s)
-        ]
-        warnings.warn(
-            "Cannot decide shape for the following arguments (0s in shape means unknown "
-            "dimensions). Consider providing them as input:\n\t"
-            + "\n\t".join(p for p in _infer._unknown_list(unknown)),
-            stacklevel=2,
-        )
-        return None, None, None
-
-    def _infer_type_values(self, args, kwargs):
-        known = self._known(args, kwargs, lambda d, where: numpy.dtype(d).name, "types")
-        try:
-            shapes = _infer.infer_shapes(self._outputs)
-        except MXNetError:
-            # NOTE: shapes only help ops without a dtype rule; a shape conflict is not a type error.
-            shapes = {}
-        return _infer.infer_types(self._outputs, known, shapes=shapes)
-
-    def infer_type_partial(self, *args, **kwargs):
-        """Like :meth:`infer_type` but returns what is known (``None`` for unknown dtypes)."""
-        return self._by_role(self._infer_type_values(args, kwargs), _numpy_type)
-
-    def infer_type(self, *args, **kwargs):
-        """``(arg_types, out_types, aux_types)`` as NumPy types from known argument dtypes.
-
-        Returns ``(None, None, None)`` with a warning when some dtype stays unknown.
-        """
-        values = self._infer_type_values(args, kwargs)
-        roles = self._by_role(values, _numpy_type)
-        if all(t is not None for group in roles for t in group):
-            return roles
-        unknown = [(n, t) for n, t in zip(self.list_arguments(), roles[0]) if t is None]
-        warnings.warn(
-            "Cannot decide type for the following arguments. Consider providing them as input:\n\t"
-            + "\n\t".join(_infer._unknown_list(unknown)),
-            stacklevel=2,
-        )
-        return None, None, None
 
     # -- serialisation -----------------------------------------------------------------------------
     def tojson(self, remove_amp_cast=True):
@@ -548,6 +370,16 @@ class Symbol:
         return simple_bind(self, ctx, grad_req, type_dict, stype_dict, group2ctx,
                            shared_arg_names, shared_exec, shared_buffer, **kwargs)
 
+    def _bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None,
+              static_alloc=False):
+        """MXNet 2.0's name for :meth:`bind` (the executor always plans memory once, so
+        ``static_alloc`` changes nothing)."""
+        return self.bind(ctx, args, args_grad, grad_req, aux_states)
+
+    def _simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None, **kwargs):
+        """MXNet 2.0's name for :meth:`simple_bind`."""
+        return self.simple_bind(ctx, grad_req, type_dict, stype_dict, **kwargs)
+
     def __getattr__(self, name):
         """Fluent methods: ``sym.reshape(...)`` is the namespace function ``reshape(sym, ...)``."""
         if name.startswith("_"):
@@ -561,10 +393,6 @@ class Symbol:
 
     def astype(self, dtype, **kwargs):
         return apply_op("Cast", [self], {"dtype": dtype}, type(self))
-
-
-def _numpy_type(dtype):
-    return None if dtype is None else numpy.dtype(dtype).type
 
 
 def _debug_node(node):
@@ -628,7 +456,10 @@ def var(
     """
     if not isinstance(name, str):
         raise MXNetTypeError("Expect a string for variable `name`")
-    extra = {_hidden(k): str(v) for k, v in (attr or {}).items()}
+    from .. import attribute
+
+    attr = attribute.current().get(attr)   # NOTE: mx.AttrScope attributes, then the given ones
+    extra = {_hidden(k): str(v) for k, v in attr.items()}
     given = {"__shape__": shape, "__lr_mult__": lr_mult, "__wd_mult__": wd_mult}
     extra.update({k: str(v) for k, v in given.items() if v is not None})
     if dtype is not None:

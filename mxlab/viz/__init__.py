@@ -7,7 +7,7 @@ Example
 >>> mx.viz.plot_network(net).name
 'plot'
 """
-from .network import plot_network, print_summary  # noqa: F401
-from . import charts  # noqa: F401
+from . import charts
+from .network import plot_network, print_summary
 
-__all__ = ["plot_network", "print_summary", "charts"]
+__all__ = ["charts", "plot_network", "print_summary"]

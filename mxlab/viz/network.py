@@ -17,7 +17,8 @@ import re
 import shutil
 import warnings
 
-from ..base import MXNetTypeError, MXNetValueError
+from ..base import MXNetRuntimeError, MXNetTypeError, MXNetValueError
+from .layout import LayoutError, graphviz_layout
 
 __all__ = ["plot_network", "print_summary"]
 
@@ -108,26 +109,27 @@ def _digraph_class():
     import graphviz
 
     class Digraph(graphviz.Digraph):
-        """A ``graphviz.Digraph`` that lays itself out in-process (pygraphviz) when the
-        ``dot`` binary is missing, so it still shows in notebooks and renders to files."""
+        """A ``graphviz.Digraph`` laid out in a Graphviz worker process (never in the
+        caller's, where a Graphviz abort would end the kernel), shown in notebooks as SVG plus
+        an HTML ``<img>`` of it (what untrusted notebooks and static renderers show)."""
 
-        def pipe(self, format=None, *args, **kwargs):  # noqa: A002  (graphviz's signature)
-            if shutil.which("dot"):
-                return super().pipe(format, *args, **kwargs)
-            import pygraphviz
-
-            from ..notebook.render import quiet_layout
-            with quiet_layout():
-                data = pygraphviz.AGraph(string=self.source).draw(format=format or self.format,
-                                                                  prog="dot")
+        def pipe(self, format=None, *args, **kwargs):
+            try:
+                data = graphviz_layout(self.source, format or self.format)
+            except LayoutError as exc:
+                raise MXNetRuntimeError(f"plot_network: {exc}") from None
             encoding = kwargs.get("encoding")
             return data.decode(encoding) if encoding else data
 
         def _repr_mimebundle_(self, include=None, exclude=None, **_):
-            return {"image/svg+xml": self.pipe("svg", encoding="utf-8")}
+            from .charts import svg_img
+            svg = self.pipe("svg", encoding="utf-8")
+            svg = svg[svg.find("<svg"):]
+            return {"image/svg+xml": svg, "text/html": svg_img(svg),
+                    "text/plain": f"<plot_network: {self.name or 'graph'}>"}
 
         def render(self, filename=None, directory=None, view=False, cleanup=False,
-                   format=None, **kwargs):  # noqa: A002
+                   format=None, **kwargs):
             if shutil.which("dot"):
                 return super().render(filename, directory, view, cleanup, format, **kwargs)
             path = os.path.join(directory or self.directory or "",

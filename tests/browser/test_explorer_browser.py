@@ -1,12 +1,20 @@
-"""The explorer in a real JupyterLab, driven by headless Chromium (marker ``browser``).
+"""Every tutorial in a real JupyterLab, driven by headless Chromium (marker ``browser``).
 
-Starts JupyterLab on 127.0.0.1 (random free port, token) over a temporary copy of the tour
-notebook, runs all cells, checks the explorer's SVG is drawn, clicks a node and checks its
-details show. Screenshots go to ``artifacts/`` (gitignored). Needs Debian's ``chromium``
-(``apt-get install -y chromium``) and the ``playwright`` package (``pip install -e '.[browser]'``);
-skips with the reason when either is missing.
+Starts JupyterLab on 127.0.0.1 (random free port, token) over a temporary copy of the tutorials.
+Each stored tutorial is first opened untrusted and unrun: its pictures (static fallbacks of the
+explorer, plot_network and the engine view) must show. Then each is run (Run All): no error
+output, every explorer draws, and a click on a node of each explorer shows that node's details.
+A ResNet-34 training graph opens collapsed and is screenshotted at 1280x800. Screenshots go to
+``build/browser/``. Needs Debian's ``chromium`` (``apt-get install -y chromium``) and the
+``playwright`` package (``pip install -e '.[browser]'``); skips with the reason when either is
+missing.
+
+Determinism: every wait is on the effect of this test's own action (a click waits for *that*
+node's id in *that* explorer's details; Run All waits for every prompt of the notebook to
+show an execution count), never on a state that may exist before the action.
 """
 import os
+import pathlib
 import shutil
 import socket
 import subprocess
@@ -14,13 +22,16 @@ import sys
 import time
 import urllib.request
 
+import nbformat
 import pytest
 
 pytestmark = pytest.mark.browser
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+# NOTE: the core tutorials (the 08_* onnx / dist notebooks need their own extras)
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("0[0-7]_*.ipynb"))
 CHROMIUM = os.environ.get("MXLAB_CHROMIUM", "/usr/bin/chromium")
-ARTIFACTS = os.path.join(ROOT, "artifacts")
+SHOTS = ROOT / "build" / "browser"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 TOKEN = "mxlab-browser-test"
@@ -30,6 +41,22 @@ KERNEL_IDLE = """() => {
       && widget.sessionContext.session.kernel;
   return kernel && kernel.status === 'idle';
 }"""
+ALL_RUN = """() => {
+  const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')];
+  return prompts.length > 0 && prompts.every((p) => /\\[\\d+\\]/.test(p.textContent));
+}"""
+NONE_RUN = """() => [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]
+    .every((p) => !/\\d/.test(p.textContent))"""
+STATIC_IMAGES = ".jp-OutputArea-output img[src^='data:image/']"
+RESNET_CELLS = [
+    "import time\nimport mxlab as mx\nfrom mxlab.gluon.model_zoo import vision",
+    ("net = vision.resnet34_v1()\nnet.initialize()\nnet.hybridize(static_alloc=True)\n"
+    "with mx.autograd.record():\n    loss = net(mx.np.ones((1, 3, 32, 32))).sum()\n"
+    "loss.backward()"),
+    ("start = time.perf_counter()\nex = mx.notebook.explore(net)\n"
+    "print(f'explore: {time.perf_counter() - start:.2f} s, '\n"
+    "      f'{ex.model.graph.indexed.num_nodes} nodes, depth {ex.model.depth}')\nex"),
+]
 
 
 def _free_port():
@@ -49,6 +76,13 @@ def _wait_for(url, seconds=90):
     raise TimeoutError(f"JupyterLab did not answer at {url} within {seconds} s")
 
 
+def _write_resnet_notebook(path):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in RESNET_CELLS])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nbformat.write(nb, path)
+
+
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     if not os.path.exists(CHROMIUM):
@@ -56,14 +90,17 @@ def lab(tmp_path_factory):
     pytest.importorskip("playwright", reason="playwright not installed (pip install -e "
                                              "'.[browser]')")
     work = tmp_path_factory.mktemp("lab")
-    shutil.copy(os.path.join(ROOT, "notebooks", "00_quick_tour.ipynb"), work)
+    for path in NOTEBOOKS:
+        shutil.copy(path, work)
+    _write_resnet_notebook(work / "resnet34.ipynb")
     port = _free_port()
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               JUPYTER_CONFIG_DIR=str(work / ".jupyter"))
+    # NOTE: a fresh data dir has no notebook signatures: the copies open untrusted
+    env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+               JUPYTER_CONFIG_DIR=str(work / ".jupyter"), JUPYTER_DATA_DIR=str(work / ".data"))
     cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
            f"--port={port}", f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={work}",
            "--LabApp.expose_app_in_browser=True", "--allow-root"]
-    log = open(work / "lab.log", "w")
+    log = open(work / "lab.log", "w")  # noqa: SIM115  (open while the server runs)
     proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
         _wait_for(f"http://127.0.0.1:{port}/api/status?token={TOKEN}")
@@ -74,41 +111,126 @@ def lab(tmp_path_factory):
         log.close()
 
 
-def test_explorer_draws_and_node_click_shows_details(lab):
+@pytest.fixture(scope="module")
+def browser(lab):
     from playwright.sync_api import sync_playwright
-
-    os.makedirs(ARTIFACTS, exist_ok=True)
+    SHOTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1500, "height": 1700})
-        page.goto(f"{lab}/lab/tree/00_quick_tour.ipynb?token={TOKEN}")
-        page.wait_for_function("window.jupyterapp && document.querySelector('.jp-Notebook')",
-                               timeout=90_000)
-        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-        page.add_style_tag(content=".jp-toast-container, .Toastify { display: none !important; }")
-        page.wait_for_function(KERNEL_IDLE, timeout=120_000)
-        page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-        canvas = page.locator(".mxlab-canvas svg").first
-        canvas.wait_for(timeout=120_000)
-        assert canvas.locator("g.node").count() >= 3
-        node = canvas.locator("g.node", has=page.locator("title", has_text="n3")).first
-        node.scroll_into_view_if_needed()
-        node.click()
-        details = page.locator(".mxlab-details").first
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def _open(browser, lab, name, viewport=(1500, 1700)):
+    page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
+    # NOTE: a workspace of its own, reset: only this notebook is open (no restored tabs)
+    workspace = f"{pathlib.Path(name).stem}-{time.monotonic_ns()}"
+    page.goto(f"{lab}/lab/workspaces/{workspace}/tree/{name}?token={TOKEN}&reset")
+    page.wait_for_function("window.jupyterapp && document.querySelector('.jp-Notebook')",
+                           timeout=90_000)
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    page.add_style_tag(content=".jp-toast-container, .Toastify { display: none !important; }")
+    page.wait_for_function(KERNEL_IDLE, timeout=120_000)
+    return page
+
+
+def _run_all(page):
+    """Clear every output (prompts go blank), Run All, wait until every prompt has a count:
+    the stored notebook's own counts cannot satisfy the wait."""
+    page.evaluate("window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
+    page.wait_for_function(NONE_RUN, timeout=60_000)
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function(ALL_RUN, timeout=300_000)
+    page.wait_for_function(KERNEL_IDLE, timeout=120_000)
+
+
+def _static_pictures(path):
+    """How many outputs of the stored notebook carry a static picture in their HTML."""
+    nb = nbformat.read(path, as_version=4)
+    return sum("<img" in o.get("data", {}).get("text/html", "") for c in nb.cells
+               if c.cell_type == "code" for o in c.outputs)
+
+
+def _explorers(path):
+    """How many explorers the notebook shows (its stored outputs say)."""
+    nb = nbformat.read(path, as_version=4)
+    return sum("mxlab-explorer" in o.get("data", {}).get("text/html", "") for c in nb.cells
+               if c.cell_type == "code" for o in c.outputs)
+
+
+TITLES = "svg => [...svg.querySelectorAll('g.node title')].map((t) => t.textContent)"
+CLICK_TITLE = """(svg, key) => {
+  const g = [...svg.querySelectorAll('g.node')].find(
+      (n) => n.querySelector('title') && n.querySelector('title').textContent === key);
+  g.dispatchEvent(new MouseEvent('click', {bubbles: true}));
+}"""
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_stored_tutorial_shows_its_pictures_before_running(lab, browser, path):
+    page = _open(browser, lab, path.name)
+    expected = _static_pictures(path)
+    page.wait_for_function(f"document.querySelectorAll(\"{STATIC_IMAGES}\").length >= {expected}",
+                           timeout=60_000)
+    assert page.locator(".jp-Notebook").count() == 1
+    assert "object at 0x" not in page.locator(".jp-Notebook").inner_text()
+    page.screenshot(path=str(SHOTS / f"{path.stem}_unrun.png"))
+    page.close()
+
+
+def _click_a_node(page, explorer, index, stem):
+    """Click a node this explorer does not show yet and wait for its details."""
+    canvas = explorer.locator(".mxlab-canvas svg.mxlab-main")
+    before = explorer.locator(".mxlab-details").all_inner_texts()
+    titles = canvas.evaluate(TITLES)
+    key = next(t for t in titles if t.startswith("n") and t[1:].isdigit()
+               and not any(f"node #{t[1:]})" in b for b in before))
+    canvas.evaluate(CLICK_TITLE, key)
+    explorer.locator(".mxlab-details", has_text=f"node #{key[1:]})").wait_for(timeout=30_000)
+    explorer.screenshot(path=str(SHOTS / f"{stem}_explorer{index}.png"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_tutorial_runs_clean_and_every_explorer_answers_a_click(lab, browser, path):
+    page = _open(browser, lab, path.name)
+    _run_all(page)
+    errors = page.locator(".jp-OutputArea-output[data-mime-type="
+                          "'application/vnd.jupyter.stderr']")
+    assert errors.count() == 0, errors.all_inner_texts()[:3]
+    explorers = page.locator(".jp-OutputArea-output", has=page.locator(".mxlab-canvas"))
+    expected = _explorers(path)
+    if expected:
         page.wait_for_function(
-            "document.querySelector('.mxlab-details') && "
-            "document.querySelector('.mxlab-details').textContent.includes('node #3')",
-            timeout=30_000)
-        text = details.inner_text()
-        assert "node #3" in text and "broadcast_mul" in text and "storage_id" in text
-        assert canvas.locator(".mxlab-selected").count() == 1
-        canvas.scroll_into_view_if_needed()
-        explorer = page.locator(".jp-OutputArea-output", has=page.locator(".mxlab-canvas")).first
-        explorer.screenshot(path=os.path.join(ARTIFACTS, "explorer.png"))
-        page.screenshot(path=os.path.join(ARTIFACTS, "jupyterlab.png"))
-        explorer.get_by_role("button", name="Memory").click()
-        explorer.get_by_text("in-place source").wait_for(timeout=30_000)
-        assert explorer.locator(".mxlab-canvas text", has_text="sid=0").count() >= 1
-        time.sleep(1)
-        explorer.screenshot(path=os.path.join(ARTIFACTS, "explorer_memory.png"))
-        browser.close()
+            f"document.querySelectorAll('.mxlab-canvas svg.mxlab-main g.node').length > 0 "
+            f"&& document.querySelectorAll('.mxlab-canvas svg.mxlab-main').length >= {expected}",
+            timeout=60_000)
+    assert explorers.count() == expected
+    for i in range(expected):
+        explorer = explorers.nth(i)
+        explorer.scroll_into_view_if_needed()
+        _click_a_node(page, explorer, i, path.stem)
+    page.screenshot(path=str(SHOTS / f"{path.stem}_run.png"), full_page=True)
+    page.close()
+
+
+def test_resnet34_training_graph_opens_collapsed_and_legible(lab, browser):
+    page = _open(browser, lab, "resnet34.ipynb", viewport=(1280, 800))
+    _run_all(page)
+    explorer = page.locator(".jp-OutputArea-output", has=page.locator(".mxlab-canvas")).first
+    canvas = explorer.locator(".mxlab-canvas svg.mxlab-main")
+    canvas.wait_for(timeout=60_000)
+    text = page.locator(".jp-OutputArea-output", has_text="explore:").first.inner_text()
+    assert "nodes, depth" in text
+    assert canvas.locator("g.node").count() <= 60            # collapsed blocks, not 500 nodes
+    assert explorer.locator(".mxlab-legend").count() >= 1
+    assert explorer.locator(".mxlab-overview svg").count() == 1
+    explorer.locator(".mxlab-canvas").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "resnet34_collapsed_1280x800.png"))
+    shown = canvas.locator("g.node").count()
+    titles = canvas.evaluate(TITLES)
+    canvas.evaluate(CLICK_TITLE, next(t for t in titles if t.startswith("c")))
+    page.wait_for_function(
+        "document.querySelector('.mxlab-canvas svg.mxlab-main').querySelectorAll('g.node')"
+        f".length > {shown}", timeout=60_000)
+    page.screenshot(path=str(SHOTS / "resnet34_expanded_block_1280x800.png"))
+    page.close()

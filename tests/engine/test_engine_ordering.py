@@ -174,20 +174,20 @@ def test_worker_count_comes_from_the_environment(monkeypatch):
     assert engine._workers == []
 
 
-def test_ops_see_the_pushing_threads_autograd_flags():
-    """Dropout and BatchNorm read ``STATE.training`` in compute: workers must see the pusher's."""
-    from mxlab.imperative import STATE
+def test_kernels_get_the_pushing_threads_mode_as_op_context():
+    """Dropout reads ``ctx.is_train``, fixed when the op is pushed: a worker thread computes with
+    the pusher's mode, though the engine copies no thread-local flags."""
     previous = mx.engine.get_engine()
     engine = mx.engine.set_engine("ThreadedEngine")
-    seen, var = [], Var()
     try:
-        STATE.training = True
-        mx.engine.push(lambda: seen.append(STATE.training), [], [var], "reads_flag")
-        STATE.training = False
-        mx.engine.push(lambda: seen.append(STATE.training), [], [var], "reads_flag")
+        x = mx.nd.ones((4,))
+        with mx.autograd.train_mode():
+            dropped = mx.nd.Dropout(x, p=1.0)
+        kept = mx.nd.Dropout(x, p=1.0)
         mx.engine.wait_all()
+        assert dropped.asnumpy().tolist() == [0.0] * 4
+        assert kept.asnumpy().tolist() == [1.0] * 4
+        threads = {e.thread for e in engine.event_log.events() if e.name == "Dropout"}
     finally:
-        STATE.training = False
         mx.engine.set_engine(previous)
-    assert seen == [True, False]
-    assert engine.event_log.events()[-1].thread.startswith("ThreadedEngine-worker")
+    assert threads and all(t.startswith("ThreadedEngine-worker") for t in threads)

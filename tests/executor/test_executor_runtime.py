@@ -5,9 +5,9 @@ import pytest
 
 import mxlab as mx
 from mxlab.executor import CachedOp
-from mxlab.executor.runtime import SCALAR_UFUNCS, BufferPool, bind_kernel, kernel_caller
+from mxlab.executor.runtime import BufferPool, bind_kernel, kernel_caller
 from mxlab.graph.node import Entry, Node
-from mxlab.ops.registry import OpReq, get_op
+from mxlab.ops.registry import OpReq, get_op, list_ops
 
 from executor_helpers import attach, mlp_arrays, mlp_symbol
 
@@ -22,19 +22,40 @@ def test_buffer_pool_best_fit():
     assert pool.request(8) is not small and pool.allocated_bytes == 16 + 64 + 8
 
 
-@pytest.mark.parametrize("name", sorted(SCALAR_UFUNCS))
+UFUNC_OPS = sorted(name for name in list_ops() if get_op(name).ufunc is not None)
+
+
+def test_ufunc_ops_include_scalar_arithmetic_and_binary_maps():
+    for name in ("_plus_scalar", "_rdiv_scalar", "_rpower_scalar", "tanh", "broadcast_add"):
+        assert name in UFUNC_OPS
+    assert get_op("_rminus_scalar").ufunc_scalar == "lhs"
+    assert get_op("broadcast_greater").ufunc is None   # casts its bool result: not the ufunc
+
+
+@pytest.mark.parametrize("name", UFUNC_OPS)
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
-def test_scalar_kernels_match_op_forward(name, dtype):
+def test_ufunc_kernels_match_op_forward(name, dtype):
+    """Every op declaring ``Op.ufunc`` computes exactly that ufunc (the runtime calls it
+    directly, with a positional ``out``, for same-dtype floats)."""
     op = get_op(name)
-    attrs = op.parse_attrs({"scalar": 1.5})
-    x = numpy.array([1.5, 2.0, 3.0]).astype(dtype)
-    want = op.forward(numpy, [x], attrs)[0]
+    scalar = op.ufunc_scalar is not None
+    attrs = op.parse_attrs({"scalar": 1.5} if scalar else {})
+    count = 1 if scalar else op.get_num_inputs(attrs)
+    inputs = [numpy.array([1.5, 2.0, 3.0 + i]).astype(dtype) for i in range(count)]
+    try:
+        with numpy.errstate(all="ignore"):
+            want = op.forward(numpy, inputs, attrs)[0]
+    except TypeError:   # a ufunc without a loop for this dtype (bitwise_not of floats)
+        return
+    dtypes = [dtype] * count + [want.dtype.name]
     out = numpy.empty(want.shape, want.dtype)
-    kernel = bind_kernel(op, numpy, [x], attrs, [out], [OpReq.WRITE], [dtype, want.dtype.name])
-    kernel()
+    with numpy.errstate(all="ignore"):
+        bind_kernel(op, numpy, inputs, attrs, [out], [OpReq.WRITE], dtypes)()
     numpy.testing.assert_array_equal(out, want)
-    fn, _ = kernel_caller(op, numpy, attrs, [OpReq.WRITE], [dtype, want.dtype.name], 1)
-    assert isinstance(fn, numpy.ufunc) == (dtype != "int32")
+    fn, _ = kernel_caller(op, numpy, attrs, [OpReq.WRITE], dtypes, count)
+    direct = dtype != "int32" and want.dtype.name == dtype and \
+        op.ufunc not in ("maximum", "minimum")
+    assert isinstance(fn, numpy.ufunc) == direct
 
 
 def test_add_request_falls_back_to_run_kernel():

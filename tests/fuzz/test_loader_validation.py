@@ -95,7 +95,7 @@ def test_non_utf8_name_is_a_clear_error(tmp_path):
         mx.nd.load(str(path))
 
 
-# -- mutation properties -----------------------------------------------------------------------------
+# -- mutation properties ---------------------------------------------------------------------------
 _JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(-3, 12) | st.text(max_size=4),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner,

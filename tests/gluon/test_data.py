@@ -1,5 +1,7 @@
 """gluon.data: datasets, DataLoader batching, shuffling and last_batch modes, batchify; and
 gluon.utils.split_and_load / clip_global_norm."""
+import os
+
 import numpy
 import pytest
 
@@ -66,9 +68,7 @@ def test_tuple_samples_batchify_and_flavour():
     assert list(custom) == [3, 3]
 
 
-def test_num_workers_and_argument_errors():
-    with pytest.raises(NotImplementedError, match="num_workers"):
-        DataLoader(SimpleDataset([1]), batch_size=1, num_workers=2)
+def test_argument_errors():
     with pytest.raises(ValueError, match="batch_size must be specified"):
         DataLoader(SimpleDataset([1]))
 
@@ -85,3 +85,69 @@ def test_split_and_load_and_clip_global_norm():
     assert norm == pytest.approx(5.0)
     numpy.testing.assert_allclose(arrays[0].asnumpy(), [0.6, 0.0], rtol=1e-6)
     numpy.testing.assert_allclose(arrays[1].asnumpy(), [0.8], rtol=1e-6)
+
+
+# -- worker processes and threads ------------------------------------------------------------------
+def _batches_as_numpy(loader):
+    return [tuple(type(part).__name__ + ":" + repr(part.asnumpy().tolist()) for part in batch)
+            for batch in loader]
+
+
+@pytest.mark.parametrize("options", [{"num_workers": 2}, {"num_workers": 2, "thread_pool": True},
+                                     {"num_workers": 3, "prefetch": 1},
+                                     {"num_workers": 1, "last_batch": "discard"}])
+def test_workers_give_the_same_batches_in_the_same_order(options):
+    ds = mx.gluon.data.ArrayDataset(mx.np.arange(22).reshape(11, 2), mx.nd.arange(11))
+    last_batch = options.pop("last_batch", None)
+    serial = mx.gluon.data.DataLoader(ds, batch_size=3, last_batch=last_batch)
+    parallel = mx.gluon.data.DataLoader(ds, batch_size=3, last_batch=last_batch, **options)
+    assert _batches_as_numpy(parallel) == _batches_as_numpy(serial)
+
+
+def test_workers_see_transforms_and_keep_order_when_finishing_out_of_order():
+    import time
+
+    def slow_first(x):
+        time.sleep(0.2 if float(x) == 0 else 0)  # NOTE: batch 0 finishes last
+        return x * 10
+
+    ds = mx.gluon.data.SimpleDataset(list(range(6))).transform(slow_first)
+    got = [b.asnumpy().tolist() for b in mx.gluon.data.DataLoader(ds, batch_size=1,
+                                                                  num_workers=3)]
+    assert got == [[0], [10], [20], [30], [40], [50]]
+
+
+class _DiesAtTwo(mx.gluon.data.Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, idx):
+        if idx == 2:
+            os._exit(3)  # NOTE: a hard crash, as a segfault in native code would be
+        return numpy.float32(idx)
+
+
+def test_a_dead_worker_is_a_clear_error_not_a_hang():
+    with pytest.raises(mx.base.MXNetError, match="worker process died"):
+        list(mx.gluon.data.DataLoader(_DiesAtTwo(), batch_size=1, num_workers=2, timeout=60))
+
+
+class _Sleeps(mx.gluon.data.Dataset):
+    def __len__(self):
+        return 1
+
+    def __getitem__(self, idx):
+        import time
+
+        time.sleep(2)
+        return numpy.float32(idx)
+
+
+def test_a_slow_worker_times_out_with_the_timeout_named():
+    with pytest.raises(RuntimeError, match=r"timeout=0.2s"):
+        list(mx.gluon.data.DataLoader(_Sleeps(), batch_size=1, num_workers=1, timeout=0.2))
+
+
+def test_negative_workers_rejected():
+    with pytest.raises(ValueError, match="num_workers"):
+        mx.gluon.data.DataLoader([1], batch_size=1, num_workers=-1)

@@ -8,7 +8,6 @@ import numpy
 import pytest
 
 import mxlab as mx
-from mxlab import gluon
 
 ENV = "MXLAB_MXNET_PYTHON"
 pytestmark = [pytest.mark.oracle,

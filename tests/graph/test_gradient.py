@@ -8,7 +8,7 @@ from mxlab.graph.graph import Graph
 from mxlab.graph.interpreter import run_graph, run_planned
 from mxlab.graph.node import Node
 from mxlab.graph.verify import verify_plan
-from mxlab.ops.registry import Op
+from mxlab.ops.registry import Op, get_op
 
 from graph_helpers import (apply, mlp, numeric_gradient, planned, random_inputs, two_output_op,
                            var)
@@ -181,10 +181,12 @@ def test_mirror_policy_never_picks_random_or_excluded_ops(monkeypatch):
     monkeypatch.setenv("MXNET_BACKWARD_DO_MIRROR", "1")
     policy = env_mirror_policy()
     random_op = Op(name="Dropout", compute=lambda xp, ins, attrs: ins[0], is_random=True)
-    fc = Op(name="FullyConnected", compute=lambda xp, ins, attrs: ins[0])
+    fc = Op(name="MyDense", compute=lambda xp, ins, attrs: ins[0], never_mirror=True)
     forced = Node(random_op, "drop", {}, [], extra={"__force_mirroring__": "True"})
     assert not mirrorable(forced) and not policy(forced)
     assert not policy(Node(fc, "fc", {}, []))
+    assert policy(Node(get_op("tanh"), "t", {}, []))
+    assert get_op("FullyConnected").never_mirror and get_op("Convolution").never_mirror
     assert policy(Node(fc, "fc", {}, [], extra={"__force_mirroring__": "true"}))
 
 

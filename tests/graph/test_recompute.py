@@ -4,7 +4,6 @@ import math
 import numpy
 import pytest
 
-from mxlab.base import MXNetValueError
 from mxlab.graph.gradient import build_gradient_graph
 from mxlab.graph.graph import Graph
 from mxlab.graph.interpreter import run_planned
@@ -66,13 +65,17 @@ def test_recompute_keeps_sqrt_n_activations_and_equal_gradients(n):
         numpy.testing.assert_allclose(a, b, rtol=1e-12)
 
 
-def test_recompute_as_a_pass_option():
+def test_recompute_as_a_pass():
     forward = prepared(_chain_graph(16), {"x": SHAPE})
-    full = apply_pass(forward, "build_gradient", xs=["x"], recompute="sublinear")
+    planned_forward = apply_pass(forward, "plan_recompute")
+    full = apply_pass(planned_forward, "build_gradient", xs=["x"])
     assert full.attrs["mirrored"] == plan_sublinear(forward).mirrored
-    assert [r.name for r in full.pass_log][-1] == "build_gradient"
-    with pytest.raises(MXNetValueError, match="unknown recompute policy"):
-        apply_pass(forward, "build_gradient", recompute="everything")
+    assert full.attrs["recompute_plan"] is planned_forward.attrs["recompute_plan"]
+    log = full.pass_log
+    assert [r.name for r in log][-2:] == ["plan_recompute", "build_gradient"]
+    assert log[-2].provides == ("recompute_plan",) and "mirrored" in log[-1].provides
+    explicit = apply_pass(planned_forward, "build_gradient", xs=["x"], mirror=())
+    assert explicit.attrs["mirrored"] == []
 
 
 def test_without_shapes_every_node_counts_one():

@@ -1,5 +1,6 @@
-"""MXNet's binary NDArray format: fixtures written by real MXNet 1.9.1 load here, and files written here are
-byte-identical to MXNet's (so MXNet loads them). Opt-in oracle test checks the other direction live."""
+"""MXNet's binary NDArray format: fixtures written by real MXNet 1.9.1 load here, and files written
+here are byte-identical to MXNet's (so MXNet loads them). Opt-in oracle test checks the other
+direction live."""
 import json
 import os
 import subprocess
@@ -54,8 +55,8 @@ def test_np_semantics_file_keeps_zero_dim_arrays():
 def test_resaving_reproduces_mxnet_bytes(tmp_path, name):
     arrays, names, np_semantics = serialization.load_frombuffer(open(_fixture(name), "rb").read())
     cls = mx.np.ndarray if np_semantics else mx.nd.NDArray
-    wrapped = [mx.nd.array(a, dtype=a.dtype).as_np_ndarray() if np_semantics else mx.nd.array(a, dtype=a.dtype)
-               for a in arrays]
+    wrapped = [mx.nd.array(a, dtype=a.dtype) for a in arrays]
+    wrapped = [w.as_np_ndarray() for w in wrapped] if np_semantics else wrapped
     assert all(isinstance(w, cls) for w in wrapped)
     data = dict(zip(names, wrapped)) if names else wrapped
     target = tmp_path / name
@@ -107,12 +108,14 @@ def test_failed_save_keeps_previous_file(tmp_path):
 
 
 @pytest.mark.oracle
-@pytest.mark.skipif(not os.environ.get("MXLAB_MXNET_PYTHON"), reason="set MXLAB_MXNET_PYTHON to real MXNet 1.9.1")
+@pytest.mark.skipif(not os.environ.get("MXLAB_MXNET_PYTHON"), reason="set MXLAB_MXNET_PYTHON to "
+                                                                     "real MXNet 1.9.1")
 def test_file_written_here_loads_in_real_mxnet(tmp_path):
     path = str(tmp_path / "mine.params")
     mx.nd.save(path, {"w": mx.nd.array([[1.5, 2.5]]), "i": mx.nd.array([3], dtype="int64")})
     code = ("import mxnet as mx, sys; d = mx.nd.load(sys.argv[1]); "
-            "print(sorted(d), d['w'].asnumpy().tolist(), d['i'].dtype.__name__, d['i'].asnumpy().tolist())")
-    result = subprocess.run([os.environ["MXLAB_MXNET_PYTHON"], "-c", code, path], capture_output=True, text=True,
-                            check=True)
+            "print(sorted(d), d['w'].asnumpy().tolist(), d['i'].dtype.__name__, "
+            "d['i'].asnumpy().tolist())")
+    result = subprocess.run([os.environ["MXLAB_MXNET_PYTHON"], "-c", code, path],
+                            capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "['i', 'w'] [[1.5, 2.5]] int64 [3]"

@@ -1,12 +1,11 @@
 """The explorer model without a browser: views, selection, details, knobs, large graphs."""
 import pytest
+from nb_helpers import chain_symbol, mlp_symbol, recorded_cached_op
 
 import mxlab as mx
 from mxlab.base import MXNetTypeError, MXNetValueError
 from mxlab.notebook.explorer import NO_PARTITION, VIEWS, ExplorerModel, explore
 from mxlab.notebook.sources import Source
-
-from nb_helpers import chain_symbol, mlp_symbol, recorded_cached_op
 
 
 def _model(obj, **kwargs):
@@ -180,7 +179,7 @@ def test_explore_rejects_other_objects_and_widget_static_bundle():
     ex = explore(mlp_symbol(), shapes={"data": (2, 5)})
     bundle = ex._repr_mimebundle_()
     assert bundle["image/svg+xml"].startswith("<svg")
-    assert "<svg" in bundle["text/html"]
+    assert "data:image/svg+xml;base64," in bundle["text/html"]
     assert "application/vnd.jupyter.widget-view+json" in bundle
 
 
@@ -232,3 +231,43 @@ def test_widget_sync_does_not_select_nodes_by_itself():
     assert ex.model.selected is None and ex.picker.value is None
     ex.filter.value = "Activation"
     assert ex.model.op_filter == "Activation" and ex.model.selected is None
+
+
+def test_full_graph_segments_cover_forward_and_backward_in_every_view():
+    model = _model(recorded_cached_op())
+    assert model.kind == "full"
+    backward = next(n.name for n in model.graph.indexed.nodes if "_backward" in n.name)
+    forward = next(n.name for n in model.graph.indexed.nodes
+                   if not n.is_variable and n.op.name == "tanh")
+    seen = {}
+    for view in VIEWS:
+        model.set_view(view)
+        seen[view] = (model.select(backward)["segment"], model.select(forward)["segment"])
+    assert all(pair == seen["graph"] for pair in seen.values()), seen
+    back_seg, fwd_seg = seen["graph"]
+    assert back_seg["part"] == "backward" and fwd_seg["part"] == "forward"
+
+
+def test_every_op_of_a_trained_block_gets_a_block_scope_and_a_readable_name():
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.Dense(4, activation="relu"), mx.gluon.nn.Dense(2))
+    net.initialize()
+    net.hybridize(static_alloc=True)
+    x = mx.np.ones((3, 5))
+    with mx.autograd.record():
+        loss = net(x).sum()
+    loss.backward()
+    model = ExplorerModel(Source(net))
+    paths = model.block_paths()
+    graph = model.graph
+    relu = next(n for n in graph.indexed.nodes
+                if not n.is_variable and n.op.name == "Activation")
+    assert paths[relu.name][0] == "0"                        # parameter-free, inside its Dense
+    backward = [n.name for n in graph.indexed.nodes if "_backward" in n.name]
+    assert backward and all(paths.get(name, [None])[0] in ("0", "1") for name in backward)
+    names = model.display_names()
+    assert names[relu.name].startswith("0") and "0.weight" in names.values()
+    model.set_depth(1)
+    assert model.collapsed == {"0", "1"}
+    dot = model.dot()
+    assert dot.count("collapsed)") == 2 and "_backward" not in dot.replace("tooltip", "")

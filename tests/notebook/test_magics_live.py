@@ -5,7 +5,11 @@ from IPython.core.interactiveshell import InteractiveShell
 import mxlab as mx
 from mxlab.notebook import live
 from mxlab.notebook.explorer import ExplorerModel
-from mxlab.notebook.magics import HybridizeCellError, hybridize_cell
+from mxlab.notebook.magics import (
+    HybridizeCellError,
+    HybridizeUsageError,
+    hybridize_cell,
+)
 from mxlab.notebook.sources import Source
 
 
@@ -53,8 +57,20 @@ def test_hybridize_error_points_at_cell_line(shell):
 
 
 def test_hybridize_bad_arguments(shell):
-    with pytest.raises(mx.MXNetError, match="usage: %%hybridize"):
+    with pytest.raises(ValueError, match="usage: %%hybridize .*--no-display"):
         hybridize_cell("--frobnicate", "y = x", shell.user_ns)
+    with pytest.raises(HybridizeUsageError, match="expected one argument"):
+        hybridize_cell("--name", "y = x", shell.user_ns)
+
+
+def test_bad_flag_shows_one_line_without_traceback(shell, capsys):
+    result = shell.run_cell("%%hybridize --frobnicate\ny = mx.np.ones((2,))\n")
+    assert isinstance(result.error_in_exec, HybridizeUsageError)
+    captured = capsys.readouterr()
+    lines = [line for line in (captured.out + captured.err).splitlines() if line.strip()]
+    assert len(lines) == 1, lines
+    assert "unrecognized arguments: --frobnicate" in lines[0] and "--no-display" in lines[0]
+    assert "Traceback" not in captured.out + captured.err
 
 
 def test_hybridize_bench_prints_both_timings(shell, capsys):
@@ -92,7 +108,8 @@ def test_live_hook_refreshes_after_cell_and_can_be_turned_off(shell):
 
 def test_live_hook_never_raises_into_cell(shell):
     class Broken:
-        log = []
+        def __init__(self):
+            self.log = []
 
         def refresh(self):
             raise RuntimeError("boom")

@@ -34,3 +34,19 @@ def test_stored_outputs_have_no_errors(path):
         for out in cell.outputs:
             assert out.output_type != "error", f"{path.name}: {out.get('ename')}"
             assert out.get("name") != "stderr", f"{path.name}: stderr {out.get('text')[:200]}"
+
+
+def _outputs_text(path, marker):
+    """Text of the outputs of the first cell of ``path`` whose source contains ``marker``."""
+    nb = nbformat.read(NOTEBOOKS / path, as_version=4)
+    cell = next(c for c in nb.cells if c.cell_type == "code" and marker in c.source)
+    return " ".join(o.get("data", {}).get("text/plain", "") for o in cell.outputs)
+
+
+def test_tutorial_03_what_if_shows_a_difference():
+    full = _outputs_text("03_cachedop_and_memory_planning.ipynb", "kind='full'")
+    shared, alone = (int(x) for x in _outputs_text(
+        "03_cachedop_and_memory_planning.ipynb", "alone = ").strip("() ").split(","))
+    first, second = (int(x) for x in full.strip("() ").split(","))
+    assert first == second                  # the full graph keeps every output: nothing shares
+    assert alone > shared                   # the backward graph shares unless match_range=0

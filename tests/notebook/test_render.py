@@ -1,9 +1,9 @@
 """DOT building and SVG layout."""
+from nb_helpers import mlp_symbol, recorded_cached_op
+
 import mxlab as mx
 from mxlab.graph import Graph
 from mxlab.notebook.render import DrawOptions, block_path, build_dot, node_role, to_svg
-
-from nb_helpers import mlp_symbol, recorded_cached_op
 
 
 def test_block_path_rules():

@@ -5,7 +5,6 @@ The rule is called on a small node object (``inputs``/``outputs``/``attrs``/``op
 arrays), so the check depends only on the op definition and the ops its rule uses, not on
 ``mx.autograd``.
 """
-import dataclasses
 import json
 import os
 import subprocess
@@ -15,16 +14,7 @@ import pytest
 
 import mxlab as mx
 from mxlab.imperative import invoke
-from mxlab.ops.registry import get_op
-
-
-@dataclasses.dataclass
-class GradNode:
-    """The view of a recorded node that ``Op.gradient`` reads."""
-    op: object
-    inputs: list
-    outputs: list
-    attrs: dict
+from mxlab.ops.registry import NodeView, get_op
 
 
 def as64(x):
@@ -35,7 +25,7 @@ def as64(x):
 
 def forward64(op, inputs, attrs):
     """The op's first output computed straight from NumPy float64 inputs."""
-    result = op.compute(numpy, inputs, attrs)
+    result = op.run_compute(numpy, inputs, attrs)
     if isinstance(result, (list, tuple)):
         result = result[0]
     return numpy.asarray(result, dtype=numpy.float64)
@@ -71,7 +61,7 @@ def analytic_gradient(op_name, inputs, attrs=None, head=None, cls=mx.np.ndarray)
     heads = [cls._wrap(numpy.asarray(head, dtype=numpy.float64), arrays[0].device)]
     zeros = mx.np.zeros_like if cls is mx.np.ndarray else mx.nd.zeros_like
     heads += [zeros(o) for o in outputs[1:]]
-    grads = op.gradient(GradNode(op, arrays, outputs, parsed), heads)
+    grads = op.gradient(NodeView(op, parsed, arrays, outputs), heads)
     return grads, outputs, head
 
 
@@ -151,3 +141,49 @@ def check_second_order(fn, x, eps=1e-5, rtol=1e-5, atol=1e-7):
     expected = (first_grad(x + eps * direction)[1].asnumpy()
                 - first_grad(x - eps * direction)[1].asnumpy()) / (2 * eps)
     numpy.testing.assert_allclose(arr.grad.asnumpy(), expected, rtol=rtol, atol=atol)
+
+
+# -- whole functions: mx.np against NumPy ----------------------------------------------------------
+def _weighted(outputs, xp):
+    """Sum of every output times fixed weights, so each output element matters."""
+    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+    total = 0
+    for i, out in enumerate(outputs):
+        w = numpy.cos(numpy.arange(out.size) + i).reshape(out.shape) + 1.5
+        total = total + (out * (xp.array(w) if xp is mx.np else w)).sum()
+    return total
+
+
+def _numeric(fn, x, eps=1e-6):
+    grad = numpy.zeros_like(x)
+    flat, out = x.reshape(-1), grad.reshape(-1)
+    for i in range(flat.size):
+        keep = flat[i]
+        flat[i] = keep + eps
+        plus = fn(x)
+        flat[i] = keep - eps
+        minus = fn(x)
+        flat[i] = keep
+        out[i] = (plus - minus) / (2 * eps)
+    return grad
+
+
+def check_np_function(fn, *xs, wrt=None, rtol=1e-5, atol=1e-7):
+    """``fn(xp, *arrays)`` with xp = mx.np and numpy agree in value, and the gradient of mx.np's
+    (through ``mx.autograd``) matches central differences of NumPy's (float64)."""
+    arrays = [mx.np.array(x, dtype="float64") for x in xs]
+    for a in arrays:
+        a.attach_grad()
+    with mx.autograd.record():
+        out = _weighted(fn(mx.np, *arrays), mx.np)
+    out.backward()
+    expected_value = _weighted(fn(numpy, *xs), numpy)
+    numpy.testing.assert_allclose(float(out), expected_value, rtol=1e-8)
+    for i in range(len(xs)) if wrt is None else wrt:
+        def partial(xi, i=i):
+            args = list(xs)
+            args[i] = xi
+            return _weighted(fn(numpy, *args), numpy)
+        numeric = _numeric(partial, xs[i].copy())
+        numpy.testing.assert_allclose(arrays[i].grad.asnumpy(), numeric, rtol=rtol, atol=atol,
+                                      err_msg=f"input {i}")

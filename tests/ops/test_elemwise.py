@@ -509,25 +509,36 @@ def test_legacy_semantics_match_mxnet():
 # -- numexpr templates (used by fusion backends) agree with the kernels ------------------------
 FAMILY_MODULES = {"mxlab.ops.elemwise", "mxlab.ops.unary", "mxlab.ops.activation"}
 TEMPLATED = sorted(name for name in mx.ops.list_ops()
-                   if get_op(name).numexpr and get_op(name).compute.__module__ in FAMILY_MODULES)
+                   if get_op(name).numexpr and not callable(get_op(name).numexpr)
+                   and get_op(name).compute.__module__ in FAMILY_MODULES)
+ACTIVATION_TYPES = [t for t in mx.ops.activation.ACTIVATIONS
+                    if get_op("Activation").numexpr_template({"act_type": t})]
+CASES = [(name, {}) for name in TEMPLATED] + [("Activation", {"act_type": t})
+                                              for t in ACTIVATION_TYPES]
 
 
-@pytest.mark.parametrize("name", TEMPLATED)
-def test_numexpr_template_matches_compute(name):
+def test_activation_takes_its_act_types_template():
+    assert {"relu", "sigmoid", "tanh"} <= set(ACTIVATION_TYPES)
+    assert get_op("Activation").fusable
+    assert get_op("Activation").numexpr_template({"act_type": "log_sigmoid"}) is None
+
+
+@pytest.mark.parametrize("name,given", CASES, ids=[f"{n}-{a}" for n, a in CASES])
+def test_numexpr_template_matches_compute(name, given):
     numexpr = pytest.importorskip("numexpr")
     op = get_op(name)
     arity = op.get_num_inputs({})
     domain = (1.2, 1.9) if name == "arccosh" else (0.2, 0.9)
     args = [_uniform((2, 3), domain) for _ in range(arity)]
-    attrs = op.parse_attrs({"scalar": 0.5} if "scalar" in op._attr_specs else {})
+    attrs = op.parse_attrs(dict(given, scalar=0.5) if "scalar" in op._attr_specs else given)
     names = {f"x{i}": a for i, a in enumerate(args)}
-    expression = op.numexpr.format(*names, s=attrs.get("scalar"))
+    expression = op.numexpr_template(attrs).format(*names, s=attrs.get("scalar"))
     expected = numpy.asarray(op.compute(numpy, args, attrs))
     numpy.testing.assert_allclose(numexpr.evaluate(expression, local_dict=names), expected,
                                   rtol=1e-12)
 
 
-# -- deferred compute: traced (shape/dtype from the inference rules) == eager -----------------------
+# -- deferred compute: traced (shape/dtype from the inference rules) == eager ----------------------
 TRACED = [
     ("arith", lambda a: (a * 2 + 1 - a / 3) ** 2 % 1.5),
     ("reflected", lambda a: 1 - 2 / (a + 3)),

@@ -59,7 +59,7 @@ def test_charts_draw_plan_and_events():
     events = mx.engine.event_log.events()
     gantt = mx.viz.charts.gantt_chart(events)
     assert "events" in gantt.axes[0].get_title()
-    assert mx.viz.charts.figure_html(gantt).startswith("<img src='data:image/png;base64,")
+    assert "src='data:image/png;base64," in mx.viz.charts.figure_html(gantt)
 
 
 @pytest.mark.oracle

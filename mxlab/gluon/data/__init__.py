@@ -3,3 +3,4 @@ from . import batchify  # noqa: F401
 from .dataloader import DataLoader  # noqa: F401
 from .dataset import ArrayDataset, Dataset, SimpleDataset  # noqa: F401
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler  # noqa: F401
+from . import vision  # noqa: F401,E402

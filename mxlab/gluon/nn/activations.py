@@ -11,7 +11,7 @@ from ...ops.registry import F as _F
 from ..block import HybridBlock
 from ..parameter import Parameter
 
-__all__ = ["Activation", "LeakyReLU", "PReLU", "ELU", "SELU", "GELU", "Swish"]
+__all__ = ["Activation", "LeakyReLU", "PReLU", "ELU", "SELU", "GELU", "Swish", "SiLU"]
 
 
 class Activation(HybridBlock):
@@ -91,3 +91,10 @@ class Swish(HybridBlock):
 
     def hybrid_forward(self, F, x):
         return x * _F.sigmoid(x * self._beta)
+
+
+class SiLU(HybridBlock):
+    """``x * sigmoid(x)`` (Swish with beta 1)."""
+
+    def hybrid_forward(self, F, x):
+        return x * _F.sigmoid(x)

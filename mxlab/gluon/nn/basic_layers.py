@@ -20,9 +20,9 @@ from ..block import Block, HybridBlock
 from ..parameter import Parameter
 from .activations import Activation
 
-__all__ = ["Sequential", "HybridSequential", "Dense", "Dropout", "BatchNorm", "InstanceNorm",
-           "LayerNorm", "GroupNorm", "Embedding", "Flatten", "Lambda", "HybridLambda",
-           "Identity"]
+__all__ = ["Sequential", "HybridSequential", "Concatenate", "HybridConcatenate", "Dense",
+           "Dropout", "BatchNorm", "InstanceNorm", "LayerNorm", "GroupNorm", "SyncBatchNorm",
+           "Embedding", "Flatten", "Lambda", "HybridLambda", "Identity"]
 
 
 class _SequentialMixin:
@@ -58,6 +58,27 @@ class Sequential(_SequentialMixin, Block):
 
 class HybridSequential(_SequentialMixin, HybridBlock):
     """Children (HybridBlocks) run in order; the whole chain can be hybridized."""
+
+
+class _ConcatenateMixin(_SequentialMixin):
+    """Every child sees the same input; their outputs are joined along ``axis`` (Inception,
+    DenseNet and SqueezeNet branches)."""
+
+    def __init__(self, axis=-1):
+        super().__init__()
+        self._axis = axis
+
+    def forward(self, x):
+        outs = [block(x) for block in self._children.values()]
+        return _F.Concat(*outs, dim=self._axis, num_args=len(outs))
+
+
+class Concatenate(_ConcatenateMixin, Block):
+    """Runs each child on the input and concatenates the results along ``axis``."""
+
+
+class HybridConcatenate(_ConcatenateMixin, HybridBlock):
+    """Hybridizable :class:`Concatenate`."""
 
 
 def _param(name, shape, init, dtype, **kwargs):
@@ -159,6 +180,24 @@ class BatchNorm(_Norm):
         return f"BatchNorm(axis={self._axis}, in_channels={self.gamma.shape[0] or None})"
 
 
+class SyncBatchNorm(BatchNorm):
+    """BatchNorm whose statistics MXNet gathers across ``num_devices`` GPUs. In one process on one
+    device that is BatchNorm itself; several devices are refused rather than silently
+    normalising each device's slice alone."""
+
+    def __init__(self, in_channels=0, num_devices=None, momentum=0.9, epsilon=1e-5, center=True,
+                 scale=True, use_global_stats=False, beta_initializer="zeros",
+                 gamma_initializer="ones", running_mean_initializer="zeros",
+                 running_variance_initializer="ones"):
+        if num_devices not in (None, 1):
+            raise NotImplementedError(
+                f"SyncBatchNorm(num_devices={num_devices}): statistics synchronised across "
+                f"devices are not implemented in mxlab; use num_devices=1")
+        super().__init__(1, momentum, epsilon, center, scale, use_global_stats,
+                         beta_initializer, gamma_initializer, running_mean_initializer,
+                         running_variance_initializer, in_channels)
+
+
 class InstanceNorm(_Norm):
     """Normalises each sample and channel over the spatial axes."""
 
@@ -236,7 +275,7 @@ def _resolve(function, what):
     """A callable from a function or an op name (looked up in ``mx.nd``)."""
     if callable(function):
         return function
-    from ... import nd
+    from ... import ndarray as nd
 
     if isinstance(function, str) and hasattr(nd, function):
         return getattr(nd, function)

@@ -1,4 +1,5 @@
-"""Convolution and pooling layers (1-3D; channels-first layouts NCW/NCHW/NCDHW).
+"""Convolution, transposed convolution and pooling layers (1-3D; channels-first layouts, and
+channels-last NWC/NHWC/NDHWC for convolutions and pooling), reflection padding, pixel shuffle.
 
 Example
 -------
@@ -13,11 +14,33 @@ from ..block import HybridBlock
 from ..parameter import Parameter
 from .activations import Activation
 
-__all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose", "MaxPool1D", "MaxPool2D",
-           "AvgPool1D", "AvgPool2D", "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalMaxPool1D",
-           "GlobalMaxPool2D"]
+__all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
+           "Conv3DTranspose", "MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D",
+           "AvgPool3D", "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalAvgPool3D",
+           "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D", "ReflectionPad2D",
+           "PixelShuffle1D", "PixelShuffle2D", "PixelShuffle3D", "DeformableConvolution",
+           "ModulatedDeformableConvolution"]
 
 _LAYOUTS = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
+_CHANNELS_LAST = {1: "NWC", 2: "NHWC", 3: "NDHWC"}
+
+
+def _channels_last(layout, ndim, who, allow_last=True):
+    """Whether ``layout`` puts channels last; an unknown layout is an error naming the layer."""
+    if layout in (None, _LAYOUTS[ndim]):
+        return False
+    if allow_last and layout == _CHANNELS_LAST[ndim]:
+        return True
+    allowed = [_LAYOUTS[ndim]] + ([_CHANNELS_LAST[ndim]] if allow_last else [])
+    raise NotImplementedError(f"{who}: layout must be one of {allowed}, got {layout}")
+
+
+def _to_channels_first(x, ndim):
+    return _F.transpose(x, axes=(0, ndim + 1) + tuple(range(1, ndim + 1)))
+
+
+def _to_channels_last(x, ndim):
+    return _F.transpose(x, axes=(0,) + tuple(range(2, ndim + 2)) + (1,))
 
 
 def _tuple(value, ndim):
@@ -33,9 +56,10 @@ class _Conv(HybridBlock):
                  in_channels, activation, use_bias, weight_initializer, bias_initializer,
                  ndim, adj=None):
         super().__init__()
-        if layout not in (None, _LAYOUTS[ndim]):
-            raise NotImplementedError(f"{type(self).__name__}: only layout {_LAYOUTS[ndim]} "
-                                      f"is supported, got {layout}")
+        # NOTE: channels-last layouts run the channels-first op between two transposes; the
+        #   weight keeps MXNet's channels-last shape (out, *kernel, in / groups)
+        self._last = _channels_last(layout, ndim, type(self).__name__, adj is None)
+        self._ndim = ndim
         self._channels, self._in_channels, self._groups = channels, in_channels, groups
         self._kwargs = {"kernel": _tuple(kernel_size, ndim), "stride": _tuple(strides, ndim),
                         "dilate": _tuple(dilation, ndim), "pad": _tuple(padding, ndim),
@@ -50,15 +74,20 @@ class _Conv(HybridBlock):
         self.act = Activation(activation) if activation is not None else None
 
     def _weight_shape(self, in_channels):
+        if self._last:
+            return (self._channels,) + self._kwargs["kernel"] + (in_channels // self._groups,)
         return (self._channels, in_channels // self._groups) + self._kwargs["kernel"]
 
     def infer_shape(self, x, *args):
-        self.weight.shape = self._weight_shape(x.shape[1])
+        self.weight.shape = self._weight_shape(x.shape[-1 if self._last else 1])
 
     def hybrid_forward(self, F, x, weight, bias=None):
+        if self._last:
+            x, weight = _to_channels_first(x, self._ndim), _to_channels_first(weight, self._ndim)
         inputs = [x, weight] if bias is None else [x, weight, bias]
         out = getattr(_F, self.op)(*inputs, **self._kwargs)
-        return self.act(out) if self.act is not None else out
+        out = self.act(out) if self.act is not None else out
+        return _to_channels_last(out, self._ndim) if self._last else out
 
     def __repr__(self):
         k = self._kwargs
@@ -83,20 +112,31 @@ Conv2D = _conv_class("Conv2D", 2)
 Conv3D = _conv_class("Conv3D", 3)
 
 
-class Conv2DTranspose(_Conv):
-    """2-D transposed convolution (``Deconvolution``); weight ``(in, channels/groups, kh, kw)``."""
+class _ConvTranspose(_Conv):
+    """Transposed convolution (``Deconvolution``); weight ``(in, channels/groups, *kernel)``."""
 
     op = "Deconvolution"
 
+    def _weight_shape(self, in_channels):
+        return (in_channels, self._channels // self._groups) + self._kwargs["kernel"]
+
+
+def _conv_transpose_class(name, ndim):
     def __init__(self, channels, kernel_size, strides=1, padding=0, output_padding=0,
                  dilation=1, groups=1, layout=None, activation=None, use_bias=True,
                  weight_initializer=None, bias_initializer="zeros", in_channels=0):
-        super().__init__(channels, kernel_size, strides, padding, dilation, groups, layout,
-                         in_channels, activation, use_bias, weight_initializer, bias_initializer,
-                         2, adj=output_padding)
+        _ConvTranspose.__init__(self, channels, kernel_size, strides, padding, dilation, groups,
+                                layout, in_channels, activation, use_bias, weight_initializer,
+                                bias_initializer, ndim, adj=output_padding)
 
-    def _weight_shape(self, in_channels):
-        return (in_channels, self._channels // self._groups) + self._kwargs["kernel"]
+    doc = (f"{ndim}-D transposed convolution over ``{_LAYOUTS[ndim]}`` inputs; weight "
+           f"``(in, channels/groups, *kernel)``.")
+    return type(name, (_ConvTranspose,), {"__init__": __init__, "__doc__": doc})
+
+
+Conv1DTranspose = _conv_transpose_class("Conv1DTranspose", 1)
+Conv2DTranspose = _conv_transpose_class("Conv2DTranspose", 2)
+Conv3DTranspose = _conv_transpose_class("Conv3DTranspose", 3)
 
 
 class _Pool(HybridBlock):
@@ -105,9 +145,7 @@ class _Pool(HybridBlock):
     def __init__(self, pool_size, strides, padding, ceil_mode, global_pool, pool_type, ndim,
                  count_include_pad=None, layout=None):
         super().__init__()
-        if layout not in (None, _LAYOUTS[ndim]):
-            raise NotImplementedError(f"{type(self).__name__}: only layout {_LAYOUTS[ndim]} "
-                                      f"is supported, got {layout}")
+        self._last, self._ndim = _channels_last(layout, ndim, type(self).__name__), ndim
         strides = pool_size if strides is None else strides
         self._kwargs = {"kernel": _tuple(pool_size, ndim), "stride": _tuple(strides, ndim),
                         "pad": _tuple(padding, ndim), "global_pool": global_pool,
@@ -117,7 +155,10 @@ class _Pool(HybridBlock):
             self._kwargs["count_include_pad"] = count_include_pad
 
     def hybrid_forward(self, F, x):
-        return _F.Pooling(x, **self._kwargs)
+        if not self._last:
+            return _F.Pooling(x, **self._kwargs)
+        out = _F.Pooling(_to_channels_first(x, self._ndim), **self._kwargs)
+        return _to_channels_last(out, self._ndim)
 
     def __repr__(self):
         k = self._kwargs
@@ -142,6 +183,10 @@ def _pool_class(name, ndim, pool_type, global_pool):
     return type(name, (_Pool,), {"__init__": __init__, "__doc__": doc})
 
 
+MaxPool3D = _pool_class("MaxPool3D", 3, "max", False)
+AvgPool3D = _pool_class("AvgPool3D", 3, "avg", False)
+GlobalMaxPool3D = _pool_class("GlobalMaxPool3D", 3, "max", True)
+GlobalAvgPool3D = _pool_class("GlobalAvgPool3D", 3, "avg", True)
 MaxPool1D = _pool_class("MaxPool1D", 1, "max", False)
 MaxPool2D = _pool_class("MaxPool2D", 2, "max", False)
 AvgPool1D = _pool_class("AvgPool1D", 1, "avg", False)
@@ -150,3 +195,82 @@ GlobalMaxPool1D = _pool_class("GlobalMaxPool1D", 1, "max", True)
 GlobalMaxPool2D = _pool_class("GlobalMaxPool2D", 2, "max", True)
 GlobalAvgPool1D = _pool_class("GlobalAvgPool1D", 1, "avg", True)
 GlobalAvgPool2D = _pool_class("GlobalAvgPool2D", 2, "avg", True)
+
+
+class ReflectionPad2D(HybridBlock):
+    """Pad the two spatial axes of NCHW input by mirroring (``padding`` an int or MXNet's flat
+    8-tuple)."""
+
+    def __init__(self, padding=0):
+        super().__init__()
+        if isinstance(padding, int):
+            padding = (0, 0, 0, 0, padding, padding, padding, padding)
+        if len(padding) != 8:
+            raise ValueError(f"ReflectionPad2D: padding must be an int or 8 values, got "
+                             f"{padding}")
+        self._padding = tuple(padding)
+
+    def hybrid_forward(self, F, x):
+        return _F.Pad(x, mode="reflect", pad_width=self._padding)
+
+
+class _PixelShuffle(HybridBlock):
+    """Move ``factor`` blocks of channels into space: (N, C*f1*..., *S) -> (N, C, S1*f1, ...)."""
+
+    ndim = None
+
+    def __init__(self, factor):
+        super().__init__()
+        self._factors = (factor,) * self.ndim if isinstance(factor, int) else tuple(factor)
+        if len(self._factors) != self.ndim:
+            raise ValueError(f"{type(self).__name__}: factor needs {self.ndim} values, got "
+                             f"{factor}")
+
+    def hybrid_forward(self, F, x):
+        n, channels, *space = x.shape
+        fs, count = self._factors, 1
+        for f in fs:
+            count *= f
+        split = _F.reshape(x, shape=(n, channels // count) + fs + tuple(space))
+        # (N, C, f1..fk, s1..sk) -> (N, C, s1, f1, s2, f2, ...)
+        k = self.ndim
+        axes = (0, 1) + tuple(a for i in range(k) for a in (2 + k + i, 2 + i))
+        merged = tuple(s * f for s, f in zip(space, fs))
+        return _F.reshape(_F.transpose(split, axes=axes),
+                          shape=(n, channels // count) + merged)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self._factors})"
+
+
+class PixelShuffle1D(_PixelShuffle):
+    """(N, C*f, W) -> (N, C, W*f)."""
+
+    ndim = 1
+
+
+class PixelShuffle2D(_PixelShuffle):
+    """(N, C*f1*f2, H, W) -> (N, C, H*f1, W*f2)."""
+
+    ndim = 2
+
+
+class PixelShuffle3D(_PixelShuffle):
+    """(N, C*f1*f2*f3, D, H, W) -> (N, C, D*f1, H*f2, W*f3)."""
+
+    ndim = 3
+
+
+class DeformableConvolution(HybridBlock):
+    """Not built: deformable convolution needs a bilinear offset sampler (MXNet's contrib op)."""
+
+    def __init__(self, *args, **kwargs):
+        raise NotImplementedError("gluon.nn.DeformableConvolution is not implemented in mxlab")
+
+
+class ModulatedDeformableConvolution(DeformableConvolution):
+    """Not built (see :class:`DeformableConvolution`)."""
+
+    def __init__(self, *args, **kwargs):
+        raise NotImplementedError("gluon.nn.ModulatedDeformableConvolution is not implemented "
+                                  "in mxlab")

@@ -474,6 +474,7 @@ def _register(name, forward, backward, no_bias_default, deconv, doc):
             save_inputs=(0, 1),
             save_outputs=False,
             resources=("temp",),
+            never_mirror=not deconv,
             ignored_attrs=_IGNORED,
             npx_name=name.lower(),
             nd_names=(name,),

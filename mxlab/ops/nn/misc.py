@@ -16,10 +16,8 @@ Example
 """
 
 from ...base import MXNetValueError
-from ...imperative import STATE
 from ..attrs import REQUIRED, Attr
 from ..infer import known
-from ..random import generator
 from ..registry import F, Op, register
 
 __all__ = []
@@ -38,17 +36,13 @@ def _mask_shape(op_name, shape, axes):
     return tuple(1 if i in shared else d for i, d in enumerate(shape))
 
 
-def _dropout_active(attrs):
-    return attrs["mode"] == "always" or STATE.training
-
-
-def _dropout_forward(xp, inputs, attrs):
+def _dropout_forward(xp, inputs, attrs, ctx):
     x = inputs[0]
     p = attrs["p"]
-    if not _dropout_active(attrs) or p == 0:
+    if not (attrs["mode"] == "always" or ctx.is_train) or p == 0:
         return x.copy(), xp.ones_like(x)
     shape = _mask_shape("Dropout", x.shape, attrs["axes"])
-    keep = generator(xp).uniform(0.0, 1.0, size=shape) < 1.0 - p
+    keep = ctx.draw(xp, lambda gen: gen.uniform(0.0, 1.0, size=shape)) < 1.0 - p
     scale = 0.0 if p >= 1 else 1.0 / (1.0 - p)
     mask = xp.asarray(xp.broadcast_to(xp.asarray(keep * scale, dtype=x.dtype), x.shape), order="C")
     return x * mask, mask

@@ -24,7 +24,6 @@ import dataclasses
 
 from ... import op_cache
 from ...base import MXNetValueError
-from ...imperative import STATE
 from ..attrs import Attr
 from ..infer import known
 from ..registry import F, Op, register
@@ -105,15 +104,15 @@ def bn_plan(xp, attrs, data):
     return op_cache.get_or_build(key, lambda: _build_bn(attrs, data.shape))
 
 
-def _batch_stats(attrs):
+def _batch_stats(attrs, ctx):
     """Batch statistics when training and not told to use the global (moving) ones."""
-    return STATE.training and not attrs["use_global_stats"]
+    return ctx.is_train and not attrs["use_global_stats"]
 
 
-def _bn_forward(xp, inputs, attrs):
+def _bn_forward(xp, inputs, attrs, ctx):
     x, gamma, beta, moving_mean, moving_var = inputs
     plan = bn_plan(xp, attrs, x)
-    if _batch_stats(attrs):
+    if _batch_stats(attrs, ctx):
         mean = x.mean(axis=plan.axes, dtype=moving_mean.dtype)
         var = ((x - mean.reshape(plan.bshape)) ** 2).mean(axis=plan.axes, dtype=moving_var.dtype)
         momentum = attrs["momentum"]
@@ -129,14 +128,14 @@ def _bn_forward(xp, inputs, attrs):
     return out.astype(x.dtype, copy=False), mean, inv_std.astype(moving_var.dtype, copy=False)
 
 
-def _bn_backward(xp, inputs, attrs):
+def _bn_backward(xp, inputs, attrs, ctx):
     dy, mean, inv_std, x, gamma, _beta, _moving_mean, _moving_var = inputs
     plan = bn_plan(xp, attrs, x)
     b = plan.bshape
     inv_b = inv_std.reshape(b)
     xhat = (x - mean.reshape(b)) * inv_b
     gamma_b = 1 if attrs["fix_gamma"] else gamma.reshape(b)
-    if _batch_stats(attrs):
+    if _batch_stats(attrs, ctx):
         dx, dgamma, dbeta = _affine_backward(xp, dy, xhat, inv_b, gamma_b, plan.axes, plan.axes)
     else:
         dx = dy * gamma_b * inv_b
@@ -192,6 +191,7 @@ register(
         mutate_inputs=(3, 4),
         save_inputs=True,
         save_outputs=(1, 2),
+        never_mirror=True,
         ignored_attrs=_BN_IGNORED,
         npx_name="batch_norm",
         nd_names=("BatchNorm",),

@@ -33,7 +33,6 @@ import numpy
 from numexpr.necompiler import getType
 
 from ...graph import infer
-from ...ops import registry
 from ..property import SubgraphProperty
 from ..registry import register_subgraph_property
 from ..selector import SubgraphSelector
@@ -50,27 +49,16 @@ _INLINE_LIMIT = 120
 TUNE_MIN_SIZE = 1 << 16
 
 
-# Ops whose template depends on an attribute: (attribute, op whose template each value uses).
-_TEMPLATE_BY_ATTR = {"Activation": "act_type"}
-
-
 def node_template(node):
-    """The numexpr template of ``node``: its op's, or for ``Activation`` the template of the op
-    named by ``act_type`` (``relu``, ``sigmoid``, ...); None when there is none."""
-    op = node.op
-    if op.numexpr is not None:
-        return op.numexpr
-    attr = _TEMPLATE_BY_ATTR.get(op.name)
-    if attr is None or not registry.has_op(node.attrs.get(attr, "")):
-        return None
-    return registry.get_op(node.attrs[attr]).numexpr
+    """The numexpr template of ``node`` (its op's for the node's attributes), or None."""
+    return node.op.numexpr_template(node.attrs)
 
 
 def fusable(node):
-    """Whether ``node`` can join a fused kernel (elementwise, numexpr template, one output)."""
+    """Whether ``node`` can join a fused kernel (``Op.fusable``, one output, a template)."""
     op = node.op
-    return (op is not None and op.elementwise and not op.is_random and not op.mutate_inputs
-            and node.num_outputs == 1 and node_template(node) is not None)
+    return (op is not None and op.fusable and node.num_outputs == 1
+            and node_template(node) is not None)
 
 
 class FuseSelector(SubgraphSelector):
@@ -265,30 +253,30 @@ class FusedRunner(SubgraphRunner):
         self._kernels = {}
         self.choices = {}
 
-    def compute(self, xp, inputs, attrs):
+    def compute(self, xp, inputs, attrs, ctx):
         if self.program is None:
-            return super().compute(xp, inputs, attrs)
+            return super().compute(xp, inputs, attrs, ctx)
         kernel = self.kernel([x.dtype.char for x in inputs], xp)
         # NOTE: numexpr broadcasts size-0 operands wrongly ((3, 0) + (1, 3, 0) gives (3, 0)),
         #   and an empty result has nothing to fuse: op by op then
         if not kernel.runnable or any(x.size == 0 for x in inputs):
-            return super().compute(xp, inputs, attrs)
+            return super().compute(xp, inputs, attrs, ctx)
         size = max([x.size for x in inputs])
         if size < TUNE_MIN_SIZE or xp is not numpy:
             return tuple(kernel.run(list(inputs)))
         key = (id(kernel), size.bit_length())
         if key not in self.choices:
-            return self._tune(key, kernel, xp, inputs, attrs)
+            return self._tune(key, kernel, xp, inputs, attrs, ctx)
         if self.choices[key]:
             return tuple(kernel.run(list(inputs)))
-        return super().compute(xp, inputs, attrs)
+        return super().compute(xp, inputs, attrs, ctx)
 
-    def _tune(self, key, kernel, xp, inputs, attrs):
+    def _tune(self, key, kernel, xp, inputs, attrs, ctx):
         """Time both ways (best of two runs each), keep the faster; returns the kernel's
         results."""
         results = tuple(kernel.run(list(inputs)))
         fused = _best_time(lambda: kernel.run(list(inputs)))
-        op_by_op = _best_time(lambda: super(FusedRunner, self).compute(xp, inputs, attrs))
+        op_by_op = _best_time(lambda: super(FusedRunner, self).compute(xp, inputs, attrs, ctx))
         self.choices[key] = fused <= op_by_op
         return results
 

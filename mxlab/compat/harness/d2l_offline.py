@@ -1,0 +1,125 @@
+"""Imported first by every D2L section script: turns the alias on, gives the cells d2lbook's
+``tab`` object, and replaces D2L's dataset downloads with small generated files of the same format
+(shapes, dtypes, columns), so the sections run offline. Nothing else of D2L is changed."""
+import io
+import os
+import warnings
+import zipfile
+
+import numpy
+
+from mxlab import compat
+
+__all__ = ["GENERATORS", "install", "tab"]
+
+
+class tab:
+    """d2lbook's ``tab``: the MXNet tab is the selected one."""
+
+    @staticmethod
+    def selected(*names):
+        return "mxnet" in names
+
+    @staticmethod
+    def interact_select(*names):
+        return None
+
+
+_WORDS = ["the", "time", "traveller", "was", "a", "man", "of", "science", "and", "he", "said",
+          "that", "we", "could", "travel", "in", "time", "as", "easily", "as", "in", "space",
+          "but", "the", "others", "laughed", "at", "him", "and", "went", "home"]
+
+
+def _time_machine(rng):
+    lines = [" ".join(rng.choice(_WORDS, size=rng.integers(5, 15))) for _ in range(600)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _fra_eng(rng):
+    pairs = [(" ".join(rng.choice(_WORDS, size=rng.integers(2, 6))) + " .",
+              " ".join(rng.choice(_WORDS, size=rng.integers(2, 7))) + " !")
+             for _ in range(600)]
+    text = "".join(f"{en}\t{fr}\tCC-BY\n" for en, fr in pairs)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("fra-eng/fra.txt", text)
+    return buffer.getvalue()
+
+
+def _kaggle_house(rng, train):
+    n = 120
+    cols = {"Id": numpy.arange(1, n + 1), "MSSubClass": rng.integers(20, 190, n),
+            "LotArea": rng.integers(1300, 20000, n),
+            "MSZoning": rng.choice(["RL", "RM", "FV", "C (all)"], n),
+            "LotFrontage": numpy.where(rng.random(n) < 0.1, numpy.nan, rng.uniform(20, 120, n))}
+    header = list(cols) + (["SalePrice"] if train else [])
+    rows = [",".join("" if isinstance(v, float) and numpy.isnan(v) else str(v)
+                     for v in (cols[c][i] for c in cols))
+            + (f",{int(rng.integers(50000, 400000))}" if train else "") for i in range(n)]
+    return (",".join(header) + "\n" + "\n".join(rows) + "\n").encode()
+
+
+def _airfoil(rng):
+    data = rng.uniform(0.0, 1.0, size=(1503, 5)) * [20000, 22, 0.3, 71, 0.06]
+    return "".join("\t".join(f"{v:.6f}" for v in row) + "\n" for row in data).encode()
+
+
+GENERATORS = {
+    "timemachine.txt": _time_machine,
+    "fra-eng.zip": _fra_eng,
+    "kaggle_house_pred_train.csv": lambda rng: _kaggle_house(rng, True),
+    "kaggle_house_pred_test.csv": lambda rng: _kaggle_house(rng, False),
+    "airfoil_self_noise.dat": _airfoil,
+}
+
+
+def offline_download(url, folder="../data", sha1_hash=None):
+    """D2L's ``download`` with generated content: same file name and format, small."""
+    import d2l.mxnet as d2l
+    if not url.startswith("http"):
+        url = d2l.DATA_HUB[url][0]
+    fname = os.path.join(folder, url.split("/")[-1])
+    base = os.path.basename(fname)
+    if base not in GENERATORS:
+        raise RuntimeError(f"offline D2L harness: no generated data for {base} ({url})")
+    os.makedirs(folder, exist_ok=True)
+    with open(fname, "wb") as f:
+        f.write(GENERATORS[base](numpy.random.default_rng(0)))
+    return fname
+
+
+def _fashion_mnist_class(mx):
+    """``gluon.data.vision.FashionMNIST`` with generated 28x28x1 uint8 images, int32 labels."""
+    class FashionMNIST(mx.gluon.data.ArrayDataset):
+        def __init__(self, root=None, train=True, transform=None):
+            rng = numpy.random.default_rng(0 if train else 1)
+            n = 256 if train else 64
+            images = rng.integers(0, 256, size=(n, 28, 28, 1), dtype=numpy.uint8)
+            labels = rng.integers(0, 10, size=(n,)).astype(numpy.int32)
+            super().__init__(mx.nd.array(images, dtype=numpy.uint8), labels)
+    return FashionMNIST
+
+
+def _pandas_as_d2l_knows_it():
+    """D2L finds text columns by ``dtype == 'object'``, which pandas >= 3 no longer gives them."""
+    try:
+        import pandas
+    except ImportError:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pandas.set_option("future.infer_string", False)
+
+
+def install():
+    """Alias on; D2L's downloads replaced (when ``d2l.mxnet`` imports at all)."""
+    mx = compat.install()
+    _pandas_as_d2l_knows_it()
+    try:
+        import d2l.mxnet as d2l
+    except ImportError:
+        return   # NOTE: the section's own `from d2l import mxnet` then shows the real error
+    d2l.download = offline_download
+    vision = getattr(getattr(mx.gluon, "data", None), "vision", None)
+    if vision is not None:
+        vision.FashionMNIST = _fashion_mnist_class(mx)

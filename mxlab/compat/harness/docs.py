@@ -1,0 +1,116 @@
+"""docs/compat.md: the latest harness tables, the history of headline numbers and the exclusions,
+rendered from the results saved under docs/compat/ (JSON, one file per suite)."""
+import datetime
+import json
+import os
+
+from . import REPO_ROOT, mxnet_suite, report
+
+__all__ = ["load", "record_history", "save", "write"]
+
+DOCS = os.path.join(REPO_ROOT, "docs")
+RESULTS = os.path.join(DOCS, "compat")
+_KEYS = {"mxnet": "file", "d2l": "section"}
+
+
+def _path(name):
+    return os.path.join(RESULTS, name + ".json")
+
+
+def load(name, default=None):
+    """Saved results (a list of unit dicts) or the history."""
+    if not os.path.exists(_path(name)):
+        return [] if default is None else default
+    with open(_path(name), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _dump(name, value):
+    os.makedirs(RESULTS, exist_ok=True)
+    with open(_path(name), "w", encoding="utf-8") as f:
+        json.dump(value, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+def save(suite, results, replace=False):
+    """Store ``results``; a partial run replaces only its own units unless ``replace``."""
+    key = _KEYS[suite]
+    merged = {} if replace else {r[key]: r for r in load(suite)}
+    merged.update({r[key]: r for r in results})
+    _dump(suite, [merged[k] for k in sorted(merged)])
+
+
+def _headline():
+    mxnet, d2l = load("mxnet"), load("d2l")
+    summary = report.mxnet_summary(mxnet)
+    summary["d2l_sections"] = len(d2l)
+    summary["d2l_ok"] = sum(1 for r in d2l if r["status"] == "ok")
+    return summary
+
+
+def record_history(label):
+    """Append today's headline numbers to the history, as ``label``."""
+    history = load("history")
+    entry = dict(_headline(), label=label, date=datetime.date.today().isoformat())
+    _dump("history", history + [entry])
+
+
+def _history_rows():
+    yield ("| when | label | MXNet files | past import | collected | passed | % passed | "
+           "D2L sections run |")
+    yield "|---|---|---:|---:|---:|---:|---:|---:|"
+    for h in load("history"):
+        yield (f"| {h['date']} | {h['label']} | {h['files']} | {h['past_import']} | "
+               f"{h['collected']} | {h['passed']} | {h['percent']} | "
+               f"{h['d2l_ok']}/{h['d2l_sections']} |")
+
+
+def _exclusions():
+    yield "| file / test | reason |"
+    yield "|---|---|"
+    for name, reason in sorted(mxnet_suite.EXCLUDED_FILES.items()):
+        yield f"| {name} (whole file) | {reason} |"
+    for name, tests in sorted(mxnet_suite.EXCLUDED_TESTS.items()):
+        for test, reason in sorted(tests.items()):
+            yield f"| {name}::{test} | {reason} |"
+
+
+_INTRO = """# Compatibility with real MXNet code
+
+Measured by the compatibility harness (`mxlab/compat/harness`): MXNet master's
+`tests/python/unittest/*.py` with MXNet's root `conftest.py`, `tests/python/conftest.py` and
+`tests/python/common`, and every in-scope D2L section's MXNet tab run as a script, all through the
+`mxnet` alias, one file or section per subprocess with a timeout. Regenerate this page with
+
+```bash
+python -m mxlab.compat.harness docs --mxnet-src $MXLAB_MXNET_SRC --d2l-src $MXLAB_D2L_SRC
+```
+
+(`mxnet --save` / `d2l --save` rerun single files or sections and merge them in; `docs --no-run`
+re-renders). A test counts as passed only when it ran and passed; tests a file did not reach before
+its timeout are "not run" and count against the percentage. Timings come from a shared 2-core
+machine, so files near their timeout may finish on a quieter one.
+
+What the harness changes, and nothing else: MXNet's seeds are fixed (`MXNET_MODULE_SEED`,
+`MXNET_TEST_SEED`); before each test the previous failure's traceback is dropped, so MXNet's
+leaked-array check does not charge its frames to the next test; D2L's `download` writes small
+generated files of the real format (text, zip, csv, airfoil table), `gluon.data.vision.FashionMNIST`
+generates 28x28x1 uint8 images with int32 labels, and pandas keeps text columns as `object` dtype
+as the D2L code expects.
+"""
+
+
+_EXCLUDED_INTRO = ("Files and tests that need a GPU, the network, MXNet's C API handles or a C++ "
+                   "extension built with MXNet:")
+
+
+def write():
+    """Render docs/compat.md; returns its path."""
+    parts = [_INTRO, "## History", "", *_history_rows(), "",
+             "## MXNet unittests", "", report.mxnet_tables(load("mxnet")), "",
+             "### Excluded", "", _EXCLUDED_INTRO, "", *_exclusions(), "",
+             "## D2L (MXNet tab)", "", report.d2l_tables(load("d2l")), ""]
+    path = os.path.join(DOCS, "compat.md")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(parts))
+    return path

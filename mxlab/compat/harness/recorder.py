@@ -1,0 +1,53 @@
+"""pytest plugin used by the harness inside each test subprocess: appends one JSON line per
+collection error, per test phase and for the collected count to ``$MXLAB_HARNESS_LOG``, so a file
+killed by its timeout still leaves the results of the tests that finished."""
+import json
+import os
+import sys
+
+import pytest
+
+
+def _write(record):
+    with open(os.environ["MXLAB_HARNESS_LOG"], "a", encoding="utf-8") as log:
+        log.write(json.dumps(record) + "\n")
+
+
+def failure_message(report):
+    """``"ExceptionType: message"`` of a failed report (the crash line pytest shows)."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    if crash is not None:
+        return crash.message
+    lines = [ln[1:].strip() for ln in str(report.longrepr).splitlines() if ln.startswith("E ")]
+    return lines[-1] if lines else str(report.longrepr).strip().splitlines()[-1]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Drop the previous failure's traceback before this test's fixtures run. pytest keeps it in
+    ``sys.last_traceback`` and drops it only inside the next test's call, where MXNet's conftest
+    would count its frames' arrays as this test's leak: one failure would fail two tests."""
+    for name in ("last_type", "last_value", "last_traceback", "last_exc"):
+        sys.__dict__.pop(name, None)
+
+
+def pytest_collectreport(report):
+    if report.failed:
+        _write({"kind": "collect_error", "nodeid": report.nodeid,
+                "message": failure_message(report)})
+
+
+def pytest_collection_finish(session):
+    _write({"kind": "collected", "count": len(session.items)})
+
+
+def pytest_runtest_logreport(report):
+    record = {"kind": "phase", "nodeid": report.nodeid, "when": report.when,
+              "outcome": report.outcome, "duration": report.duration}
+    if hasattr(report, "wasxfail"):
+        record["xfail"] = True
+    if report.failed:
+        record["message"] = failure_message(report)
+    elif report.skipped and isinstance(report.longrepr, tuple):
+        record["message"] = report.longrepr[2]
+    _write(record)

@@ -1,0 +1,7 @@
+"""``mxnet.ndarray._internal``: the legacy array base class and ops by registered name."""
+from ...ndarray.frontend import make_array_frontend
+from ...ndarray.ndarray import NDArray
+from . import op_resolver
+
+NDArrayBase = NDArray
+__getattr__ = op_resolver("mxnet.ndarray._internal", ("", "_"), make_array_frontend(NDArray))

@@ -1,0 +1,162 @@
+"""A block's ``summary`` table and its parameter checkpoints (``save_parameters``,
+``load_parameters``, ``load_dict``), as a mixin of :class:`~mxlab.gluon.Block`: structured names
+(``0.weight``) in MXNet's .params format, ``arg:``/``aux:`` prefixes, and MXNet 1.x prefixed names
+matched in order.
+
+Example
+-------
+>>> import os, tempfile
+>>> import mxlab as mx
+>>> net = mx.gluon.nn.Dense(2, in_units=3)
+>>> net.initialize()
+>>> path = os.path.join(tempfile.mkdtemp(), "dense.params")
+>>> net.save_parameters(path)
+>>> twin = mx.gluon.nn.Dense(2, in_units=3)
+>>> twin.load_parameters(path)
+>>> bool((twin.weight.data() == net.weight.data()).asnumpy().all())
+True
+"""
+import collections
+
+from ..base import MXNetValueError
+from ..ndarray.ndarray import NDArray
+from .nesting import _flatten
+
+__all__ = ["BlockCheckpoints"]
+
+
+class BlockCheckpoints:
+    """Parameter checkpoints and the summary of a block (a mixin of
+    :class:`~mxlab.gluon.Block`)."""
+
+    def save_parameters(self, filename, deduplicate=False):
+        """Save the parameters under structured names (``0.weight``) in MXNet's .params format."""
+        from ..ndarray import serialization
+
+        params = self._collect_params_with_prefix()
+        if deduplicate:
+            first = {}
+            for name, param in params.items():
+                first.setdefault(id(param), name)
+            params = {name: p for name, p in params.items() if first[id(p)] == name}
+        serialization.save(filename, {name: p._reduce() for name, p in params.items()})
+
+    def load_parameters(self, filename, ctx=None, allow_missing=False, ignore_extra=False,
+                        cast_dtype=False, dtype_source="current", device=None):
+        """Load parameters saved by ``save_parameters`` (here or in MXNet), or exported ones.
+
+        Names may carry ``arg:``/``aux:`` prefixes; MXNet 1.x prefixed names (``dense0_weight``)
+        are matched in order when that pairing is unambiguous.
+        """
+        from ..ndarray import serialization
+
+        self._load_named(serialization.load(filename), f"file '{filename}'", allow_missing,
+                         ignore_extra, cast_dtype, dtype_source, device if device is not None
+                         else ctx)
+
+    def load_dict(self, param_dict, device=None, allow_missing=False, ignore_extra=False,
+                  cast_dtype=False, dtype_source="current", ctx=None):
+        """Load parameters from ``{name: array}`` (MXNet 2.0), names as in ``save_parameters``."""
+        from ..util import default_array
+
+        loaded = {k: v if isinstance(v, NDArray) else default_array(v, dtype=v.dtype)
+                  for k, v in param_dict.items()}
+        self._load_named(loaded, "the dict", allow_missing, ignore_extra, cast_dtype,
+                         dtype_source, device if device is not None else ctx)
+
+    def _load_named(self, loaded, source, allow_missing, ignore_extra, cast_dtype, dtype_source,
+                    device):
+        loaded = {_strip_role(k): v for k, v in loaded.items()}
+        params = self._collect_params_with_prefix()
+        if loaded and params and not set(loaded) & set(params):
+            loaded = _match_legacy_names(loaded, params, source)
+        if not allow_missing:
+            by_param = collections.defaultdict(list)
+            for name, param in params.items():
+                by_param[id(param)].append(name)
+            for name, param in params.items():
+                if not any(alias in loaded for alias in by_param[id(param)]):
+                    raise MXNetValueError(
+                        f"Parameter '{name}' is missing in {source}, which contains "
+                        f"parameters: {_brief(loaded)}. Set allow_missing=True to ignore missing "
+                        f"parameters."
+                    )
+        for name, value in loaded.items():
+            if name not in params:
+                if ignore_extra:
+                    continue
+                raise MXNetValueError(
+                    f"Parameter '{name}' loaded from {source} is not present in Dict, "
+                    f"which contains parameters {_brief(params)}. Set ignore_extra=True to ignore."
+                )
+            params[name]._load_init(value, device, cast_dtype=cast_dtype,
+                                    dtype_source=dtype_source)
+
+    # -- summary -----------------------------------------------------------------------------------
+    def summary(self, *inputs):
+        """Print each layer's output shape and parameter count for one forward of ``inputs``."""
+        rows, handles, seen = [], [], set()
+
+        def record(block, _, outputs):
+            shapes = [tuple(o.shape) for o in _flatten(outputs, "output")[0] if o is not None]
+            count = 0
+            for param in block._reg_params.values():
+                if id(param) not in seen:
+                    seen.add(id(param))
+                    count += _size(param.shape)
+            rows.append((f"{type(block).__name__}-{len(rows) + 1}", shapes, count))
+
+        self.apply(lambda block: handles.append(block.register_forward_hook(record)))
+        try:
+            self(*inputs)
+        finally:
+            for handle in handles:
+                handle.detach()
+        print(_summary_table(rows, inputs, self.collect_params()))
+
+
+def _brief(names, limit=5):
+    names = list(names)
+    shown = ", ".join(repr(n) for n in names[:limit])
+    return shown + (", ..." if len(names) > limit else "")
+
+
+def _strip_role(name):
+    return name[4:] if name.startswith(("arg:", "aux:")) else name
+
+
+def _match_legacy_names(loaded, params, filename):
+    """MXNet 1.x names (``dense0_weight``) paired in order with structured names, when each
+    pair agrees on the parameter's own name; anything else is left unmatched."""
+    names = list(params)
+    if len(loaded) != len(names):
+        return loaded
+    pairs = list(zip(loaded, names))
+    if all(old.endswith(new.rsplit(".", 1)[-1]) for old, new in pairs):
+        return {new: loaded[old] for old, new in pairs}
+    return loaded
+
+
+def _size(shape):
+    total = 1
+    for dim in shape:
+        total *= dim
+    return total
+
+
+def _summary_table(rows, inputs, params):
+    line = "-" * 80
+    out = [line, f"{'Layer (type)':>30}{'Output Shape':>30}{'Param #':>18}", "=" * 80]
+    in_shapes = [tuple(x.shape) for x in inputs if x is not None]
+    out.append(f"{'Input':>30}{str(in_shapes[0] if len(in_shapes) == 1 else in_shapes):>30}"
+               f"{0:>18}")
+    for name, shapes, count in rows:
+        shown = shapes[0] if len(shapes) == 1 else shapes
+        out.append(f"{name:>30}{str(shown):>30}{count:>18}")
+    unique = {id(p): p for p in params.values()}.values()
+    trainable = sum(_size(p.shape) for p in unique if p.grad_req != "null")
+    total = sum(_size(p.shape) for p in unique)
+    out += ["=" * 80, "Parameters in forward computation graph, duplicate included",
+            f"   Total params: {total}", f"   Trainable params: {trainable}",
+            f"   Non-trainable params: {total - trainable}", line]
+    return "\n".join(out)

@@ -1,0 +1,117 @@
+"""Gluon 1 (MXNet 1.x) block naming and parameter sharing, next to the Gluon 2 structure.
+
+MXNet 1.x names every block with a *prefix* (``dense0_``; inside ``with net.name_scope():``
+children get the parent's prefix, ``mlp0_dense0_``) and keeps the parameters it creates with
+``self.params.get('weight', shape=...)`` in a prefixed :class:`ParameterDict` (``dense0_weight``).
+``Block(params=other.params)`` shares: the new block's dict takes the other's prefix and finds the
+other's parameters there.
+
+mxlab blocks keep Gluon 2's structure (``collect_params`` keys are attribute paths such as
+``0.weight``) and add the Gluon 1 side on top:
+
+* every block has ``prefix`` and ``name`` computed as MXNet 1.x computes them;
+* ``block.params`` is the prefixed dict; ``params.get`` creates (or finds) prefixed parameters;
+* a block given ``params=`` takes each parameter it registers from that dict when the dict has it
+  under the same local name (so built-in layers share without knowing about it);
+* a dict built by ``collect_params`` also finds a parameter by its 1.x full name.
+
+Rule where the generations conflict: keys of ``collect_params()`` are Gluon 2 structural names;
+Gluon 1 full names are accepted for lookup (``params['dense0_weight']``) and ``Parameter.name`` of
+a parameter created by ``params.get`` is its full 1.x name.
+"""
+import collections
+import functools
+import inspect
+import itertools
+import threading
+
+__all__ = ["BlockMeta", "BlockScope", "create_prefix"]
+
+_GLUON1_ARGS = ("prefix", "params")
+
+
+@functools.cache
+def _init_accepts(init):
+    """Which of ``prefix``/``params`` a class's ``__init__`` takes (by name or ``**kwargs``)."""
+    try:
+        sig = inspect.signature(init)
+    except (TypeError, ValueError):
+        return frozenset()
+    if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        return frozenset(_GLUON1_ARGS)
+    return frozenset(a for a in _GLUON1_ARGS if a in sig.parameters)
+
+
+class BlockMeta(type):
+    """Lets every block class take MXNet 1.x's ``prefix=`` and ``params=`` keywords, also built-in
+    layers whose ``__init__`` does not list them: those are held for ``Block.__init__``."""
+
+    def __call__(cls, *args, **kwargs):
+        held = {}
+        accepted = _init_accepts(cls.__init__)
+        for name in _GLUON1_ARGS:
+            if name in kwargs and name not in accepted:
+                held[name] = kwargs.pop(name)
+        obj = cls.__new__(cls)
+        obj.__dict__["_gluon1_held"] = held
+        obj.__init__(*args, **kwargs)
+        return obj
+
+
+class BlockScope:
+    """``with block.name_scope():``: children created inside are named under ``block``."""
+
+    _current = threading.local()
+
+    def __init__(self, block):
+        self._block = block
+        self._counter = {}
+        self._old_scope = None
+
+    @classmethod
+    def current(cls):
+        return getattr(cls._current, "value", None)
+
+    def __enter__(self):
+        self._old_scope = BlockScope.current()
+        BlockScope._current.value = self
+        return self
+
+    def __exit__(self, ptype, value, trace):
+        BlockScope._current.value = self._old_scope
+
+    def next_prefix(self, hint):
+        count = self._counter.get(hint, 0)
+        self._counter[hint] = count + 1
+        return f"{hint}{count}_"
+
+
+_block_counters = collections.defaultdict(itertools.count)
+
+
+def _block_name(hint):
+    """``dense0``, ``dense1``, ...: block names, counted apart from graph node names so creating
+    blocks does not renumber the symbols a program builds."""
+    return f"{hint}{next(_block_counters[hint])}"
+
+
+def create_prefix(prefix, params, hint):
+    """``(prefix, ParameterDict)`` of a new block, as MXNet 1.x's ``_BlockScope.create``."""
+    from .. import name as _name
+    from .parameter import ParameterDict
+    scope = BlockScope.current()
+    if scope is None:
+        if prefix is None:
+            manager = _name.current()
+            prefix = (_block_name(hint) if manager is _name._default
+                      else manager.get(None, hint)) + "_"
+        shared = None if params is None else params
+        return prefix, ParameterDict(prefix if shared is None else shared.prefix, shared)
+    if prefix is None:
+        prefix = scope.next_prefix(hint)
+    parent = scope._block.params
+    if params is None:
+        params = ParameterDict(parent.prefix + prefix, parent._shared)
+    else:
+        params = ParameterDict(params.prefix, params)
+    return scope._block.prefix + prefix, params

@@ -1,0 +1,50 @@
+"""Nested inputs and outputs of hybridized blocks: flattened to a list plus a format, and regrouped
+(MXNet's ``_flatten``/``_regroup``).
+
+Example
+-------
+>>> import mxlab as mx
+>>> flat, fmt = _flatten([mx.nd.ones(1), [mx.nd.ones(1), None]], "input")
+>>> len(flat), fmt
+(3, [0, [0, -1]])
+>>> _regroup(flat, fmt)[1][1] is None
+True
+"""
+from ..base import MXNetValueError
+from ..ndarray.ndarray import NDArray
+from ..symbol.symbol import Symbol
+
+__all__ = []
+
+
+def _flatten(args, what):
+    """``(flat list, format)``: format 0 is one array, -1 is None, a list is a nested sequence."""
+    if isinstance(args, (NDArray, Symbol)):
+        return [args], 0
+    if args is None:
+        return [None], -1
+    if not isinstance(args, (list, tuple)):
+        raise MXNetValueError(
+            f"When hybridized, the {what} of HybridBlock must be (nested) list of Symbol or "
+            f"NDArray, but got {args} of type {type(args)}"
+        )
+    flat, fmts = [], []
+    for arg in args:
+        items, fmt = _flatten(arg, what)
+        flat.extend(items)
+        fmts.append(fmt)
+    return flat, fmts
+
+
+def _regroup(args, fmt):
+    """Inverse of :func:`_flatten`."""
+    def merge(rest, fmt):
+        if isinstance(fmt, int):
+            return (None if fmt == -1 else rest[0]), rest[1:]
+        out = []
+        for item in fmt:
+            value, rest = merge(rest, item)
+            out.append(value)
+        return out, rest
+
+    return merge(list(args), fmt)[0]

@@ -1,0 +1,4 @@
+"""``mx.io``: MXNet's data iterators (``DataIter``, ``NDArrayIter``, ``CSVIter``, ``MNISTIter``,
+``ResizeIter``, ``PrefetchingIter``) and the batch descriptions ``DataDesc`` / ``DataBatch``."""
+from .io import *  # noqa: F401,F403
+from .files import *  # noqa: F401,F403

@@ -1,0 +1,83 @@
+"""Iterators over files: ``CSVIter`` and ``MNISTIter`` (read with NumPy, batched like
+:class:`~mxlab.io.io.NDArrayIter`); RecordIO iterators are not built."""
+import gzip
+import struct
+
+import numpy
+
+from ..base import MXNetFileNotFoundError, MXNetNotImplementedError, MXNetValueError
+from .io import NDArrayIter
+
+__all__ = ["CSVIter", "MNISTIter", "ImageRecordIter", "ImageRecordUInt8Iter", "LibSVMIter"]
+
+
+def _read_csv(path, shape, what):
+    try:
+        values = numpy.loadtxt(path, delimiter=",", dtype=numpy.float32, ndmin=2)
+    except OSError:
+        raise MXNetFileNotFoundError(f"CSVIter: {what} file {path!r} not found") from None
+    width = int(numpy.prod(shape))
+    if values.shape[1] != width:
+        raise MXNetValueError(f"CSVIter: rows of {path!r} hold {values.shape[1]} values, "
+                              f"{what}_shape {tuple(shape)} needs {width}")
+    return values.reshape((-1,) + tuple(shape))
+
+
+class CSVIter(NDArrayIter):
+    """Rows of ``data_csv`` reshaped to ``data_shape`` (labels from ``label_csv`` or zeros);
+    ``round_batch`` pads the last batch from the start, else it is dropped."""
+
+    def __init__(self, data_csv, data_shape, label_csv=None, label_shape=(1,), batch_size=1,
+                 round_batch=True, dtype="float32", **kwargs):
+        data = _read_csv(data_csv, data_shape, "data").astype(dtype)
+        label = (_read_csv(label_csv, label_shape, "label") if label_csv is not None
+                 else numpy.zeros((len(data),) + tuple(label_shape), numpy.float32))
+        if label.shape[-1] == 1 and tuple(label_shape) == (1,):
+            label = label.reshape(-1)
+        super().__init__(data, label, batch_size,
+                         last_batch_handle="pad" if round_batch else "discard")
+
+
+def _open(path):
+    try:
+        return gzip.open(path, "rb") if str(path).endswith(".gz") else open(path, "rb")
+    except OSError:
+        raise MXNetFileNotFoundError(f"MNISTIter: {path!r} not found (mxlab does not "
+                                     f"download data sets)") from None
+
+
+class MNISTIter(NDArrayIter):
+    """MNIST idx files (``image``, ``label``; raw or .gz) as float32 in [0, 1], shape
+    (N, 1, 28, 28) or (N, 784) with ``flat``; shuffled with ``seed`` when ``shuffle``."""
+
+    def __init__(self, image, label, batch_size=128, shuffle=True, flat=False, seed=0,
+                 silent=False, num_parts=1, part_index=0, **kwargs):
+        with _open(label) as fin:
+            struct.unpack(">II", fin.read(8))
+            labels = numpy.frombuffer(fin.read(), dtype=numpy.uint8).astype(numpy.float32)
+        with _open(image) as fin:
+            _, count, rows, cols = struct.unpack(">IIII", fin.read(16))
+            pixels = numpy.frombuffer(fin.read(), dtype=numpy.uint8)
+        images = pixels.reshape(count, 1, rows, cols).astype(numpy.float32) / 255.0
+        if flat:
+            images = images.reshape(count, rows * cols)
+        part = slice(part_index * count // num_parts, (part_index + 1) * count // num_parts)
+        images, labels = images[part], labels[part]
+        if shuffle:
+            order = numpy.random.RandomState(seed).permutation(len(labels))
+            images, labels = images[order], labels[order]
+        super().__init__(images, labels, batch_size, last_batch_handle="pad")
+
+
+def _record_io(name):
+    def refuse(*args, **kwargs):
+        raise MXNetNotImplementedError(f"mx.io.{name}: RecordIO files are not supported in "
+                                       f"mxlab; use gluon.data.vision.ImageFolderDataset or "
+                                       f"ImageListDataset with a DataLoader")
+    refuse.__name__ = name
+    return refuse
+
+
+ImageRecordIter = _record_io("ImageRecordIter")
+ImageRecordUInt8Iter = _record_io("ImageRecordUInt8Iter")
+LibSVMIter = _record_io("LibSVMIter")

@@ -1,0 +1,54 @@
+"""``mx.name``: how symbols created without an explicit name are named (MXNet's ``NameManager`` and
+``Prefix``)."""
+import contextvars
+
+from .graph.node import new_node_name
+
+__all__ = ["NameManager", "Prefix", "current"]
+
+
+class NameManager:
+    """Names symbols: an explicit ``name`` is kept, otherwise ``hint`` plus a counter."""
+
+    def __init__(self):
+        self._counter = {}
+        self._old_manager = None
+
+    def get(self, name, hint):
+        """The name to give a new symbol created with ``name`` (may be None) and ``hint``."""
+        if name:
+            return name
+        if self is _default:
+            return new_node_name(hint)   # NOTE: the process-wide counters mxlab names nodes with
+        hint = hint.lower()
+        count = self._counter.setdefault(hint, 0)
+        self._counter[hint] = count + 1
+        return f"{hint}{count}"
+
+    def __enter__(self):
+        self._old_manager = _current.get()
+        _current.set(self)
+        return self
+
+    def __exit__(self, ptype, value, trace):
+        _current.set(self._old_manager)
+
+
+class Prefix(NameManager):
+    """A name manager that prepends ``prefix`` to every name it gives."""
+
+    def __init__(self, prefix):
+        super().__init__()
+        self._prefix = prefix
+
+    def get(self, name, hint):
+        return self._prefix + super().get(name, hint)
+
+
+_default = NameManager()
+_current = contextvars.ContextVar("namemanager", default=_default)
+
+
+def current():
+    """The innermost active :class:`NameManager`."""
+    return _current.get()

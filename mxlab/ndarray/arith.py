@@ -1,0 +1,115 @@
+"""Hand-written arithmetic and comparison frontends: ``add(x1, x2)`` with arrays or Python scalars.
+
+Each public function picks the tensor op, the scalar op or the reflected scalar op of
+:mod:`mxlab.ops.elemwise` by the operand types, for ``mx.np`` and ``mx.nd`` alike.
+"""
+import numpy
+
+from ..base import MXNetTypeError
+from ..imperative import invoke
+from ..ops.elemwise import COMPARISONS, legacy_stem
+from ..ops.infer import check_one_dtype
+from ..ops.registry import get_op
+from .namespace import invoke_op, register_frontend
+from .ndarray import NDArray
+
+__all__ = ["binary_frontend", "invert"]
+
+
+def _scalar_attrs(fname, value):
+    """The attribute dict of a scalar op, built directly (the hot path of ``x + 1``)."""
+    kind = type(value)
+    if kind is float:
+        return {"scalar": value, "is_int": False}
+    if kind is int or kind is bool:
+        return {"scalar": int(value), "is_int": True}
+    if isinstance(value, numpy.generic) and value.dtype.kind in "biuf":
+        return _scalar_attrs(fname, value.item())
+    raise MXNetTypeError(f"{fname}: operands must be arrays or Python scalars, "
+                         f"got {kind.__name__}")
+
+
+def binary_frontend(fname, tensor, scalar, rscalar):
+    """``fname(x1, x2, out=None)``: op ``tensor`` on two arrays, ``scalar``/``rscalar`` for one.
+
+    Ops are looked up once here, so a call costs two type tests and one :func:`invoke`.
+    """
+    tensor_op, scalar_op_, rscalar_op = get_op(tensor), get_op(scalar), get_op(rscalar)
+    host = getattr(numpy, fname)
+
+    def call(x1, x2, out=None):
+        outs = None if out is None else [out]
+        if isinstance(x1, NDArray):
+            if isinstance(x2, NDArray):
+                return invoke(tensor_op, [x1, x2], {}, outs)[0]
+            return invoke(scalar_op_, [x1], _scalar_attrs(fname, x2), outs)[0]
+        if isinstance(x2, NDArray):
+            return invoke(rscalar_op, [x2], _scalar_attrs(fname, x1), outs)[0]
+        return host(x1, x2)
+    call.__name__ = call.__qualname__ = fname
+    call.__doc__ = (f"``{fname}(x1, x2, out=None)`` with broadcasting; either side may be a "
+                    f"Python scalar (ops ``{tensor}``, ``{scalar}``, ``{rscalar}``).")
+    return call
+
+
+def _publish(flavours, names, fn):
+    for name in names:
+        register_frontend(*flavours, name=name)(fn)
+
+
+# public names, tensor op, scalar op, reflected scalar op: the same ops for mx.np and mx.nd
+_ARITHMETIC_FRONTENDS = (
+    (("add",), "broadcast_add", "_plus_scalar", "_plus_scalar"),
+    (("subtract",), "broadcast_sub", "_minus_scalar", "_rminus_scalar"),
+    (("multiply",), "broadcast_mul", "_mul_scalar", "_mul_scalar"),
+    (("true_divide", "divide"), "broadcast_div", "_div_scalar", "_rdiv_scalar"),
+    (("floor_divide",), "_npi_floor_divide", "_npi_floor_divide_scalar",
+     "_npi_rfloor_divide_scalar"),
+    (("mod", "remainder"), "broadcast_mod", "_mod_scalar", "_rmod_scalar"),
+    (("power",), "broadcast_power", "_power_scalar", "_rpower_scalar"),
+    (("maximum",), "broadcast_maximum", "_maximum_scalar", "_maximum_scalar"),
+    (("minimum",), "broadcast_minimum", "_minimum_scalar", "_minimum_scalar"),
+    (("hypot",), "broadcast_hypot", "_hypot_scalar", "_hypot_scalar"),
+    (("arctan2",), "_npi_arctan2", "_npi_arctan2_scalar", "_npi_rarctan2_scalar"),
+)
+_ND_EXTRA_NAMES = {"mod": ("modulo",), "less": ("lesser",), "less_equal": ("lesser_equal",)}
+
+for _names, _tensor, _scalar, _rscalar in _ARITHMETIC_FRONTENDS:
+    _fn = binary_frontend(_names[0], _tensor, _scalar, _rscalar)
+    _publish(("np", "nd"), _names, _fn)
+    _publish(("nd",), _ND_EXTRA_NAMES.get(_names[0], ()), _fn)
+
+for _ufunc, _reflected, _nx in COMPARISONS:
+    _stem, _rstem = legacy_stem(_ufunc), legacy_stem(_reflected)
+    _publish(("np",), (_ufunc,), binary_frontend(
+        _ufunc, f"_npi_{_ufunc}", f"_npi_{_ufunc}_scalar", f"_npi_{_reflected}_scalar"))
+    _publish(("nd",), (_ufunc,) + _ND_EXTRA_NAMES.get(_ufunc, ()), binary_frontend(
+        _ufunc, f"broadcast_{_stem}", f"_{_stem}_scalar", f"_{_rstem}_scalar"))
+
+def _same_dtype_frontend(name, op_name):
+    """``mx.nd.<name>(lhs, rhs)``: MXNet's legacy ``elemwise_*`` take operands of one dtype (no
+    int/float promotion, unlike ``mx.np``); a mismatch is an error naming both dtypes."""
+    op = get_op(op_name)
+
+    def call(lhs, rhs, out=None, name=None):
+        check_one_dtype(call.__name__, ("lhs", "rhs"), [lhs.dtype, rhs.dtype])
+        return invoke(op, [lhs, rhs], {}, None if out is None else [out])[0]
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"``{name}(lhs, rhs)``: op ``{op_name}`` on two arrays of one dtype."
+    return call
+
+
+for _name, _op_name in (("elemwise_add", "broadcast_add"), ("elemwise_sub", "broadcast_sub"),
+                        ("elemwise_mul", "broadcast_mul"), ("elemwise_div", "broadcast_div")):
+    _publish(("nd",), (_name,), _same_dtype_frontend(_name, _op_name))
+
+
+@register_frontend("np", "nd")
+def invert(x, out=None):
+    """``~x``: bitwise NOT of integers, logical NOT of booleans (floats raise naming the op).
+
+    >>> import mxlab as mx
+    >>> ~mx.np.array([True, False])
+    array([False,  True])
+    """
+    return invoke_op("_npi_bitwise_not", [x], out)

@@ -1,0 +1,213 @@
+"""Repetition and broadcasting ops (tile, repeat, broadcast_to/like/axis) and flips.
+
+Example
+-------
+>>> import mxlab as mx
+>>> mx.nd.tile(mx.nd.ones((1, 2)), reps=(2, 1)).shape
+(2, 2)
+"""
+
+from ..base import MXNetValueError
+from .attrs import Attr
+from .registry import F, Op, register
+from .shape import norm_axes, norm_axis, shape_op, size_of
+
+__all__ = []
+
+# -- repetition and broadcasting -------------------------------------------------------------------
+def _tile_reps(a, ndim):
+    reps = tuple(a["reps"])
+    n = max(len(reps), ndim)
+    return (1,) * (n - len(reps)) + reps, n
+
+
+def _tile_rule(a, s):
+    reps, n = _tile_reps(a, len(s))
+    s = (1,) * (n - len(s)) + tuple(s)
+    return tuple(d * r for d, r in zip(s, reps))
+
+
+def _backward_tile(xp, inputs, a):
+    g, x = inputs
+    reps, n = _tile_reps(a, x.ndim)
+    base = (1,) * (n - x.ndim) + x.shape
+    split = [v for pair in zip(reps, base) for v in pair]
+    return (
+        g.reshape(split)
+        .sum(axis=tuple(range(0, 2 * n, 2)))
+        .reshape(x.shape)
+        .astype(g.dtype, copy=False)
+    )
+
+
+shape_op(
+    "tile",
+    lambda xp, inputs, a: xp.tile(inputs[0], a["reps"]),
+    _tile_rule,
+    lambda node, g: [F._backward_tile(g[0], node.inputs[0], **node.attrs)],
+    attrs=(Attr("reps", "shape"),),
+    aliases=("_npi_tile",),
+    np_name="tile",
+    save_outputs=False,
+    doc="Repeat the whole array ``reps`` times per axis.",
+)
+register(
+    Op(
+        name="_backward_tile",
+        compute=_backward_tile,
+        num_inputs=2,
+        input_names=("grad", "data"),
+        attrs=(Attr("reps", "shape"),),
+        infer_shape=lambda a, s: [s[1]],
+        infer_type=lambda a, d: [d[0]],
+        ignore_inputs=(1,),
+        hidden=True,
+        gradient=lambda node, g: [F.tile(g[0], **node.attrs), None],
+        doc="Sum the tiles of a gradient back to the input shape.",
+    )
+)
+
+
+def _repeat_rule(a, s):
+    if a["axis"] is None:
+        return (size_of(s) * a["repeats"],)
+    axis = norm_axis("repeat", a["axis"], len(s))
+    return s[:axis] + (s[axis] * a["repeats"],) + s[axis + 1 :]
+
+
+def _backward_repeat(xp, inputs, a):
+    g, x = inputs
+    r = a["repeats"]
+    if a["axis"] is None:
+        return g.reshape(-1, r).sum(axis=1).reshape(x.shape).astype(g.dtype, copy=False)
+    axis = a["axis"] % x.ndim
+    split = x.shape[:axis] + (x.shape[axis], r) + x.shape[axis + 1 :]
+    return g.reshape(split).sum(axis=axis + 1).astype(g.dtype, copy=False)
+
+
+shape_op(
+    "repeat",
+    lambda xp, inputs, a: xp.repeat(inputs[0], a["repeats"], axis=a["axis"]),
+    _repeat_rule,
+    lambda node, g: [F._backward_repeat(g[0], node.inputs[0], **node.attrs)],
+    attrs=(
+        Attr("repeats", "int", check=(lambda n: n >= 0, "must be non-negative")),
+        Attr("axis", "int", None, optional=True),
+    ),
+    aliases=("_npi_repeat", "_np_repeat"),
+    np_name="repeat",
+    save_outputs=False,
+    doc="Repeat each element ``repeats`` times along ``axis``.",
+)
+register(
+    Op(
+        name="_backward_repeat",
+        compute=_backward_repeat,
+        num_inputs=2,
+        input_names=("grad", "data"),
+        attrs=(Attr("repeats", "int"), Attr("axis", "int", None, optional=True)),
+        infer_shape=lambda a, s: [s[1]],
+        infer_type=lambda a, d: [d[0]],
+        ignore_inputs=(1,),
+        hidden=True,
+        gradient=lambda node, g: [F.repeat(g[0], **node.attrs), None],
+        doc="Sum the repeats of a gradient back to the input shape.",
+    )
+)
+
+
+def _broadcast_to_rule(a, s):
+    target = tuple(a["shape"])
+    lead = len(target) - len(s)
+    if lead < 0:
+        raise MXNetValueError(
+            f"broadcast_to: cannot broadcast shape {s} to the shorter shape {target}"
+        )
+    # NOTE: MXNet's 0 keeps the input dim; NumPy has no 0 code here but 0 with a size-0 input is the
+    # same.
+    full = tuple(s[i - lead] if d == 0 and i >= lead else d for i, d in enumerate(target))
+    for i, d in enumerate(s):
+        if d != 1 and d != full[i + lead]:
+            raise MXNetValueError(
+                f"broadcast_to: operands could not be broadcast together, shape {s} vs "
+                f"target {target}"
+            )
+    return full
+
+
+def _sum_like_grad(node, g):
+    return [F._reduce_sum_like(g[0], node.inputs[0])]
+
+
+shape_op(
+    "broadcast_to",
+    lambda xp, inputs, a: xp.broadcast_to(inputs[0], _broadcast_to_rule(a, inputs[0].shape)).copy(),
+    _broadcast_to_rule,
+    _sum_like_grad,
+    attrs=(Attr("shape", "shape"),),
+    aliases=("_npi_broadcast_to",),
+    np_name="broadcast_to",
+    save_outputs=False,
+    doc="Broadcast to ``shape`` (MXNet: 0 keeps the input dim).",
+)
+
+
+def _broadcast_axis_rule(a, s):
+    axes, sizes = a["axis"], a["size"]
+    axes = (axes,) if isinstance(axes, int) else tuple(axes or ())
+    if len(axes) != len(sizes):
+        raise MXNetValueError(
+            f"broadcast_axis: axis {axes} and size {sizes} must have the same length"
+        )
+    out = list(s)
+    for ax, n in zip(axes, sizes):
+        ax = norm_axis("broadcast_axis", ax, len(s))
+        if s[ax] != 1:
+            raise MXNetValueError(
+                f"broadcast_axis: axis {ax} has size {s[ax]}, only size-1 axes broadcast"
+            )
+        out[ax] = n
+    return tuple(out)
+
+
+shape_op(
+    "broadcast_axis",
+    lambda xp, inputs, a: xp.broadcast_to(
+        inputs[0], _broadcast_axis_rule(a, inputs[0].shape)
+    ).copy(),
+    _broadcast_axis_rule,
+    _sum_like_grad,
+    attrs=(Attr("axis", "axis", ()), Attr("size", "shape", ())),
+    aliases=("broadcast_axes",),
+    save_outputs=False,
+    doc="Broadcast size-1 axes ``axis`` to sizes ``size``.",
+)
+
+
+# -- flips -----------------------------------------------------------------------------------------
+def _flip_compute(op_name):
+    def compute(xp, inputs, a):
+        x = inputs[0]
+        return xp.flip(x, axis=norm_axes(op_name, a["axis"], x.ndim)).copy()
+
+    return compute
+
+
+def _register_flip(name, axis_attr, **kwargs):
+    register(
+        Op(
+            name=name,
+            compute=_flip_compute(name),
+            attrs=(axis_attr,),
+            infer_shape=lambda a, s: [None if s[0] is None else tuple(s[0])],
+            gradient=lambda node, g: [getattr(F, name)(g[0], **node.attrs)],
+            save_inputs=False,
+            save_outputs=False,
+            doc="Reverse the order of elements along ``axis``.",
+            **kwargs,
+        )
+    )
+
+
+_register_flip("reverse", Attr("axis", "axis"), aliases=("flip",))
+_register_flip("_npi_flip", Attr("axis", "axis", None, optional=True), np_name="flip")

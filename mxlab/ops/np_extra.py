@@ -1,0 +1,151 @@
+"""NumPy ops ``mx.np`` users reach for that need kernels of their own: ``tril``/``triu``,
+``einsum``, ``pad`` and the integer ops (``bitwise_and/or/xor``, shifts, ``gcd``, ``lcm``).
+
+The rest of ``mx.np``'s extras are compositions of existing ops (``mxlab.numpy.extras``) or
+NumPy fallbacks (``mxlab.numpy.fallback``).
+
+Example
+-------
+>>> import mxlab as mx
+>>> mx.np.einsum("ij,jk->ik", mx.np.ones((2, 3)), mx.np.ones((3, 2))).asnumpy()
+array([[3., 3.],
+       [3., 3.]], dtype=float32)
+"""
+from ..base import MXNetValueError
+from .attrs import Attr
+from .elemwise import binary
+from .registry import F, Op, register
+
+__all__ = []
+
+
+# -- tril / triu: masks are their own adjoints -----------------------------------------------------
+def _triangle(xp, x, k, lower):
+    if x.ndim < 2:
+        raise MXNetValueError(f"{'tril' if lower else 'triu'}: needs at least 2 axes, got "
+                              f"shape {x.shape}")
+    return xp.tril(x, k) if lower else xp.triu(x, k)
+
+
+register(Op(name="_npi_tril", np_name="tril", nd_names=(),
+            compute=lambda xp, i, a: _triangle(xp, i[0], a["k"], a["lower"]),
+            attrs=(Attr("k", "int", 0, doc="diagonal offset"),
+                   Attr("lower", "bool", True, doc="keep the lower (else upper) triangle")),
+            infer_shape=lambda a, s: [s[0]], save_inputs=False, save_outputs=False,
+            gradient=lambda node, g: [F._npi_tril(g[0], **node.attrs)],
+            doc="Lower (``lower=True``) or upper triangle of the last two axes."))
+
+
+# -- einsum ----------------------------------------------------------------------------------------
+def _parse_subscripts(subscripts, count):
+    """``(input terms, output term)`` of an explicit or implicit subscript string."""
+    subscripts = subscripts.replace(" ", "")
+    if "..." in subscripts:
+        raise NotImplementedError("einsum: '...' (ellipsis) subscripts are not built in mxlab")
+    lhs, _, rhs = subscripts.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != count:
+        raise MXNetValueError(f"einsum: {len(terms)} operand terms in {subscripts!r}, "
+                              f"{count} operands given")
+    if "->" not in subscripts:
+        letters = "".join(terms)
+        rhs = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    return terms, rhs
+
+
+def _einsum(xp, inputs, attrs):
+    return xp.einsum(attrs["subscripts"], *inputs, optimize=attrs["optimize"])
+
+
+def _einsum_backward(xp, inputs, attrs):
+    """Gradient of operand ``i``: einsum of the head gradient with the other operands, summed
+    over letters only ``i`` has (then broadcast back where ``i`` repeats a letter: diagonals)."""
+    g, operands = inputs[0], inputs[1:]
+    terms, out = _parse_subscripts(attrs["subscripts"], len(operands))
+    grads = []
+    for i, term in enumerate(terms):
+        others = [t for j, t in enumerate(terms) if j != i]
+        unique = "".join(dict.fromkeys(term))
+        spec = ",".join([out] + others) + "->" + unique
+        partial = xp.einsum(spec, g, *[o for j, o in enumerate(operands) if j != i])
+        if unique != term:       # repeated letters (a diagonal): place values on it
+            eye = {c: xp.arange(operands[i].shape[term.index(c)]) for c in unique}
+            grad = xp.zeros(operands[i].shape, dtype=g.dtype)
+            index = tuple(eye[c].reshape([-1 if d == c else 1 for d in unique]) for c in term)
+            grad[index] = partial
+            partial = grad
+        grads.append(partial.astype(operands[i].dtype))
+    return tuple(grads)
+
+
+def _einsum_shape(attrs, shapes):
+    if any(s is None for s in shapes):
+        return [None]
+    terms, out = _parse_subscripts(attrs["subscripts"], len(shapes))
+    sizes = {c: d for term, shape in zip(terms, shapes) for c, d in zip(term, shape)}
+    return [tuple(sizes[c] for c in out)]
+
+
+_EINSUM_ATTRS = (Attr("subscripts", "str", doc="NumPy subscripts, e.g. 'ij,jk->ik'"),
+                 Attr("optimize", "any", False, doc="NumPy's contraction-order optimisation"),
+                 Attr("num_args", "int", 1, doc="number of operands"))
+
+
+def _einsum_grad(node, g):
+    grads = F._backward_npi_einsum(g[0], *node.inputs, **node.attrs)
+    return grads if isinstance(grads, list) else [grads]
+
+
+register(Op(name="_npi_einsum", compute=_einsum, attrs=_EINSUM_ATTRS, nd_names=(),
+            num_inputs=lambda a: a["num_args"], input_names=("data",),
+            infer_shape=_einsum_shape, gradient=_einsum_grad, save_outputs=False,
+            doc="Einstein summation over the operands (no ellipsis)."))
+register(Op(name="_backward_npi_einsum", compute=_einsum_backward, attrs=_EINSUM_ATTRS,
+            nd_names=(), hidden=True, num_inputs=lambda a: a["num_args"] + 1,
+            num_outputs=lambda a: a["num_args"], input_names=("data",),
+            infer_shape=lambda a, s: s[1:], doc="Gradients of ``einsum`` w.r.t. each operand."))
+
+
+# -- pad -------------------------------------------------------------------------------------------
+def _pad(xp, inputs, attrs):
+    kwargs = {"constant_values": attrs["constant_value"]} if attrs["mode"] == "constant" else {}
+    return xp.pad(inputs[0], attrs["pad_width"], mode=attrs["mode"], **kwargs)
+
+
+def _pad_shape(attrs, shapes):
+    shape = shapes[0]
+    if shape is None:
+        return [None]
+    widths = attrs["pad_width"]
+    return [tuple(None if d is None else d + lo + hi for d, (lo, hi) in zip(shape, widths))]
+
+
+def _pad_backward(xp, inputs, attrs):
+    g = inputs[0]
+    index = tuple(slice(lo, g.shape[i] - hi) for i, (lo, hi) in enumerate(attrs["pad_width"]))
+    return g[index].copy()
+
+
+def _pad_grad(node, g):
+    if node.attrs["mode"] != "constant":
+        raise NotImplementedError(f"pad: the gradient of mode={node.attrs['mode']!r} is not "
+                                  "built (MXNet differentiates 'constant' only)")
+    return [F._backward_npi_pad(g[0], **node.attrs)]
+
+
+_PAD_ATTRS = (Attr("pad_width", "any", doc="((before, after), ...) per axis"),
+              Attr("mode", "str", "constant", choices=("constant", "edge", "reflect",
+                                                       "symmetric", "maximum", "minimum")),
+              Attr("constant_value", "float", 0.0))
+register(Op(name="_npi_pad", compute=_pad, attrs=_PAD_ATTRS, infer_shape=_pad_shape,
+            gradient=_pad_grad, save_inputs=False, save_outputs=False, nd_names=(),
+            doc="NumPy's ``pad`` (gradient for mode='constant')."))
+register(Op(name="_backward_npi_pad", compute=_pad_backward, attrs=_PAD_ATTRS, hidden=True,
+            nd_names=(), doc="The unpadded part of the head gradient."))
+
+
+# -- integer ops (no gradient) ---------------------------------------------------------------------
+for _name in ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "gcd",
+              "lcm"):
+    binary(f"_npi_{_name}", _name, grad=lambda node, g: [None, None], nd_names=(),
+           doc=f"NumPy's ``{_name}`` on integer (or bool) arrays.")

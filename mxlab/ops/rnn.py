@@ -1,0 +1,311 @@
+"""The fused RNN op (MXNet's ``RNN`` / ``npx.rnn``): vanilla (relu/tanh), LSTM and GRU, stacked
+``num_layers`` deep, optionally bidirectional, with dropout between layers while training.
+
+Parameters come in MXNet's flat layout: every weight first (for each layer, each direction: the
+input-to-hidden ``(G*H, in)`` then the hidden-to-hidden ``(G*H, H)`` matrix), then every bias in
+the same order; gates are ordered ``i, f, g, o`` (LSTM) and ``r, z, n`` (GRU, cuDNN's form with
+``r * (W_hn h + b_hn)``). The kernel loops over time with ``xp`` matmuls; ``_backward_RNN``
+recomputes the forward pass and runs backpropagation through time (the dropout masks are a
+hidden output, so both passes drop the same units).
+
+Example
+-------
+>>> import mxlab as mx
+>>> from mxlab.ops.rnn import rnn_param_size
+>>> rnn_param_size("lstm", num_layers=1, input_size=3, state_size=2)
+64
+"""
+from ..base import MXNetValueError
+from .attrs import Attr
+from .registry import F, Op, register
+
+__all__ = ["GATES", "rnn_param_size"]
+
+GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
+
+
+def rnn_param_size(mode, num_layers, input_size, state_size, bidirectional=False):
+    """Length of the flat parameter vector (MXNet's ``GetRnnParamSize`` without projection)."""
+    gates, dirs, h = GATES[mode], 2 if bidirectional else 1, state_size
+    size = 0
+    for layer in range(num_layers):
+        width = input_size if layer == 0 else dirs * h
+        size += dirs * (gates * h * (width + h) + 2 * gates * h)
+    return size
+
+
+def _layout(attrs, input_size):
+    """``[(layer, direction, wx, wh, bx, bh) slices]`` into the flat vector."""
+    gates, dirs, h = GATES[attrs["mode"]], _dirs(attrs), attrs["state_size"]
+    spans, offset = [], 0
+    for layer in range(attrs["num_layers"]):
+        width = input_size if layer == 0 else dirs * h
+        for _ in range(dirs):
+            wx = (offset, offset + gates * h * width, (gates * h, width))
+            wh = (wx[1], wx[1] + gates * h * h, (gates * h, h))
+            spans.append([wx, wh])
+            offset = wh[1]
+    for span in spans:
+        bx = (offset, offset + gates * h, (gates * h,))
+        bh = (bx[1], bx[1] + gates * h, (gates * h,))
+        span += [bx, bh]
+        offset = bh[1]
+    return spans
+
+
+def _dirs(attrs):
+    return 2 if attrs["bidirectional"] else 1
+
+
+def _unpack(flat, span):
+    return [flat[a:b].reshape(shape) for a, b, shape in span]
+
+
+def _sigmoid(xp, x):
+    return 1 / (1 + xp.exp(-x))
+
+
+# -- one direction of one layer -------------------------------------------------------------------
+def _forward_direction(xp, mode, x, h, c, weights):
+    """Run one direction over time ``x`` (T, N, in); returns outputs (T, N, H), final h, c and the
+    per-step cache backward needs."""
+    wx, wh, bx, bh = weights
+    projected = x @ wx.T + bx
+    outputs, cache = [], []
+    for t in range(x.shape[0]):
+        hidden = h @ wh.T + bh
+        if mode == "lstm":
+            i, f, g, o = xp.split(projected[t] + hidden, 4, axis=-1)
+            i, f, g, o = _sigmoid(xp, i), _sigmoid(xp, f), xp.tanh(g), _sigmoid(xp, o)
+            c_new = f * c + i * g
+            tanh_c = xp.tanh(c_new)
+            cache.append((h, c, i, f, g, o, tanh_c))
+            h, c = o * tanh_c, c_new
+        elif mode == "gru":
+            xr, xz, xn = xp.split(projected[t], 3, axis=-1)
+            hr, hz, hn = xp.split(hidden, 3, axis=-1)
+            r, z = _sigmoid(xp, xr + hr), _sigmoid(xp, xz + hz)
+            n = xp.tanh(xn + r * hn)
+            cache.append((h, r, z, n, hn))
+            h = (1 - z) * n + z * h
+        else:
+            pre = projected[t] + hidden
+            h_new = xp.maximum(pre, 0) if mode == "rnn_relu" else xp.tanh(pre)
+            cache.append((h, h_new))
+            h = h_new
+        outputs.append(h)
+    return xp.stack(outputs), h, c, cache
+
+
+def _backward_direction(xp, mode, x, weights, cache, d_out, dh, dc):
+    """BPTT for one direction: gradients of x, the four weight arrays, and the initial h, c."""
+    wx, wh, _, _ = weights
+    steps = x.shape[0]
+    d_projected = xp.zeros((steps,) + d_out.shape[1:-1] + (wx.shape[0],), dtype=x.dtype)
+    d_wh = xp.zeros_like(wh)
+    d_bh = xp.zeros(wh.shape[0], dtype=x.dtype)
+    for t in reversed(range(steps)):
+        dh = dh + d_out[t]
+        if mode == "lstm":
+            h_prev, c_prev, i, f, g, o, tanh_c = cache[t]
+            do = dh * tanh_c
+            dc = dc + dh * o * (1 - tanh_c * tanh_c)
+            di, df, dg = dc * g, dc * c_prev, dc * i
+            d_gates = xp.concatenate([di * i * (1 - i), df * f * (1 - f), dg * (1 - g * g),
+                                      do * o * (1 - o)], axis=-1)
+            d_hidden = d_gates
+            d_projected[t] = d_gates
+            dc = dc * f
+        elif mode == "gru":
+            h_prev, r, z, n, hn = cache[t]
+            dn = dh * (1 - z) * (1 - n * n)
+            dz = dh * (h_prev - n) * z * (1 - z)
+            dr = dn * hn * r * (1 - r)
+            d_projected[t] = xp.concatenate([dr, dz, dn], axis=-1)
+            d_hidden = xp.concatenate([dr, dz, dn * r], axis=-1)
+            dh_direct = dh * z
+        else:
+            h_prev, h_new = cache[t]
+            d_pre = dh * ((h_new > 0) if mode == "rnn_relu" else (1 - h_new * h_new))
+            d_projected[t] = d_pre
+            d_hidden = d_pre
+        d_wh += d_hidden.T @ h_prev
+        d_bh += d_hidden.sum(axis=0)
+        dh = d_hidden @ wh + (dh_direct if mode == "gru" else 0)
+    flat_dp = d_projected.reshape(-1, wx.shape[0])
+    dx = d_projected @ wx
+    d_wx = flat_dp.T @ x.reshape(-1, x.shape[-1])
+    return dx, [d_wx, d_wh, flat_dp.sum(axis=0), d_bh], dh, dc
+
+
+# -- the stack -------------------------------------------------------------------------------------
+def _run(xp, inputs, attrs, masks):
+    """Forward over every layer and direction; returns outputs, states and caches per layer."""
+    mode, dirs, layers = attrs["mode"], _dirs(attrs), attrs["num_layers"]
+    data, flat, hx = inputs[0], inputs[1], inputs[2]
+    cx = inputs[3] if mode == "lstm" else xp.zeros_like(hx)
+    spans = _layout(attrs, data.shape[-1])
+    x, hy, cy, record = data, [], [], []
+    for layer in range(layers):
+        if layer > 0 and attrs["p"]:
+            x = x * masks[layer - 1]
+        outs, caches = [], []
+        for d in range(dirs):
+            k = layer * dirs + d
+            seq = x[::-1] if d else x
+            out, h, c, cache = _forward_direction(xp, mode, seq, hx[k], cx[k],
+                                                  _unpack(flat, spans[k]))
+            outs.append(out[::-1] if d else out)
+            caches.append((seq, cache))
+            hy.append(h)
+            cy.append(c)
+        record.append((x, caches))
+        x = xp.concatenate(outs, axis=-1) if dirs == 2 else outs[0]
+    return x, xp.stack(hy), xp.stack(cy), record, spans
+
+
+def _masks(xp, attrs, data, ctx):
+    """Dropout masks for the inputs of layers 1.. (scaled by 1/(1-p)); ones when not dropping."""
+    layers, p = attrs["num_layers"], attrs["p"]
+    shape = (layers - 1,) + data.shape[:-1] + (_dirs(attrs) * attrs["state_size"],)
+    if layers == 1 or p == 0 or not ctx.is_train:
+        return xp.ones(shape, dtype=data.dtype)
+    keep = ctx.draw(xp, lambda gen: gen.uniform(0.0, 1.0, size=shape)) < 1.0 - p
+    return (xp.asarray(keep, dtype=data.dtype) / (1.0 - p)).astype(data.dtype)
+
+
+def _check(attrs):
+    if attrs["use_sequence_length"]:
+        raise NotImplementedError("RNN: use_sequence_length=True (variable-length batches) is "
+                                  "not built in mxlab; pad and mask with SequenceMask instead")
+    if attrs["projection_size"] is not None:
+        raise NotImplementedError("RNN: projection_size (LSTMP) is not built in mxlab")
+    if attrs["lstm_state_clip_min"] is not None or attrs["lstm_state_clip_max"] is not None:
+        raise NotImplementedError("RNN: lstm_state_clip_min/max are not built in mxlab")
+
+
+def _rnn(xp, inputs, attrs, ctx):
+    _check(attrs)
+    masks = _masks(xp, attrs, inputs[0], ctx)
+    out, hy, cy, _, _ = _run(xp, inputs, attrs, masks)
+    outs = [out]
+    if attrs["state_outputs"]:
+        outs += [hy.astype(out.dtype)] + ([cy.astype(out.dtype)] if attrs["mode"] == "lstm"
+                                          else [])
+    return tuple(outs + [masks])
+
+
+def _rnn_backward(xp, inputs, attrs):
+    """Gradients of data, parameters and initial states from the visible outputs' gradients."""
+    n_vis = _num_visible(attrs)
+    grads, fwd = inputs[:n_vis], inputs[n_vis:]
+    masks = fwd[-1]
+    fwd_inputs = fwd[:-1]
+    _, _, _, record, spans = _run(xp, fwd_inputs, attrs, masks)
+    mode, dirs, h = attrs["mode"], _dirs(attrs), attrs["state_size"]
+    flat = fwd_inputs[1]
+    d_flat = xp.zeros_like(flat)
+    n_states = fwd_inputs[2].shape[0]
+    d_hy = grads[1] if attrs["state_outputs"] else xp.zeros((n_states,) + grads[0].shape[1:-1] +
+                                                             (h,), dtype=flat.dtype)
+    d_cy = grads[2] if attrs["state_outputs"] and mode == "lstm" else xp.zeros_like(d_hy)
+    d_hx, d_cx = xp.zeros_like(d_hy), xp.zeros_like(d_hy)
+    d_out = grads[0]
+    for layer in reversed(range(attrs["num_layers"])):
+        x, caches = record[layer]
+        dx = xp.zeros_like(x)
+        for d in range(dirs):
+            k = layer * dirs + d
+            seq, cache = caches[d]
+            part = d_out[..., d * h:(d + 1) * h]
+            part = part[::-1] if d else part
+            d_seq, d_weights, d_hx[k], d_cx[k] = _backward_direction(
+                xp, mode, seq, _unpack(flat, spans[k]), cache, part, d_hy[k], d_cy[k])
+            dx += d_seq[::-1] if d else d_seq
+            for (a, b, _), dw in zip(spans[k], d_weights):
+                d_flat[a:b] += dw.reshape(-1)
+        d_out = dx * masks[layer - 1] if layer > 0 and attrs["p"] else dx
+    result = [d_out, d_flat, d_hx]
+    return tuple(result + ([d_cx] if mode == "lstm" else []))
+
+
+# -- registration ----------------------------------------------------------------------------------
+def _num_inputs(attrs):
+    return 3 + (attrs["mode"] == "lstm") + bool(attrs["use_sequence_length"])
+
+
+def _input_names(attrs):
+    names = ("data", "parameters", "state") + (("state_cell",) if attrs["mode"] == "lstm" else ())
+    return names + (("sequence_length",) if attrs["use_sequence_length"] else ())
+
+
+def _num_visible(attrs):
+    if not attrs["state_outputs"]:
+        return 1
+    return 3 if attrs["mode"] == "lstm" else 2
+
+
+def _output_names(attrs):
+    states = ("hy", "cy")[:_num_visible(attrs) - 1]
+    return ("output",) + states + ("dropout_mask",)
+
+
+def _shape(attrs, shapes):
+    data = shapes[0]
+    ins = list(shapes)
+    if data is None or None in data:
+        return ins, [None] * (_num_visible(attrs) + 1)
+    if len(data) != 3:
+        raise MXNetValueError(f"RNN: data must be (seq_len, batch, input_size), got {data}")
+    steps, batch, width = data
+    dirs, h, layers = _dirs(attrs), attrs["state_size"], attrs["num_layers"]
+    state = (layers * dirs, batch, h)
+    ins[1] = (rnn_param_size(attrs["mode"], layers, width, h, attrs["bidirectional"]),)
+    for i in range(2, 2 + (attrs["mode"] == "lstm") + 1):
+        ins[i] = state
+    out = [(steps, batch, dirs * h)] + [state] * (_num_visible(attrs) - 1)
+    drop = (layers - 1, steps, batch, dirs * h)
+    return ins, out + [drop]
+
+
+def _types(attrs, dtypes):
+    dtype = next((d for d in dtypes if d is not None), None)
+    return [dtype] * len(dtypes), [dtype] * (_num_visible(attrs) + 1)
+
+
+def _gradient(node, g):
+    n_vis = _num_visible(node.attrs)
+    heads = [F.zeros_like(o) if gi is None else gi for gi, o in zip(g[:n_vis], node.outputs)]
+    grads = F._backward_RNN(*heads, *node.inputs, node.outputs[-1], **node.attrs)
+    return list(grads) + [None] * (len(node.inputs) - len(grads))
+
+
+_ATTRS = (
+    Attr("state_size", "int", doc="hidden units per layer and direction"),
+    Attr("num_layers", "int", doc="stacked layers"),
+    Attr("mode", "str", choices=tuple(GATES), doc="rnn_relu, rnn_tanh, lstm or gru"),
+    Attr("bidirectional", "bool", False),
+    Attr("p", "float", 0.0, check=(lambda v: 0 <= v < 1, "must be in [0, 1)"),
+         doc="dropout between layers while training"),
+    Attr("state_outputs", "bool", False, doc="also return the final states"),
+    Attr("projection_size", "int", None, optional=True),
+    Attr("lstm_state_clip_min", "float", None, optional=True),
+    Attr("lstm_state_clip_max", "float", None, optional=True),
+    Attr("lstm_state_clip_nan", "bool", False),
+    Attr("use_sequence_length", "bool", False),
+)
+
+register(Op(name="RNN", aliases=("_npx_rnn",), npx_name="rnn", compute=_rnn, attrs=_ATTRS,
+            num_inputs=_num_inputs, input_names=_input_names, num_outputs=lambda a:
+            _num_visible(a) + 1, num_visible_outputs=_num_visible, output_names=_output_names,
+            infer_shape=_shape, infer_type=_types, gradient=_gradient, resources=("rng",),
+            is_random=True, save_outputs=True, ignored_attrs=("cudnn_off",),
+            doc="Fused multi-layer (bidirectional) RNN / LSTM / GRU over (T, N, C) data."))
+register(Op(name="_backward_RNN", compute=_rnn_backward, attrs=_ATTRS, hidden=True, nd_names=(),
+            num_inputs=lambda a: _num_visible(a) + _num_inputs(a) + 1,
+            input_names=lambda a: tuple(f"arg{i}" for i in range(_num_visible(a) +
+                                                                  _num_inputs(a) + 1)),
+            num_outputs=lambda a: 3 + (a["mode"] == "lstm"),
+            infer_shape=lambda a, s: [s[_num_visible(a) + i] for i in
+                                      range(3 + (a["mode"] == "lstm"))],
+            doc="Gradients of the fused RNN (recomputes the forward pass, then BPTT)."))

@@ -1,0 +1,90 @@
+"""``mx.optimizer.Updater`` / ``get_updater``: an optimizer plus the per-index states it updates.
+
+A key-value store calls ``updater(key, merged_grad, stored_weight)`` on every push once an
+optimizer is set (``kv.set_optimizer``), as MXNet's stores do.
+
+Example
+-------
+>>> import mxlab as mx
+>>> updater = mx.optimizer.get_updater(mx.optimizer.SGD(learning_rate=0.1))
+>>> w = mx.nd.ones((2,))
+>>> updater(0, mx.nd.ones((2,)), w)
+>>> w.asnumpy()
+array([0.9, 0.9], dtype=float32)
+"""
+import pickle
+
+import numpy
+
+__all__ = ["Updater", "get_updater"]
+
+
+class Updater:
+    """Applies ``optimizer`` to ``(index, grad, weight)``, keeping one state per index."""
+
+    def __init__(self, optimizer):
+        self.optimizer = optimizer
+        self.states = {}
+
+    def __call__(self, index, grad, weight):
+        """Update ``weight`` in place (``index``/``grad``/``weight`` may also be equal-length lists,
+        MXNet 2's form)."""
+        if not isinstance(index, (list, tuple)):
+            index, grad, weight = [index], [grad], [weight]
+        for i, g, w in zip(index, grad, weight):
+            if i not in self.states:
+                self.states[i] = self.optimizer.create_state(i, w)
+            else:
+                self.states[i] = _on_device(self.states[i], w.device)
+            self.optimizer.update(i, w, g, self.states[i])
+
+    def get_states(self, dump_optimizer=False):
+        """The states (and the optimizer, without its ``param_dict``) as pickled bytes."""
+        states = {i: _to_numpy(s) for i, s in self.states.items()}
+        if not dump_optimizer:
+            return pickle.dumps(states)
+        param_dict, self.optimizer.param_dict = self.optimizer.param_dict, {}
+        try:
+            return pickle.dumps((states, self.optimizer))
+        finally:
+            self.optimizer.param_dict = param_dict
+
+    def set_states(self, states):
+        """Restore what :meth:`get_states` returned (the optimizer too when it was dumped)."""
+        loaded = pickle.loads(states)
+        if isinstance(loaded, tuple):
+            loaded, optimizer = loaded
+            optimizer.param_dict = self.optimizer.param_dict
+            self.optimizer = optimizer
+        self.states = {i: _from_numpy(s) for i, s in loaded.items()}
+
+
+def get_updater(optimizer):
+    """An :class:`Updater` for ``optimizer`` (MXNet's ``mx.optimizer.get_updater``)."""
+    return Updater(optimizer)
+
+
+def _to_numpy(state):
+    if state is None:
+        return None
+    if isinstance(state, (tuple, list)):
+        return tuple(_to_numpy(s) for s in state)
+    return state.asnumpy()
+
+
+def _from_numpy(state):
+    from ..ndarray.ndarray import NDArray, array
+
+    if state is None:
+        return None
+    if isinstance(state, tuple):
+        return tuple(_from_numpy(s) for s in state)
+    return array(numpy.asarray(state), dtype=state.dtype, cls=NDArray)
+
+
+def _on_device(state, device):
+    if state is None:
+        return None
+    if isinstance(state, tuple):
+        return tuple(_on_device(s, device) for s in state)
+    return state.as_in_context(device)

@@ -1,0 +1,139 @@
+"""Checks that two ways of computing agree (MXNet's ``check_gluon_hybridize_consistency``,
+``compare_optimizer`` and friends)."""
+import json
+
+import numpy as np
+
+from .. import autograd
+from ..base import MXNetValueError
+
+__all__ = [
+    "check_gluon_hybridize_consistency",
+    "compare_ndarray_tuple",
+    "compare_optimizer",
+    "compare_optimizer_noise_seeded",
+    "same_array",
+    "same_symbol_structure",
+]
+
+
+def _assert_close(a, b, rtol, atol):
+    from ..test_utils import assert_almost_equal
+    assert_almost_equal(a, b, rtol=rtol, atol=atol)
+
+
+def _run_block(net, data_l, use_autograd):
+    """``(output, input gradients or None)`` of one call of ``net`` on copies of ``data_l``."""
+    inputs = [x.copy() for x in data_l]
+    if not use_autograd:
+        return net(*inputs).asnumpy(), None
+    for x in inputs:
+        x.attach_grad()
+    with autograd.record():
+        out = net(*inputs)
+    out.backward(out)
+    return out.asnumpy(), [x.grad.asnumpy() for x in inputs]
+
+
+def check_gluon_hybridize_consistency(net_builder, data_l, numpy_func=None, test_grad=True,
+                                      rtol=1e-4, atol=1e-4):
+    """Build the block with ``net_builder()`` four times (imperative/hybridized, with and without
+    autograd) from the same initial parameters; outputs and input gradients must agree, and match
+    ``numpy_func`` on the inputs when given."""
+    reference_out, reference_grads, params = None, None, None
+    for hybridize in (False, True):
+        for use_autograd in ((False, True) if test_grad else (False,)):
+            net = net_builder()
+            if params is None:
+                net.initialize()
+            else:
+                net.load_dict(params)
+            if hybridize:
+                net.hybridize()
+            out, grads = _run_block(net, data_l, use_autograd)
+            if params is None:   # NOTE: after the first call, deferred initialization is done
+                params = {k: v.data().asnumpy() for k, v in net.collect_params().items()}
+            if reference_out is None:
+                reference_out = out
+            else:
+                _assert_close(out, reference_out, rtol, atol)
+            if grads is not None:
+                if reference_grads is None:
+                    reference_grads = grads
+                for grad, expected in zip(grads, reference_grads):
+                    _assert_close(grad, expected, rtol, atol)
+    if numpy_func is not None:
+        expected = numpy_func(*[x.asnumpy() for x in data_l])
+        _assert_close(reference_out, expected, rtol, atol)
+
+
+def compare_ndarray_tuple(t1, t2, rtol=None, atol=None):
+    """Assert two (nested tuples of) arrays are almost equal; ``None`` on either side passes."""
+    if t1 is None or t2 is None:
+        return
+    if isinstance(t1, tuple):
+        for a, b in zip(t1, t2):
+            compare_ndarray_tuple(a, b, rtol, atol)
+    else:
+        _assert_close(t1, t2, rtol, atol)
+
+
+def _weights_and_grads(shapes, dtype, w_stype, g_stype):
+    from .. import random
+    from ..test_utils import default_device
+    if w_stype != "default" or g_stype != "default":
+        raise MXNetValueError(f"compare_optimizer: storage types {w_stype}/{g_stype} need sparse "
+                              "arrays, which mxlab does not have")
+    device = default_device()
+    pairs = []
+    for shape in shapes:
+        w2 = random.uniform(shape=shape, ctx=device, dtype=dtype)
+        g2 = random.uniform(shape=shape, ctx=device, dtype=dtype)
+        pairs.append((w2.copyto(device), w2, g2.copyto(device), g2))
+    return pairs
+
+
+def _compare(opt1, opt2, shapes, dtype, w_stype, g_stype, rtol, atol, compare_states, seed):
+    from .. import random
+    pairs = _weights_and_grads(shapes, dtype, w_stype, g_stype)
+    w1, w2, g1, g2 = (list(x) for x in zip(*pairs))
+    s1 = [opt1.create_state_multi_precision(i, w) for i, w in enumerate(w1)]
+    s2 = [opt2.create_state_multi_precision(i, w) for i, w in enumerate(w2)]
+    if compare_states:
+        for a, b in zip(s1, s2):
+            compare_ndarray_tuple(a, b)
+    indices = list(range(len(shapes)))
+    for opt, weights, grads, states in ((opt1, w1, g1, s1), (opt2, w2, g2, s2)):
+        if seed is not None:
+            random.seed(seed)   # NOTE: both optimizers draw the same noise
+        opt.update_multi_precision(indices, weights, grads, states)
+    if compare_states:
+        compare_ndarray_tuple(tuple(s1), tuple(s2), rtol=rtol, atol=atol)
+    compare_ndarray_tuple(tuple(w1), tuple(w2), rtol=rtol, atol=atol)
+
+
+def compare_optimizer(opt1, opt2, shapes, dtype, w_stype="default", g_stype="default",
+                      rtol=1e-4, atol=1e-5, compare_states=True):
+    """One multi-precision update of random weights by both optimizers must agree."""
+    _compare(opt1, opt2, shapes, dtype, w_stype, g_stype, rtol, atol, compare_states, None)
+
+
+def compare_optimizer_noise_seeded(opt1, opt2, shapes, dtype, noise_seed, w_stype="default",
+                                   g_stype="default", rtol=1e-4, atol=1e-5, compare_states=True):
+    """:func:`compare_optimizer` for optimizers that add noise: both draw it from ``noise_seed``."""
+    _compare(opt1, opt2, shapes, dtype, w_stype, g_stype, rtol, atol, compare_states, noise_seed)
+
+
+def same_symbol_structure(sym1, sym2):
+    """Whether two symbols have the same op sequence (names may differ)."""
+    ops1 = [n["op"] for n in json.loads(sym1.tojson())["nodes"]]
+    ops2 = [n["op"] for n in json.loads(sym2.tojson())["nodes"]]
+    return all(a == b for a, b in zip(ops1, ops2))
+
+
+def same_array(array1, array2):
+    """Whether two arrays share memory: a change to one shows in the other."""
+    array1[:] += 1
+    shared = np.array_equal(array1.asnumpy(), array2.asnumpy())
+    array1[:] -= 1
+    return shared and np.array_equal(array1.asnumpy(), array2.asnumpy())
