@@ -218,16 +218,24 @@ def get_symbol(output_arrays, *, sym_cls=None):
 
 
 # -- recording -------------------------------------------------------------------------------------
+def _settled(array):
+    """The array's data, waiting for a queued engine op (threaded engines) unless the array is a
+    traced value (its data comes from lazy evaluation, not the engine)."""
+    if array._data is None and (array._dc is None or array._dc.node not in _PENDING):
+        _engine.wait_for_var(array._var)
+    return array._data
+
+
 def _known_shape(array):
-    if array._data is not None:
+    if array._shape is None and _settled(array) is not None:
         return tuple(array._data.shape)
-    return array._shape
+    return array._shape if array._data is None else tuple(array._data.shape)
 
 
 def _known_dtype(array):
-    if array._data is not None:
+    if array._dtype is None and _settled(array) is not None:
         return array._data.dtype.name
-    return array._dtype
+    return array._dtype if array._data is None else array._data.dtype.name
 
 
 def _infer(op, attrs, inputs):

@@ -14,9 +14,11 @@ def _arrays():
 def test_sgd_update_matches_formula_in_place(clip):
     w0, g = _arrays()
     weight = mx.nd.array(w0)
+    weight.wait_to_read()   # NOTE: a var's version counts completed writes (threaded engines)
     before = weight.version
     result = mx.nd.sgd_update(weight, mx.nd.array(g), lr=0.1, wd=0.01, rescale_grad=0.5,
                               clip_gradient=clip, out=weight)
+    weight.wait_to_read()
     scaled = g * 0.5 if clip < 0 else numpy.clip(g * 0.5, -clip, clip)
     expected = w0 - 0.1 * (scaled + 0.01 * w0)
     assert result is weight and weight.version == before + 1
