@@ -13,7 +13,7 @@ Example
 >>> import mxlab as mx
 >>> from mxlab.ops.rnn import rnn_param_size
 >>> rnn_param_size("lstm", num_layers=1, input_size=3, state_size=2)
-64
+56
 """
 from ..base import MXNetValueError
 from .attrs import Attr

@@ -12,11 +12,10 @@ Example
 -------
 >>> check_graph_dict({"nodes": [{"op": "null", "name": "x", "inputs": []}], "heads": [[0, 0]]},
 ...                  "net.json")
->>> check_graph_dict({"nodes": [], "heads": [[-1, 0]]}, "net.json")
+>>> check_graph_dict({"nodes": [], "heads": [[-1, 0]]}, "net.json")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-mxlab.base.MXNetValueError: Cannot load symbol from net.json: heads[0]: node id -1 is out of range
-(expected 0 <= id < 0)
+mxlab.base.MXNetValueError: Cannot load symbol from net.json: heads[0]: node id -1 is out of ...
 """
 from ..base import MXNetValueError
 
