@@ -22,7 +22,7 @@ def operator_support(opset_version=None):
 
 
 def _load_converters():
-    from . import _export_nn, _export_tensor  # noqa: F401  (registration side effect)
+    from . import _export_nn, _export_tensor, _rnn  # noqa: F401  (registration side effect)
 
 
 class ExportContext:

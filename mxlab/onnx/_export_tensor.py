@@ -385,3 +385,15 @@ def fill_like(ctx, node):
     value = 1 if node.op.name == "ones_like" else 0
     fill = require("onnx.numpy_helper").from_array(numpy.full((1,), value, ctx.out_dtype(node)))
     ctx.emit("ConstantOfShape", [ctx.emit("Shape", [ctx.inp(node)])], ctx.out(node), value=fill)
+
+
+@exports("_npi_zeros", "_ones", "_full")
+def filled(ctx, node):
+    """A constant of the node's static shape (e.g. an RNN layer's zero begin state); a shape
+    that follows a dynamic input axis cannot be frozen into the file."""
+    out = ctx.out(node)
+    if ctx.dynamic_axes(out):
+        raise _fail(ctx, node, "a filled array whose shape follows a dynamic input axis "
+                               "(export with dynamic=False)")
+    value = {"_npi_zeros": 0, "_ones": 1}.get(node.op.name, node.attrs.get("value", 0))
+    ctx.add_initializer(out, numpy.full(ctx.out_shape(node), value, ctx.out_dtype(node)))

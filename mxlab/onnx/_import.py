@@ -123,7 +123,7 @@ def _track_shape(ctx, node):
 def graph_to_symbol(model):
     """(Symbol, arg_params, aux_params, data input names) of an ONNX ModelProto."""
     from .. import ndarray, symbol
-    from . import _import_ops  # noqa: F401  (registration side effect)
+    from . import _import_ops, _rnn  # noqa: F401  (registration side effect)
 
     opset = max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")),
                 default=1)
