@@ -48,3 +48,33 @@ def run_onnx_input(path):
     model = onnx.load(str(path))
     initialized = {i.name for i in model.graph.initializer}
     return next(i.name for i in model.graph.input if i.name not in initialized)
+
+
+@pytest.mark.parametrize("mode", ["lstm", "gru"])
+def test_open_batch_and_sequence_axes(mode, tmp_path):
+    """Exported with the batch and time axes open, the file runs at other sizes too."""
+    import onnxruntime as ort
+
+    inputs = [mx.sym.var("data"), mx.sym.var("parameters"), mx.sym.var("state")]
+    states = 1 + (mode == "lstm")
+    inputs += [mx.sym.var("state_cell")] if mode == "lstm" else []
+    sym = mx.sym.RNN(*inputs, state_size=H, num_layers=2, mode=mode, bidirectional=True,
+                     state_outputs=True)
+    flat = numpy.random.default_rng(1).uniform(-0.5, 0.5, rnn_param_size(mode, 2, C, H, True))
+    params = {"parameters": mx.nd.array(flat, dtype="float32")}
+    shapes = [(T, N, C)] + [(4, N, H)] * states
+    open_axes = [(None, None, C)] + [(4, None, H)] * states
+    path = tmp_path / "rnn.onnx"
+    mx.onnx.export_model(sym, params, shapes, numpy.float32, str(path), dynamic=True,
+                         dynamic_input_shapes=open_axes)
+    rng = numpy.random.default_rng(3)
+    for steps, batch in ((T, N), (T + 2, N + 1)):
+        feeds = {"data": rng.uniform(-1, 1, (steps, batch, C)).astype("float32"),
+                 "state": rng.uniform(-1, 1, (4, batch, H)).astype("float32")}
+        if mode == "lstm":
+            feeds["state_cell"] = rng.uniform(-1, 1, (4, batch, H)).astype("float32")
+        got = ort.InferenceSession(str(path)).run(None, feeds)
+        want = sym.eval(parameters=params["parameters"],
+                        **{k: mx.nd.array(v) for k, v in feeds.items()})
+        for g, w in zip(got, want):
+            numpy.testing.assert_allclose(g, w.asnumpy(), rtol=1e-5, atol=1e-6)
