@@ -10,7 +10,7 @@ inputs) and chains one ONNX node per layer; import rebuilds the flat vector from
 """
 import numpy
 
-from ..ops.rnn import GATES
+from ..ops.rnn import GATES, param_layout
 from ._registry import attributes, exports, imports
 
 __all__ = []
@@ -27,24 +27,6 @@ def _onnx_attrs(mode, hidden, dirs):
     if mode == "gru":
         attrs["linear_before_reset"] = 1
     return attrs
-
-
-def _spans(mode, layers, dirs, width, hidden):
-    """Per (layer, direction): ((start, stop, shape) of wx, wh, bx, bh) in the flat vector."""
-    gates, spans, offset = GATES[mode], [], 0
-    for layer in range(layers):
-        in_width = width if layer == 0 else dirs * hidden
-        for _ in range(dirs):
-            wx = (offset, offset + gates * hidden * in_width, (gates * hidden, in_width))
-            wh = (wx[1], wx[1] + gates * hidden * hidden, (gates * hidden, hidden))
-            spans.append([wx, wh])
-            offset = wh[1]
-    for span in spans:
-        bx = (offset, offset + gates * hidden, (gates * hidden,))
-        bh = (bx[1], bx[1] + gates * hidden, (gates * hidden,))
-        span += [bx, bh]
-        offset = bh[1]
-    return spans
 
 
 def _piece(ctx, flat, span, mode, hidden):
@@ -73,7 +55,7 @@ def rnn(ctx, node):
     if attrs["use_sequence_length"] or attrs["projection_size"]:
         raise ctx_fail(ctx, node, "use_sequence_length or projection_size")
     lstm = mode == "lstm"
-    spans = _spans(mode, layers, dirs, ctx.in_shape(node)[2], hidden)
+    spans = param_layout(attrs, ctx.in_shape(node)[2])
     flat, data, last_h, last_c = ctx.inp(node, 1), ctx.inp(node, 0), [], []
     for layer in range(layers):
         pieces = [[_piece(ctx, flat, s, mode, hidden) for s in spans[layer * dirs + d]]

@@ -19,7 +19,7 @@ from ..base import MXNetValueError
 from .attrs import Attr
 from .registry import F, Op, register
 
-__all__ = ["GATES", "rnn_param_size"]
+__all__ = ["GATES", "rnn_param_size", "param_layout"]
 
 GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
 
@@ -34,8 +34,9 @@ def rnn_param_size(mode, num_layers, input_size, state_size, bidirectional=False
     return size
 
 
-def _layout(attrs, input_size):
-    """``[(layer, direction, wx, wh, bx, bh) slices]`` into the flat vector."""
+def param_layout(attrs, input_size):
+    """Per layer and direction, ``[wx, wh, bx, bh]`` as ``(start, stop, shape)`` spans of the
+    flat vector (the ONNX exporter slices it the same way)."""
     gates, dirs, h = GATES[attrs["mode"]], _dirs(attrs), attrs["state_size"]
     spans, offset = [], 0
     for layer in range(attrs["num_layers"]):
@@ -144,7 +145,7 @@ def _run(xp, inputs, attrs, masks):
     mode, dirs, layers = attrs["mode"], _dirs(attrs), attrs["num_layers"]
     data, flat, hx = inputs[0], inputs[1], inputs[2]
     cx = inputs[3] if mode == "lstm" else xp.zeros_like(hx)
-    spans = _layout(attrs, data.shape[-1])
+    spans = param_layout(attrs, data.shape[-1])
     x, hy, cy, record = data, [], [], []
     for layer in range(layers):
         if layer > 0 and attrs["p"]:
