@@ -17,6 +17,8 @@ from ..ops.shape import ReshapeSizeError
 
 __all__ = ["NDArray", "ndarray", "array", "from_numpy_data", "DEFAULT_DTYPE"]
 
+py_slice = slice   # NOTE: MXNet's module keeps the builtin under this name; its tests import it
+
 DEFAULT_DTYPE = numpy.float32
 _namespaces = {}   # flavour -> namespace module (filled by mx.nd / mx.np at import)
 
