@@ -183,7 +183,7 @@ def save(fname, data, np_semantics=None):
 
 
 # NOTE: MXNet 2.0's npx.save / npx.savez write NumPy's own .npy / .npz (a zip) files.
-_NUMPY_MAGICS = (b"\x93NUMPY", b"PK\x03\x04")
+_NUMPY_MAGICS = (b"\x93NUMPY", b"PK\x03\x04", b"PK\x05\x06")   # NOTE: last: an empty zip
 
 
 def _load_numpy_file(fname):

@@ -94,3 +94,17 @@ def test_test_utils_star_hands_out_what_mxnet_imports():
     namespace = {}
     exec("from mxlab.test_utils import *", namespace)
     assert namespace["sys"].__name__ == "sys" and "use_np_default_dtype" in namespace
+
+
+def test_empty_npz_loads(tmp_path):
+    path = str(tmp_path / "empty.npz")
+    mx.npx.savez(path)
+    assert len(mx.npx.load(path)) == 0
+
+
+def test_array_namespace_follows_the_2021_array_api():
+    x = mx.np.array([1.0, 2.0])
+    assert x.__array_namespace__() is mx.np and x.__array_namespace__("2021.12") is mx.np
+    for bad in ("2020.09", "2021.24", "latest"):
+        with pytest.raises(ValueError, match="array API version"):
+            x.__array_namespace__(bad)
