@@ -270,6 +270,9 @@ class ThreadedEngine:
             if task is None:
                 return
             self._execute(task)
+            # NOTE: dropped before blocking on the next get: a done op must not keep its arrays
+            #   (and through them a tape node, a CachedOp state) alive until more work comes.
+            del task
 
     def _in_worker(self):
         return getattr(self._local, "worker", False)
