@@ -78,6 +78,9 @@ def test_ci_runs_the_readme_test_command():
     ci_lines = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
     for step in command.split(" && "):
         assert any(line.startswith(step) for line in ci_lines), f".ci/run does not run {step!r}"
+    threaded = 'MXNET_ENGINE_TYPE=ThreadedEngine python -m pytest -q -m "not slow and not browser"'
+    assert any(line.startswith(threaded) for line in ci_lines), ".ci/run: no ThreadedEngine run"
+    assert "MXNET_ENGINE_TYPE=ThreadedEngine" in (ROOT / "README.md").read_text()
 
 
 def test_pyproject_declares_python_and_dependencies():
