@@ -81,3 +81,23 @@ def test_graph_executor_and_symbol_eval_run_on_the_template():
     ex.arg_dict["x"][:] = 2
     numpy.testing.assert_allclose(ex.forward()[0].asnumpy(), [6.0, 6.0])
     numpy.testing.assert_allclose((x * 3).eval(x=mx.nd.ones(2))[0].asnumpy(), [3.0, 3.0])
+
+
+def test_the_compiled_program_computes_what_run_planned_does_on_its_plan():
+    x, w = mx.sym.var("x"), mx.sym.var("w")
+    sym = mx.sym.tanh(mx.sym.dot(x, w)) * 2
+    rng = numpy.random.default_rng(1)
+    args = {"x": mx.nd.array(rng.standard_normal((2, 3))),
+            "w": mx.nd.array(rng.standard_normal((3, 4)))}
+    ex = sym.bind(mx.cpu(), args, args_grad={n: a.zeros_like() for n, a in args.items()})
+    head = rng.standard_normal((2, 4)).astype("float32")
+    ex.forward(is_train=True)
+    ex.backward(mx.nd.array(head))
+    graph = ex.graph
+    idx = graph.indexed
+    feed = {idx[n].name: (args[idx[n].name].asnumpy() if idx[n].name in args else head)
+            for n in idx.input_nodes}
+    out, grad_x, grad_w = run_planned(graph, ex.memory_plan, feed)
+    numpy.testing.assert_allclose(ex.outputs[0].asnumpy(), out, rtol=1e-6)
+    numpy.testing.assert_allclose(ex.grad_dict["x"].asnumpy(), grad_x, rtol=1e-5)
+    numpy.testing.assert_allclose(ex.grad_dict["w"].asnumpy(), grad_w, rtol=1e-5)
