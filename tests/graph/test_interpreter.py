@@ -101,3 +101,14 @@ def test_the_compiled_program_computes_what_run_planned_does_on_its_plan():
     numpy.testing.assert_allclose(ex.outputs[0].asnumpy(), out, rtol=1e-6)
     numpy.testing.assert_allclose(ex.grad_dict["x"].asnumpy(), grad_x, rtol=1e-5)
     numpy.testing.assert_allclose(ex.grad_dict["w"].asnumpy(), grad_w, rtol=1e-5)
+
+
+def test_deferred_compute_evaluates_a_chain_deeper_than_the_recursion_limit():
+    import sys
+    a = mx.np.array([0.0])
+    mx.dc.set_variable(a, mx.sym.var("a"))
+    with mx.dc.context():
+        b = a
+        for _ in range(sys.getrecursionlimit() + 200):
+            b = b + 1
+    assert float(b.asnumpy()[0]) == sys.getrecursionlimit() + 200
