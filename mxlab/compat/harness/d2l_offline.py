@@ -1,14 +1,21 @@
 """Imported first by every D2L section script: turns the alias on, gives the cells d2lbook's
 ``tab`` object, and replaces D2L's dataset downloads with small generated files of the same format
-(shapes, dtypes, columns), so the sections run offline. Nothing else of D2L is changed."""
+(shapes, dtypes, columns), so the sections run offline.
+
+One more change keeps the sections within their timeout on a small CPU: ``d2l.Trainer.fit`` trains
+for at most ``MXLAB_D2L_MAX_EPOCHS`` epochs (default 1; the text asks for 3 to 100). Every model,
+batch and printed shape stays as the text has it; only the number of passes over the (small,
+generated) data shrinks, so the losses and accuracies plotted are not the book's.
+
+The module imports nothing of mxlab at module level, so the oracle run (``--python`` naming an
+interpreter with real MXNet 1.9.1) imports it as a plain file and calls ``install(alias=False)``:
+both runs then see the same generated data."""
 import io
 import os
 import warnings
 import zipfile
 
 import numpy
-
-from mxlab import compat
 
 __all__ = ["GENERATORS", "install", "tab"]
 
@@ -100,6 +107,20 @@ def _fashion_mnist_class(mx):
     return FashionMNIST
 
 
+def _cap_epochs(d2l):
+    """``d2l.Trainer.fit`` with ``max_epochs`` capped (module docstring; D2L before 1.0 has no
+    Trainer)."""
+    if not hasattr(d2l, "Trainer"):
+        return
+    fit, cap = d2l.Trainer.fit, int(os.environ.get("MXLAB_D2L_MAX_EPOCHS", "1"))
+
+    def capped_fit(self, model, data):
+        self.max_epochs = min(self.max_epochs, cap)
+        return fit(self, model, data)
+
+    d2l.Trainer.fit = capped_fit
+
+
 def _pandas_as_d2l_knows_it():
     """D2L finds text columns by ``dtype == 'object'``, which pandas >= 3 no longer gives them."""
     try:
@@ -108,18 +129,27 @@ def _pandas_as_d2l_knows_it():
         return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        pandas.set_option("future.infer_string", False)
+        try:
+            pandas.set_option("future.infer_string", False)
+        except (KeyError, AttributeError):   # NOTE: pandas < 2.1 has no such option
+            pass
 
 
-def install():
-    """Alias on; D2L's downloads replaced (when ``d2l.mxnet`` imports at all)."""
-    mx = compat.install()
+def install(alias=True):
+    """Alias on (real MXNet when not ``alias``); D2L's downloads replaced (when ``d2l.mxnet``
+    imports at all)."""
+    if alias:
+        from mxlab import compat
+        mx = compat.install()
+    else:
+        import mxnet as mx
     _pandas_as_d2l_knows_it()
     try:
         import d2l.mxnet as d2l
     except ImportError:
         return   # NOTE: the section's own `from d2l import mxnet` then shows the real error
     d2l.download = offline_download
-    vision = getattr(getattr(mx.gluon, "data", None), "vision", None)
+    _cap_epochs(d2l)
+    vision = getattr(getattr(getattr(mx, "gluon", None), "data", None), "vision", None)
     if vision is not None:
         vision.FashionMNIST = _fashion_mnist_class(mx)
