@@ -103,7 +103,11 @@ def _fashion_mnist_class(mx):
             n = 256 if train else 64
             images = rng.integers(0, 256, size=(n, 28, 28, 1), dtype=numpy.uint8)
             labels = rng.integers(0, 10, size=(n,)).astype(numpy.int32)
-            super().__init__(mx.nd.array(images, dtype=numpy.uint8), labels)
+            if mx.util.is_np_array():   # NOTE: as MXNet's MNIST: np arrays under npx.set_np()
+                super().__init__(mx.np.array(images, dtype=numpy.uint8),
+                                 mx.np.array(labels, dtype=numpy.int32))
+            else:
+                super().__init__(mx.nd.array(images, dtype=numpy.uint8), labels)
     return FashionMNIST
 
 
