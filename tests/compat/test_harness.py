@@ -222,3 +222,18 @@ def test_d2l_oracle_run_uses_the_given_python_and_caps_epochs(tmp_path):
     assert oracle["status"] == "ok", oracle
     alias, = d2l_suite.run_suite(str(tmp_path), progress=lambda s: None)
     assert alias["status"] == "failed" and "REAL" in alias["error"]
+
+
+def test_generated_fra_eng_has_the_two_columns_d2l_reads():
+    import io
+    import zipfile
+
+    import numpy
+
+    from mxlab.compat.harness import d2l_offline
+
+    archive = zipfile.ZipFile(io.BytesIO(d2l_offline.GENERATORS["fra-eng.zip"](
+        numpy.random.default_rng(0))))
+    lines = archive.read("fra-eng/fra.txt").decode().splitlines()
+    # MTFraEng keeps only lines of exactly two tab-separated parts, 512 + 128 of them by default
+    assert sum(len(line.split("\t")) == 2 for line in lines) >= 640

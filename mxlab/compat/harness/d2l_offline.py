@@ -45,8 +45,9 @@ def _time_machine(rng):
 def _fra_eng(rng):
     pairs = [(" ".join(rng.choice(_WORDS, size=rng.integers(2, 6))) + " .",
               " ".join(rng.choice(_WORDS, size=rng.integers(2, 7))) + " !")
-             for _ in range(600)]
-    text = "".join(f"{en}\t{fr}\tCC-BY\n" for en, fr in pairs)
+             for _ in range(700)]   # NOTE: MTFraEng reads 512 + 128 pairs by default
+    # NOTE: two tab-separated columns, as D2L's copy of the file (MTFraEng skips other lines)
+    text = "".join(f"{en}\t{fr}\n" for en, fr in pairs)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("fra-eng/fra.txt", text)
