@@ -10,7 +10,7 @@ __all__ = ["load", "record_history", "save", "write"]
 
 DOCS = os.path.join(REPO_ROOT, "docs")
 RESULTS = os.path.join(DOCS, "compat")
-_KEYS = {"mxnet": "file", "d2l": "section"}
+_KEYS = {"mxnet": "file", "d2l": "section", "d2l-oracle": "section"}
 
 
 def _path(name):
