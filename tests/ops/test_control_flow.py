@@ -102,3 +102,22 @@ def test_nested_foreach_and_errors():
         mx.sym.contrib.foreach(lambda x, s: (x, [x]), mx.sym.var("d"), [mx.sym.var("s")])
     with pytest.raises(ValueError, match="max_iterations"):
         mx.sym.contrib.while_loop(lambda i: i < 1, lambda i: ([], [i]), [mx.sym.var("i")])
+
+
+def test_npx_forms_keep_mxnet_2_structure_and_names():
+    from collections import defaultdict
+    mx.AttrScope._subgraph_names = defaultdict(int)
+    x = mx.np.array([0.25, 2.0])
+    with mx.AttrScope(__subgraph_name__="outer"):
+        out = mx.npx.cond(lambda d: d.sum() > 1, lambda d: d * 2, lambda d: d * 3, inputs=x,
+                          name="c")
+    assert isinstance(out, mx.np.ndarray) and out.tolist() == [0.5, 4.0]
+    assert dict(mx.AttrScope._subgraph_names) == {
+        "outer$c_pred": 1, "outer$c_then": 1, "outer$c_else": 1}
+    outs, (i, s) = mx.npx.while_loop(lambda i, s: i <= 3, lambda i, s: (i, (i + 1, s + i)),
+                                     (mx.np.array([1]), mx.np.array([0])), max_iterations=5)
+    assert isinstance(outs, mx.np.ndarray) and outs.reshape(-1).tolist() == [1, 2, 3, 0, 0]
+    assert (i.item(), s.item()) == (4, 6)
+    stacked, _ = mx.npx.foreach(lambda d, st: (d + st[0], st), mx.np.ones((2, 3)),
+                                [mx.np.ones(3)])
+    assert isinstance(stacked, mx.np.ndarray) and stacked.shape == (2, 3)
