@@ -6,9 +6,9 @@ explorer, plot_network and the engine view) must show. Then each is run (Run All
 output, every explorer draws, and a click on a node of each explorer shows that node's details
 (one page and one kernel per tutorial, both checks). ResNet-50's training graph opens collapsed,
 legible at 1280x800, and a block expands on a click; the engine replay of a 4,003-node training
-graph moves its highlight when Play is pressed. Screenshots go to ``build/browser/``. Needs Debian's ``chromium`` (``apt-get install -y chromium``) and the
-``playwright`` package (``pip install -e '.[browser]'``); skips with the reason when either is
-missing.
+graph moves its highlight when Play is pressed. Screenshots go to ``build/browser/``. Needs
+Debian's ``chromium`` (``apt-get install -y chromium``) and the ``playwright`` package
+(``pip install -e '.[browser]'``); skips with the reason when either is missing.
 
 Determinism: every wait is on the effect of this test's own action (a click waits for *that*
 node's id in *that* explorer's details; Run All waits for every prompt of the notebook to
