@@ -24,6 +24,17 @@ def code(text, *tags):
 
 
 SETUP = code("import mxlab as mx\n%load_ext mxlab")
+# NOTE: one recorded training step of the model zoo's ResNet-18 (tutorials 03 and 05 compare it
+#   with MXNet's published figures)
+RESNET18_STEP = """\
+from mxlab.gluon.model_zoo import vision
+resnet = vision.resnet18_v1()
+resnet.initialize()
+resnet.hybridize(static_alloc=True)
+with mx.autograd.record():
+    loss = resnet(mx.np.ones((1, 3, 32, 32))).sum()
+loss.backward()
+"""
 
 NOTEBOOKS = {}
 
@@ -316,15 +327,7 @@ note [Optimizing Memory Consumption in Deep Learning](https://mxnet.apache.org/v
 explains the in-place and co-share steps used here. The same planning on the model zoo's
 ResNet-18 (training graph, batch 1, 32x32 images):
 """),
-    code("""
-from mxlab.gluon.model_zoo import vision
-resnet = vision.resnet18_v1()
-resnet.initialize()
-resnet.hybridize(static_alloc=True)
-with mx.autograd.record():
-    loss = resnet(mx.np.ones((1, 3, 32, 32))).sum()
-loss.backward()
-plans = [resnet._cached_op.memory_plan(k) for k in ('full', 'backward')]
+    code(RESNET18_STEP + """plans = [resnet._cached_op.memory_plan(k) for k in ('full', 'backward')]
 naive = sum(p.naive_bytes for p in plans)
 planned = sum(p.planned_bytes for p in plans)
 r18 = mx.notebook.explore(resnet)                    # its full (training) graph
@@ -465,16 +468,7 @@ nodes in the subgraph executed in bulk during training"*, **default 15**
 ([MXNet environment variables, "Execution Options"](https://mxnet.apache.org/versions/1.9.1/api/faq/env_var)).
 The model zoo's ResNet-18, one recorded training step:
 """),
-    code("""
-import collections
-from mxlab.gluon.model_zoo import vision
-resnet = vision.resnet18_v1()
-resnet.initialize()
-resnet.hybridize(static_alloc=True)
-with mx.autograd.record():
-    loss = resnet(mx.np.ones((1, 3, 32, 32))).sum()
-loss.backward()
-segments = list(resnet._cached_op.segments('full')) + list(resnet._cached_op.segments('backward'))
+    code("import collections\n" + RESNET18_STEP + """segments = list(resnet._cached_op.segments('full')) + list(resnet._cached_op.segments('backward'))
 sizes = [len(s.names) for s in segments]
 assert max(sizes) <= 15                              # MXNet's documented default bound
 len(segments), max(sizes), collections.Counter(s.reason for s in segments).most_common(3)
