@@ -305,6 +305,27 @@ def run_dist(opts):
     return rows
 
 
+def run_planning(opts):
+    """Planning time (gradient, infer, plan_memory, segments) at 1k, 10k, 100k nodes."""
+    from .scaling import run_planning as planning
+    return planning(opts)
+
+
+def run_overhead(opts):
+    """Per-call cost against batch size: a static MLP forward vs the same NumPy forward."""
+    from .scaling import OVERHEAD_BATCHES, overhead_candidates
+    rows = []
+    for batch in OVERHEAD_BATCHES[:2] if opts.quick else OVERHEAD_BATCHES:
+        case = f"batch {batch}"
+        timed = _time("overhead", case, overhead_candidates(batch), opts, number=5)
+        values = {row.impl: row.value for row in timed}
+        if all(values.get(k) for k in ("mxlab static forward", "numpy forward")):
+            extra = values["mxlab static forward"] - values["numpy forward"]
+            timed.append(Row("overhead", case, "mxlab minus numpy", extra))
+        rows += timed
+    return rows
+
+
 WORKLOADS = {"mlp": run_mlp, "chain64": run_chain64, "cnn": run_cnn, "cnn224": run_cnn224,
-             "memory": run_memory,
+             "memory": run_memory, "planning": run_planning, "overhead": run_overhead,
              "engine": run_engine, "op-cache": run_op_cache, "dist": run_dist}
