@@ -249,7 +249,7 @@ class ConvPlan:
     def backward_weight(self, xp, dy, x):
         return ALGORITHMS["backward_weight"][self.algorithms["backward_weight"]](self, xp, dy, x)
 
-    def autotune(self, xp, trials=3):
+    def autotune(self, xp, trials=5):
         """Time every candidate of every direction on dummy arrays; keep the fastest of each.
 
         Candidates take turns ``trials`` times and each keeps its best time, so a busy machine that
