@@ -413,6 +413,8 @@ class NDArray:
 
     # -- method forms of namespace functions -------------------------------------------------------
     def reshape(self, *shape, **kwargs):
+        if not shape and "shape" in kwargs:     # MXNet 1.x: x.reshape(shape=(3, 2))
+            shape = (kwargs.pop("shape"),)
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
         try:

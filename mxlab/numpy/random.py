@@ -11,9 +11,9 @@ Example
 
 from ..ndarray.ndarray import ndarray
 from ..ndarray.random import bernoulli_into, reject_array_params, sample
-from ..ops.random import check_randint
+from ..ops.random import check_pvals, check_randint
 
-__all__ = ["uniform", "normal", "randint", "rand", "randn", "shuffle", "bernoulli"]
+__all__ = ["uniform", "normal", "randint", "rand", "randn", "shuffle", "bernoulli", "multinomial"]
 
 
 def _size(size):
@@ -65,6 +65,16 @@ def randint(low, high=None, size=None, dtype=None, ctx=None, device=None, out=No
         size=_size(size),
         dtype=dtype or "int64",
     )
+
+
+def multinomial(n, pvals, size=None, ctx=None, device=None, out=None):
+    """Counts of ``n`` draws over ``len(pvals)`` outcomes (int64, shape ``size + (k,)``);
+    ``pvals`` is a list or an array (read on the host, as MXNet reads it)."""
+    if isinstance(pvals, ndarray):
+        pvals = pvals.asnumpy()
+    pvals = tuple(float(p) for p in check_pvals(pvals))
+    return sample("_npi_multinomial", ndarray, device or ctx, out, n=n, pvals=pvals,
+                  size=_size(size))
 
 
 def rand(*size, **kwargs):

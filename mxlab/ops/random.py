@@ -19,7 +19,7 @@ from .attrs import Attr
 from .registry import Op, register
 from .rng import draw, generator, seed  # noqa: F401  (mx.random.seed and older imports)
 
-__all__ = ["seed", "generator", "draw", "check_randint"]
+__all__ = ["seed", "generator", "draw", "check_randint", "check_pvals"]
 
 
 # -- sampling kernels ------------------------------------------------------------------------------
@@ -152,6 +152,48 @@ _random_op(
     "float32",
     hidden=True,
     doc="Bernoulli samples (1 with probability ``prob``).",
+)
+
+
+def check_pvals(pvals):
+    """Multinomial probabilities as float64, the last one what the others leave (as NumPy);
+    MXNet rejects a total above 1."""
+    probs = numpy.asarray(pvals, dtype="float64")
+    if probs.ndim != 1 or not len(probs) or (probs < 0).any() or probs.sum() > 1 + 1e-6:
+        raise MXNetValueError("multinomial: pvals must be a 1-d list of probabilities summing "
+                              f"to at most 1, got {pvals}")
+    probs /= max(1.0, probs.sum())   # NOTE: float32 rounding may exceed 1 by an ulp
+    probs[-1] = max(0.0, 1.0 - probs[:-1].sum())
+    return probs
+
+
+def _multinomial(xp, gen, a, shape):
+    """Counts of ``n`` draws over ``len(pvals)`` outcomes."""
+    pvals = check_pvals(a["pvals"])
+    if xp is numpy:
+        return gen.multinomial(a["n"], pvals, size=shape or None)
+    picks = gen.choice(len(pvals), size=shape + (a["n"],), p=xp.asarray(pvals))
+    return xp.stack([(picks == k).sum(axis=-1) for k in range(len(pvals))], axis=-1)
+
+
+register(
+    Op(
+        name="_npi_multinomial",
+        compute=_sampler(_multinomial, "size"),
+        num_inputs=0,
+        input_names=(),
+        attrs=(Attr("n", "int"), Attr("pvals", "any"), Attr("size", "shape", None, optional=True),
+               Attr("dtype", "dtype", "int64", optional=True)),
+        infer_shape=lambda a, s: [tuple(a["size"] or ()) + (len(a["pvals"]),)],
+        infer_type=lambda a, d: [a["dtype"] or "int64"],
+        gradient=lambda node, g: [],
+        resources=("rng",),
+        is_random=True,
+        hidden=True,
+        save_inputs=False,
+        save_outputs=False,
+        doc="NumPy multinomial counts: shape size + (len(pvals),).",
+    )
 )
 
 

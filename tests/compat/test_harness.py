@@ -1,6 +1,7 @@
 """The compatibility harness: D2L block extraction, result summaries, cause grouping, the docs
 page, and one end-to-end run of each suite on small fake checkouts."""
 import json
+import sys
 import textwrap
 
 import pytest
@@ -189,3 +190,50 @@ def test_d2l_suite_end_to_end_with_generated_data(tmp_path):
     bad = results["chapter_preliminaries/bad"]
     assert bad["status"] == "failed" and "nope" in bad["error"]
     assert bad["where"] == "chapter_preliminaries/bad.md:4"
+
+
+def test_d2l_oracle_run_uses_the_given_python_and_caps_epochs(tmp_path):
+    # A stand-in "real MXNet" on the D2L path: the oracle run must import it, not the alias.
+    (tmp_path / "mxnet").mkdir()
+    (tmp_path / "mxnet" / "__init__.py").write_text("REAL = True\n")
+    (tmp_path / "d2l").mkdir()
+    (tmp_path / "d2l" / "__init__.py").write_text("")
+    (tmp_path / "d2l" / "mxnet.py").write_text(textwrap.dedent("""\
+        DATA_HUB, DATA_URL = {}, 'http://example.org/'
+        class Trainer:
+            def __init__(self, max_epochs):
+                self.max_epochs = max_epochs
+            def fit(self, model, data):
+                return self.max_epochs
+        """))
+    chapter = tmp_path / "chapter_preliminaries"
+    chapter.mkdir()
+    (chapter / "real.md").write_text(textwrap.dedent("""\
+        ```{.python .input}
+        %%tab mxnet
+        import sys, mxnet
+        from d2l import mxnet as d2l
+        assert mxnet.REAL and 'mxlab' not in sys.modules
+        assert d2l.Trainer(max_epochs=10).fit(None, None) == 1
+        assert open(d2l.download(d2l.DATA_URL + 'timemachine.txt')).read()
+        ```
+        """))
+    oracle, = d2l_suite.run_suite(str(tmp_path), progress=lambda s: None, python=sys.executable)
+    assert oracle["status"] == "ok", oracle
+    alias, = d2l_suite.run_suite(str(tmp_path), progress=lambda s: None)
+    assert alias["status"] == "failed" and "REAL" in alias["error"]
+
+
+def test_generated_fra_eng_has_the_two_columns_d2l_reads():
+    import io
+    import zipfile
+
+    import numpy
+
+    from mxlab.compat.harness import d2l_offline
+
+    archive = zipfile.ZipFile(io.BytesIO(d2l_offline.GENERATORS["fra-eng.zip"](
+        numpy.random.default_rng(0))))
+    lines = archive.read("fra-eng/fra.txt").decode().splitlines()
+    # MTFraEng keeps only lines of exactly two tab-separated parts, 512 + 128 of them by default
+    assert sum(len(line.split("\t")) == 2 for line in lines) >= 640

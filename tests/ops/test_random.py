@@ -136,3 +136,25 @@ def test_errors():
         mx.np.random.uniform(mx.np.zeros((2,)), mx.np.ones((2,)))
     with pytest.raises(MXNetValueError, match="bernoulli: give exactly one"):
         mx.np.random.bernoulli(size=(2,))
+
+
+def test_np_multinomial_counts_shapes_and_seeding():
+    # D2L's probability section: `from mxnet.numpy.random import multinomial`
+    from mxlab.numpy.random import multinomial
+
+    mx.random.seed(3)
+    counts = multinomial(10000, [1 / 6] * 6)
+    assert counts.shape == (6,) and counts.dtype == numpy.int64
+    assert int(counts.sum()) == 10000 and (abs(counts.asnumpy() / 10000 - 1 / 6) < 0.03).all()
+    mx.random.seed(3)
+    assert (multinomial(10000, [1 / 6] * 6).asnumpy() == counts.asnumpy()).all()
+    batch = mx.np.random.multinomial(5, mx.np.array([0.2, 0.8, 0.0]), size=(2, 4))
+    assert batch.shape == (2, 4, 3) and (batch.asnumpy().sum(-1) == 5).all()
+    assert (batch.asnumpy()[..., 2] == 0).all()
+
+
+def test_np_multinomial_rejects_bad_pvals():
+    with pytest.raises(MXNetValueError, match="pvals"):
+        mx.np.random.multinomial(10, [0.6, 0.6])
+    with pytest.raises(MXNetValueError, match="pvals"):
+        mx.np.random.multinomial(10, [-0.1, 1.1])

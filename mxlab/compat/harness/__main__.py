@@ -5,6 +5,7 @@ Examples::
 
     python -m mxlab.compat.harness mxnet --src $MXLAB_MXNET_SRC [--files test_gluon ...] --save
     python -m mxlab.compat.harness d2l --src $MXLAB_D2L_SRC [--sections chapter_preliminaries/..]
+    python -m mxlab.compat.harness d2l --python /path/to/mxnet-1.9.1/bin/python   # the oracle
     python -m mxlab.compat.harness docs --mxnet-src $MXLAB_MXNET_SRC --d2l-src $MXLAB_D2L_SRC
 """
 import argparse
@@ -32,6 +33,8 @@ def _parser():
                      help="also the chapters beyond attention/optimization/performance")
     d2l.add_argument("--timeout", type=int, default=300, help="seconds per section (default 300)")
     d2l.add_argument("--jobs", type=int, default=1, help="sections run at once (default 1)")
+    d2l.add_argument("--python", help="run on real MXNet with this interpreter (the oracle run; "
+                     "--save then stores the results as d2l-oracle)")
     for p in (mx, d2l):
         p.add_argument("--save", action="store_true",
                        help="store the results under docs/compat/ (a partial run merges in)")
@@ -62,10 +65,11 @@ def main(argv=None):
     elif args.command == "d2l":
         results = d2l_suite.run_suite(_need(args.src, "MXLAB_D2L_SRC"), args.sections,
                                       args.all_chapters, args.timeout,
-                                      progress=lambda s: print(s, flush=True), jobs=args.jobs)
+                                      progress=lambda s: print(s, flush=True), jobs=args.jobs,
+                                      python=args.python)
         print(report.d2l_tables(results))
         if args.save:
-            docs.save("d2l", results)
+            docs.save("d2l-oracle" if args.python else "d2l", results)
     else:
         if not args.no_run:
             docs.save("mxnet", mxnet_suite.run_suite(_need(args.mxnet_src, "MXLAB_MXNET_SRC"),

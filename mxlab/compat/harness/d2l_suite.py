@@ -1,7 +1,12 @@
 """D2L's MXNet code run as scripts: every section's ``{.python .input}`` blocks whose tab marker
 (``%%tab ...`` or ``#@tab ...``) includes ``mxnet`` or ``all``, in order, after
 :mod:`.d2l_offline`'s prelude. Blocks without a marker belong to d2lbook's default tab (the first
-in ``config.ini``: PyTorch) and are left out, as are IPython magics."""
+in ``config.ini``: PyTorch) and are left out, as are IPython magics.
+
+``python=`` (``--python`` on the command line) runs the same scripts with another interpreter
+against real MXNet instead of the alias: the oracle run that tells which sections MXNet 1.9.1
+itself runs offline. That interpreter needs mxnet 1.9.1 and D2L's own imports (matplotlib,
+matplotlib-inline, pandas, IPython, requests); mxlab is not put on its path."""
 import concurrent.futures
 import glob
 import os
@@ -20,7 +25,10 @@ SCOPE = ("preliminaries", "linear-regression", "linear-classification", "multila
 
 _BLOCK_START = re.compile(r"^```\{\.python \.input.*\}\s*$")
 _TAB = re.compile(r"^\s*(?:%%tab|#@tab)\s+(.*)$")
-_PRELUDE = "from mxlab.compat.harness.d2l_offline import install as _install, tab\n_install()\n"
+_HARNESS_DIR = os.path.dirname(os.path.abspath(__file__))
+# NOTE: d2l_offline is imported as a plain file, so the oracle interpreter needs no mxlab
+_PRELUDE = ("import sys\nsys.path.append({dir!r})\n"
+            "from d2l_offline import install as _install, tab\n_install(alias={alias})\n")
 
 
 def _tabs_of(first_line):
@@ -50,9 +58,11 @@ def extract_blocks(markdown):
     return blocks
 
 
-def build_script(blocks):
-    """The script text and, per script line, the .md line it came from (None for the prelude)."""
-    text, origin = _PRELUDE, [None] * _PRELUDE.count("\n")
+def build_script(blocks, alias=True):
+    """The script text and, per script line, the .md line it came from (None for the prelude);
+    ``alias=False`` for real MXNet."""
+    text = _PRELUDE.format(dir=_HARNESS_DIR, alias=alias)
+    origin = [None] * text.count("\n")
     for md_line, code in blocks:
         chunk = code.rstrip() + "\n\n"
         text += chunk
@@ -88,10 +98,20 @@ def _failure(output, script_path, origin, section):
     return where, (errors[-1] if errors else (output.strip().splitlines() or ["no output"])[-1])
 
 
-def run_section(src, section, timeout):
-    """Run one section's MXNet code; its result dict (status ok/failed/timeout, where, error)."""
+def _environment(src, python):
+    """The alias run gets this mxlab on its path; an oracle run (``python``) only D2L's code."""
+    if python is None:
+        return subprocess_env(PYTHONPATH=src)
+    env = subprocess_env()
+    env["PYTHONPATH"] = src
+    return env
+
+
+def run_section(src, section, timeout, python=None):
+    """Run one section's MXNet code (with the interpreter ``python`` and real MXNet, if given);
+    its result dict (status ok/failed/timeout, where, error)."""
     with open(os.path.join(src, section + ".md"), encoding="utf-8") as f:
-        text, origin = build_script(extract_blocks(f.read()))
+        text, origin = build_script(extract_blocks(f.read()), alias=python is None)
     with tempfile.TemporaryDirectory(prefix="mxlab-d2l-") as work:
         run_dir = os.path.join(work, "run")
         os.makedirs(run_dir)   # NOTE: D2L keeps data in ../data
@@ -99,8 +119,8 @@ def run_section(src, section, timeout):
         script = os.path.join(run_dir, "d2l_section_" + os.path.basename(section) + ".py")
         with open(script, "w", encoding="utf-8") as f:
             f.write(text)
-        code, output, seconds = run_with_timeout([PYTHON, script], timeout, run_dir,
-                                                 subprocess_env(PYTHONPATH=src))
+        code, output, seconds = run_with_timeout([python or PYTHON, script], timeout, run_dir,
+                                                 _environment(src, python))
     result = {"section": section, "seconds": round(seconds, 1)}
     if code == 0:
         return dict(result, status="ok")
@@ -109,13 +129,15 @@ def run_section(src, section, timeout):
                 error="timed out" if code is None else error)
 
 
-def run_suite(src, chosen=None, all_chapters=False, timeout=300, progress=print, jobs=1):
-    """Run the chosen (default: every in-scope) sections, ``jobs`` at a time; result dicts."""
+def run_suite(src, chosen=None, all_chapters=False, timeout=300, progress=print, jobs=1,
+              python=None):
+    """Run the chosen (default: every in-scope) sections, ``jobs`` at a time; result dicts.
+    ``python``: an interpreter with real MXNet to run them on instead of mxlab."""
     names = [c[:-3] if c.endswith(".md") else c for c in chosen] if chosen else \
         sections(src, all_chapters)
 
     def run(name):
-        result = run_section(src, name, timeout)
+        result = run_section(src, name, timeout, python)
         progress(f"{name:70s} {result['status']:8s} {result['seconds']:7.1f}s "
                  f"{result.get('error') or ''}"[:160])
         return result
