@@ -15,7 +15,8 @@ import tempfile
 
 from . import PYTHON, run_with_timeout, subprocess_env
 
-__all__ = ["EXCLUDED", "SCOPE", "build_script", "extract_blocks", "run_section", "run_suite", "sections"]
+__all__ = ["EXCLUDED", "SCOPE", "build_script", "extract_blocks", "run_section", "run_suite",
+           "sections"]
 
 # The chapters the target covers, in the book's order.
 SCOPE = ("preliminaries", "linear-regression", "linear-classification", "multilayer-perceptrons",
