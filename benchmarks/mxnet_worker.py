@@ -34,8 +34,8 @@ def _candidates(workload, arg):
     if workload == "chain64":
         return ([Candidate("mxnet imperative", lambda: models.chain_nd_step(mx, arg))]
                 + _modes(lambda mode: models.chain_gluon_step(mx, arg, mode))[1:])
-    if workload == "cnn":
-        return _modes(lambda mode: models.resnet_step(mx, mode))
+    if workload in ("cnn", "cnn224"):
+        return _modes(lambda mode: models.resnet_step(mx, mode, *arg))
     raise SystemExit(f"unknown workload {workload!r}")
 
 

@@ -34,6 +34,8 @@ from .workloads import WORKLOADS, Options  # noqa: E402
 __all__ = ["Target", "TARGETS", "main", "evaluate_targets", "format_table"]
 
 BASELINES = {"mlp": "numpy naive", "chain64": "numpy naive", "cnn": "mxnet imperative",
+             "cnn224": "mxnet imperative", "planning": "budget",
+             "overhead": "numpy forward",
              "memory": "mxnet", "engine": "NaiveEngine", "op-cache": "cache off",
              "dist": "1 process"}
 SCHEMA_VERSION = 1
@@ -69,7 +71,10 @@ TARGETS = [
     Target("mlp", "mxlab imperative", "mxnet imperative", 1.0),
     Target("chain64", "mxlab imperative", "torch eager", 1.0),
     Target("chain64", "mxlab static", "numpy naive", 1.0),
-    Target("chain64", "mxlab fuse", "numpy naive", 0.5),
+    Target("chain64", "mxlab fuse", "numpy naive", 0.5, case_prefix="(1000000,)"),
+    Target("cnn", "mxlab static", "mxnet imperative", 1.5),
+    Target("cnn", "mxlab static", "torch eager", 1.5),
+    Target("planning", "total", "budget", 1.0, case_prefix="10k"),
     Target("memory", "mxlab", "mxnet", 1.0),
     Target("memory", "mxlab recompute", 25.0, 1.0, case_prefix="chain 100x"),
     Target("engine", "ThreadedEngine", "NaiveEngine", 1.7, speedup=True),

@@ -124,24 +124,27 @@ def run_chain64(opts):
     return rows
 
 
-def _torchvision_resnet():
-    import torch
-    import torchvision
-    net = torchvision.models.resnet18()
-    x = torch.randn(8, 3, 64, 64)
+CNN_CASES = {"cnn": (8, 64), "cnn224": (32, 224)}
 
-    def step():
-        net.zero_grad()
-        net(x).sum().backward()
-    return step
+
+def _run_cnn(workload, opts, warmup, repeats):
+    from .torch_resnet import resnet_torch_step
+    batch, size = CNN_CASES[workload]
+    case = f"batch {batch}, 3x{size}x{size}"
+    cands = _mxlab_modes(lambda mx, mode: models.resnet_step(mx, mode, batch, size))
+    cands.append(Candidate("torch eager", lambda: resnet_torch_step(batch, size)))
+    return _time(workload, case, cands, opts, mxnet_arg=[batch, size], repeats=repeats,
+                 warmup=warmup)
 
 
 def run_cnn(opts):
     """resnet18_v1 at batch 8, 3x64x64: forward + backward."""
-    case = "batch 8, 3x64x64"
-    cands = _mxlab_modes(models.resnet_step) + [Candidate("torch eager", _torchvision_resnet)]
-    return _time("cnn", case, cands, opts, mxnet_arg=0, repeats=max(3, opts.repeats // 3),
-                 warmup=1)
+    return _run_cnn("cnn", opts, 1, max(3, opts.repeats // 3))
+
+
+def run_cnn224(opts):
+    """resnet18_v1 at batch 32, 3x224x224: forward + backward (long: one warm-up, two repeats)."""
+    return _run_cnn("cnn224", opts, 1, 2)
 
 
 def _mxnet_plan_bytes(graph):
@@ -302,5 +305,27 @@ def run_dist(opts):
     return rows
 
 
-WORKLOADS = {"mlp": run_mlp, "chain64": run_chain64, "cnn": run_cnn, "memory": run_memory,
+def run_planning(opts):
+    """Planning time (gradient, infer, plan_memory, segments) at 1k, 10k, 100k nodes."""
+    from .scaling import run_planning as planning
+    return planning(opts)
+
+
+def run_overhead(opts):
+    """Per-call cost against batch size: a static MLP forward vs the same NumPy forward."""
+    from .scaling import OVERHEAD_BATCHES, overhead_candidates
+    rows = []
+    for batch in OVERHEAD_BATCHES[:2] if opts.quick else OVERHEAD_BATCHES:
+        case = f"batch {batch}"
+        timed = _time("overhead", case, overhead_candidates(batch), opts, number=5)
+        values = {row.impl: row.value for row in timed}
+        if all(values.get(k) for k in ("mxlab static forward", "numpy forward")):
+            extra = values["mxlab static forward"] - values["numpy forward"]
+            timed.append(Row("overhead", case, "mxlab minus numpy", extra))
+        rows += timed
+    return rows
+
+
+WORKLOADS = {"mlp": run_mlp, "chain64": run_chain64, "cnn": run_cnn, "cnn224": run_cnn224,
+             "memory": run_memory, "planning": run_planning, "overhead": run_overhead,
              "engine": run_engine, "op-cache": run_op_cache, "dist": run_dist}

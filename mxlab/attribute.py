@@ -1,14 +1,16 @@
 """``mx.AttrScope``: attributes given to every symbol created inside a ``with`` block (MXNet's
 ``mxnet.attribute``; e.g. ``ctx_group`` for model-parallel placement)."""
+import collections
 import contextvars
 
 from .base import MXNetValueError
 
-__all__ = ["AttrScope", "current"]
+__all__ = ["AttrScope", "current", "unique_subgraph_name"]
 
 
 class AttrScope:
     """Attributes set for all symbol creations in the scope (values must be strings)."""
+    _subgraph_names = collections.defaultdict(int)   # control-flow subgraph name -> uses
 
     def __init__(self, **kwargs):
         self._old_scope = None
@@ -42,3 +44,13 @@ _current = contextvars.ContextVar("attrscope", default=None)
 def current():
     """The innermost active :class:`AttrScope`."""
     return _current.get() or _DEFAULT
+
+
+def unique_subgraph_name(name):
+    """MXNet 2.0's control-flow subgraph naming: ``<scope's __subgraph_name__>$<name><n>``,
+    counted in ``AttrScope._subgraph_names``."""
+    scope = current()._attr.get("__subgraph_name__", "")
+    if scope:
+        name = f"{scope}${name}"
+    AttrScope._subgraph_names[name] += 1
+    return f"{name}{AttrScope._subgraph_names[name] - 1}"

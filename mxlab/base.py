@@ -13,7 +13,7 @@ __all__ = ["MXNetError", "MXNetValueError", "MXNetTypeError", "MXNetIndexError",
            "MXNetAttributeError", "env_int", "env_str", "env_float", "string_types",
            "integer_types", "numeric_types", "mx_real_t", "py_str", "_as_list", "data_dir",
            "data_dir_default", "NotImplementedForSymbol", "NotSupportedForSparseNDArray",
-           "_Null", "MXNetFileNotFoundError"]
+           "_Null", "MXNetFileNotFoundError", "MXNetAssertionError"]
 
 
 class MXNetError(Exception):
@@ -58,6 +58,10 @@ class MXNetAttributeError(MXNetError, AttributeError):
 
 class MXNetFileNotFoundError(MXNetError, FileNotFoundError):
     """A file mxlab needs (a dataset, weights) is not where it was looked for."""
+
+
+class MXNetAssertionError(MXNetError, AssertionError):
+    """A structural requirement MXNet checks with ``assert`` (control-flow bodies)."""
 
 
 def env_str(name, default=None):

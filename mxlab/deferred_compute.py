@@ -43,7 +43,8 @@ import weakref
 from . import engine as _engine
 from .base import MXNetNotImplementedError, MXNetRuntimeError, MXNetValueError
 from .device import current_device
-from .graph.node import Entry, Node
+from .graph.interpreter import Interpreter
+from .graph.node import Entry, Node, post_order
 from .imperative import STATE, invoke, set_hooks
 from .ops.registry import call_translated
 
@@ -286,6 +287,63 @@ def record_copy(array, device):
 
 
 # -- lazy evaluation -------------------------------------------------------------------------------
+class _Lazy(Interpreter):
+    """Deferred compute's evaluation on the interpreter template: the order is the pending nodes
+    ``node`` needs (inputs first), an op node's inputs are the arrays recorded with it, the call
+    is an imperative call with recording and deferred compute off (this is computing, not
+    tracing), and storing gives the arrays handed out at record time their data."""
+
+    def __init__(self, node):
+        self.node = node
+
+    def order(self):
+        return post_order([self.node], _pending_inputs)
+
+    def is_variable(self, node):
+        return False  # NOTE: bound variables hold data; they are never pending
+
+    def gather(self, node):
+        pending = _PENDING[node]
+        pending.computed = True
+        for x in pending.inputs:
+            if x._data is None and x._dc is not None:
+                evaluate(x)  # NOTE: a view of a computed output (``as_np_ndarray()``)
+        return pending.inputs
+
+    def call(self, node, inputs):
+        pending = _PENDING[node]
+        return invoke(node.op, inputs, node.attrs, cls=pending.cls, device=pending.device)
+
+    def store(self, node, outputs):
+        pending = _PENDING[node]
+        pending.results = outputs
+        for ref, result in zip(pending.outputs, outputs):
+            target = ref()
+            if target is not None:
+                _adopt(target, result)
+        pending.inputs, pending.outputs = [], []
+
+    def run(self):
+        state = STATE
+        saved = state.deferred, state.recording
+        state.deferred = state.recording = False
+        try:
+            return super().run()
+        finally:
+            state.deferred, state.recording = saved
+
+
+def _pending_inputs(node):
+    """The recorded nodes not computed yet whose outputs ``node``'s op reads."""
+    return [x._dc.node for x in _PENDING[node].inputs
+            if x._data is None and x._dc is not None and _needs_run(x._dc.node)]
+
+
+def _needs_run(node):
+    pending = _PENDING.get(node)
+    return pending is not None and not pending.computed
+
+
 def evaluate(array):
     """Compute a recorded array (and what it depends on) now; a no-op for computed or unrecorded
     arrays."""
@@ -294,30 +352,9 @@ def evaluate(array):
     if pending is None:
         return
     if not pending.computed:
-        pending.computed = True
-        for x in pending.inputs:
-            if x._data is None and x._dc is not None:
-                evaluate(x)
-        pending.results = _run(entry.node, pending)
-        for ref, result in zip(pending.outputs, pending.results):
-            target = ref()
-            if target is not None:
-                _adopt(target, result)
-        pending.inputs, pending.outputs = [], []
+        _Lazy(entry.node).run()
     if array._data is None:
         _adopt(array, pending.results[entry.index])
-
-
-def _run(node, pending):
-    """Run the node's op with recording and deferred compute off (this is computing, not
-    tracing)."""
-    state = STATE
-    saved = state.deferred, state.recording
-    state.deferred = state.recording = False
-    try:
-        return invoke(node.op, pending.inputs, node.attrs, cls=pending.cls, device=pending.device)
-    finally:
-        state.deferred, state.recording = saved
 
 
 def _adopt(target, result):

@@ -25,7 +25,7 @@ import numpy
 from .base import MXNetValueError
 
 __all__ = ["InitDesc", "Initializer", "register", "create", "Uniform", "Normal", "Xavier",
-           "MSRAPrelu", "Constant", "Zero", "One", "Orthogonal", "Load", "Mixed"]
+           "MSRAPrelu", "Constant", "Zero", "One", "Orthogonal", "Load", "Mixed", "LSTMBias"]
 
 _REGISTRY = {}
 
@@ -184,6 +184,22 @@ class Constant(Initializer):
     def _init_weight(self, _, arr):
         value = self.value.asnumpy() if hasattr(self.value, "asnumpy") else self.value
         _fill(arr, numpy.broadcast_to(numpy.asarray(value), arr.shape))
+
+
+@register
+class LSTMBias(Initializer):
+    """An LSTM cell's biases: 0 except the forget gate's (the second of the 4 gates), which gets
+    ``forget_bias`` (1.0 as Jozefowicz et al. 2015 recommend)."""
+
+    def __init__(self, forget_bias=1.0):
+        super().__init__(forget_bias=forget_bias)
+        self.forget_bias = forget_bias
+
+    def _init_weight(self, _, arr):
+        hidden = arr.shape[0] // 4
+        values = numpy.zeros(arr.shape, dtype=arr.dtype)
+        values[hidden:2 * hidden] = self.forget_bias
+        _fill(arr, values)
 
 
 @register

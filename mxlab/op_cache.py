@@ -8,6 +8,8 @@ any extra flags -- and lookups compare the whole key, so two shapes never share 
 accident; ranks and array counts are implicit in the nesting. Entries live per thread (like MXNet's
 ``thread_local`` maps), an LRU bound (512 per thread unless ``MXLAB_OP_CACHE_LIMIT`` says
 otherwise) evicts the oldest, and a plan is inserted only after it was built successfully.
+:func:`info`, :func:`clear` and :func:`set_limit` act on every thread's cache, so under a
+threaded engine they see the plans the worker threads built.
 
 Switch the cache off (``mx.op_cache.disable()``) to see the regression the seed fixed: every call
 then rebuilds its plan.
@@ -29,6 +31,7 @@ import collections
 import dataclasses
 import threading
 import time
+import weakref
 
 from .base import MXNetValueError, env_int
 
@@ -52,7 +55,7 @@ __all__ = [
 
 @dataclasses.dataclass
 class OpStats:
-    """Counters of one op in this thread's cache (``build_time`` in s, ``size`` = live entries)."""
+    """Counters of one op, summed over threads (``build_time`` in s, ``size`` = live entries)."""
 
     hits: int = 0
     misses: int = 0
@@ -69,7 +72,7 @@ class OpStats:
 
 @dataclasses.dataclass
 class CacheInfo:
-    """A snapshot of this thread's cache: per-op :class:`OpStats` plus the switch and the bound."""
+    """A snapshot of all threads' caches: per-op :class:`OpStats` plus the switch and the bound."""
 
     ops: dict
     enabled: bool
@@ -121,14 +124,26 @@ class CacheInfo:
         )
 
 
-class _ThreadCache(threading.local):
-    """One LRU map and one stats table per thread (plans may hold workspaces: never shared)."""
+class _Cache:
+    """One thread's LRU map and stats table (plans may hold workspaces: never shared). The lock
+    guards them against :func:`clear`/:func:`set_limit` called from another thread."""
 
     def __init__(self):
         self.entries = collections.OrderedDict()
         self.stats = {}
+        self.lock = threading.Lock()
 
 
+class _ThreadCache(threading.local):
+    """Each thread's :class:`_Cache`, also listed (weakly: it goes with its thread) so that
+    :func:`info` and :func:`clear` see the caches of engine worker threads too."""
+
+    def __init__(self):
+        self.cache = _Cache()
+        _ALL_CACHES.add(self.cache)
+
+
+_ALL_CACHES = weakref.WeakSet()
 _LOCAL = _ThreadCache()
 _MISSING = object()
 # NOTE: bounded by default (plans may hold workspaces; MXNet's maps grew with every new shape);
@@ -165,17 +180,18 @@ def signature(op_name, attrs, arrays, device=("cpu", 0), extra=()):
     )
 
 
-def _stats(op_name):
-    stats = _LOCAL.stats.get(op_name)
+def _stats(cache, op_name):
+    stats = cache.stats.get(op_name)
     if stats is None:
-        stats = _LOCAL.stats[op_name] = OpStats()
+        stats = cache.stats[op_name] = OpStats()
     return stats
 
 
-def _build(op_name, build):
+def _build(cache, op_name, build):
     """Run ``build`` timing it; a failure is counted and re-raised, leaving no entry behind."""
-    stats = _stats(op_name)
-    stats.misses += 1
+    with cache.lock:
+        stats = _stats(cache, op_name)
+        stats.misses += 1
     start = time.perf_counter()
     try:
         plan = build()
@@ -190,46 +206,62 @@ def _build(op_name, build):
 def get_or_build(key, build):
     """The plan cached under ``key``, else ``build()`` inserted under it (nothing if it raises)."""
     op_name = key[0]
+    cache = _LOCAL.cache
     if not _CONFIG["enabled"]:
-        return _build(op_name, build)
-    entries = _LOCAL.entries
-    plan = entries.get(key, _MISSING)
-    if plan is not _MISSING:
-        entries.move_to_end(key)
-        _stats(op_name).hits += 1
-        return plan
-    plan = _build(op_name, build)
-    entries[key] = plan
-    _evict(entries, _CONFIG["limit"])
+        return _build(cache, op_name, build)
+    entries = cache.entries
+    with cache.lock:
+        plan = entries.get(key, _MISSING)
+        if plan is not _MISSING:
+            entries.move_to_end(key)
+            _stats(cache, op_name).hits += 1
+            return plan
+    plan = _build(cache, op_name, build)
+    with cache.lock:
+        entries[key] = plan
+        _evict(cache, _CONFIG["limit"])
     return plan
 
 
-def _evict(entries, limit):
-    while limit is not None and len(entries) > limit:
-        old_key, _ = entries.popitem(last=False)
-        _stats(old_key[0]).evictions += 1
+def _evict(cache, limit):
+    while limit is not None and len(cache.entries) > limit:
+        old_key, _ = cache.entries.popitem(last=False)
+        _stats(cache, old_key[0]).evictions += 1
+
+
+def _caches():
+    return list(_ALL_CACHES)
 
 
 def info():
-    """This thread's :class:`CacheInfo`: per-op hits, misses, evictions, failures, build time."""
-    sizes = collections.Counter(key[0] for key in _LOCAL.entries)
-    ops = {
-        name: dataclasses.replace(stats, size=sizes.get(name, 0))
-        for name, stats in _LOCAL.stats.items()
-    }
+    """Every thread's counters summed (the calling thread's and the engine workers'): a
+    :class:`CacheInfo` of per-op hits, misses, evictions, failures, build time and size."""
+    ops = {}
+    for cache in _caches():
+        with cache.lock:
+            sizes = collections.Counter(key[0] for key in cache.entries)
+            for name, stats in cache.stats.items():
+                total = ops.setdefault(name, OpStats())
+                for field in ("hits", "misses", "evictions", "failures", "build_time"):
+                    setattr(total, field, getattr(total, field) + getattr(stats, field))
+                total.size += sizes.get(name, 0)
     return CacheInfo(ops=ops, enabled=_CONFIG["enabled"], limit=_CONFIG["limit"])
 
 
 def clear(stats=True):
-    """Drop this thread's plans (and, unless ``stats=False``, its counters)."""
-    _LOCAL.entries.clear()
-    if stats:
-        _LOCAL.stats.clear()
+    """Drop every thread's plans (and, unless ``stats=False``, their counters)."""
+    for cache in _caches():
+        with cache.lock:
+            cache.entries.clear()
+            if stats:
+                cache.stats.clear()
 
 
 def reset_stats():
-    """Zero this thread's counters, keeping its plans (e.g. to measure a warm step's hit rate)."""
-    _LOCAL.stats.clear()
+    """Zero every thread's counters, keeping the plans (e.g. to measure a warm step's hit rate)."""
+    for cache in _caches():
+        with cache.lock:
+            cache.stats.clear()
 
 
 def set_limit(limit):
@@ -242,7 +274,9 @@ def set_limit(limit):
             f"op_cache.set_limit: limit must be a non-negative int or None, got {limit!r}"
         )
     previous, _CONFIG["limit"] = _CONFIG["limit"], limit or None
-    _evict(_LOCAL.entries, _CONFIG["limit"])
+    for cache in _caches():
+        with cache.lock:
+            _evict(cache, _CONFIG["limit"])
     return previous
 
 

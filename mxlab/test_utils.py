@@ -378,10 +378,16 @@ from .testing import __all__ as _more  # noqa: E402
 # NOTE: MXNet's test_utils has no __all__, so `from mxnet.test_utils import *` also hands out what
 # it imports, and MXNet's own tests use those names (mx, np, NDArray, ...) without importing them.
 import numpy.random as rnd  # noqa: E402,F401
+import time, gzip, struct, traceback, platform, errno, logging, bz2, zipfile, json  # noqa
+from collections import OrderedDict  # noqa: E402,F401
+from contextlib import contextmanager  # noqa: E402,F401
+from .util import use_np_default_dtype  # noqa: E402,F401
 import numpy.testing as npt  # noqa: E402,F401
 from .symbol import Symbol  # noqa: E402,F401
 
 mx = sys.modules[__name__.rpartition(".")[0]]   # NOTE: the package, still importing us
 _IMPORTED_BY_MXNET = ["mx", "np", "npt", "rnd", "NDArray", "Symbol", "current_device", "os",
-                      "numbers", "functools"]
+                      "numbers", "functools", "sys", "time", "gzip", "struct", "traceback",
+                      "platform", "errno", "logging", "bz2", "zipfile", "json", "OrderedDict",
+                      "contextmanager", "use_np", "use_np_default_dtype", "getenv", "setenv"]
 __all__ += _more + _IMPORTED_BY_MXNET

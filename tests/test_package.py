@@ -78,6 +78,9 @@ def test_ci_runs_the_readme_test_command():
     ci_lines = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
     for step in command.split(" && "):
         assert any(line.startswith(step) for line in ci_lines), f".ci/run does not run {step!r}"
+    threaded = 'MXNET_ENGINE_TYPE=ThreadedEngine python -m pytest -q -m "not slow and not browser"'
+    assert any(line.startswith(threaded) for line in ci_lines), ".ci/run: no ThreadedEngine run"
+    assert "MXNET_ENGINE_TYPE=ThreadedEngine" in (ROOT / "README.md").read_text()
 
 
 def test_pyproject_declares_python_and_dependencies():
@@ -96,10 +99,14 @@ def test_graphviz_layout_runs_in_process():
     assert b"<svg" in svg and b"a&#45;&gt;b" in svg
 
 
-MAX_MODULE_LINES = 660   # NOTE: the house rule says ~600 (autograd.py, 652 lines, is next to split)
+MAX_MODULE_LINES = 600   # the house rule (~600)
+# NOTE: temporary: helper perf-static is rewriting cached_op.py (619 lines) into a straight-line
+#   static program and splits it there; remove this entry when that lands.
+OVER_BUDGET = {"mxlab/executor/cached_op.py": 660}
 
 
 def test_no_module_is_over_the_line_budget():
     sizes = {path.relative_to(ROOT).as_posix(): len(path.read_text().splitlines())
              for path in (ROOT / "mxlab").rglob("*.py")}
-    assert {name: n for name, n in sizes.items() if n > MAX_MODULE_LINES} == {}
+    assert {name: n for name, n in sizes.items()
+            if n > OVER_BUDGET.get(name, MAX_MODULE_LINES)} == {}

@@ -81,6 +81,31 @@ def _stores_on_core_objects(path, tree):
     return found
 
 
+def _root(node):
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _attribute_writes(path, tree):
+    """Attribute writes (``x.a = ``, ``setattr``/``delattr``) on objects other than the packages'
+    own: ``self``/``cls`` chains (their widgets) and functions the module defines."""
+    own = {"self", "cls"} | {n.name for n in ast.walk(tree)
+                             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            target = node
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id in ("setattr", "delattr") and node.args:
+            target = node.args[0]
+        else:
+            continue
+        if _root(target) not in own:
+            found.append(f"{path.relative_to(ROOT)}:{node.lineno}: writes {ast.unparse(target)}")
+    return found
+
+
 def test_notebook_and_viz_read_only_public_names():
     trees = {path: ast.parse(path.read_text()) for path in _modules()}
     assert len(trees) >= 6
@@ -96,6 +121,12 @@ def test_notebook_and_viz_never_write_graph_or_node_attributes():
     assert bad == []
 
 
+def test_notebook_and_viz_set_attributes_only_on_their_own_objects():
+    bad = [hit for path in _modules()
+           for hit in _attribute_writes(path, ast.parse(path.read_text()))]
+    assert bad == []
+
+
 def test_the_checker_catches_a_private_read_and_an_attrs_write():
     source = "def f(op, g):\n    g.attrs['_x'] = op._plans\n    return getattr(op, '_graph')\n"
     tree = ast.parse(source)
@@ -103,6 +134,10 @@ def test_the_checker_catches_a_private_read_and_an_attrs_write():
     assert _private_accesses(path, tree, {"_plans", "_graph"}) == [
         "notebook/fake.py:2: ._plans", "notebook/fake.py:3: ._graph"]
     assert _stores_on_core_objects(path, tree) == ["notebook/fake.py:2: writes .attrs[...]"]
+    writes = ("def f(block, node):\n    node.scope = ()\n    setattr(block, 'x', 1)\n"
+              "    self.view.value = 1\n    f.cached = 2\n")
+    assert _attribute_writes(path, ast.parse(writes)) == [
+        "notebook/fake.py:2: writes node.scope", "notebook/fake.py:3: writes block"]
 
 
 # -- the inspection API those packages read -------------------------------------------------------

@@ -39,6 +39,11 @@ ALIASES = {
     "mxnet.symbol.numpy._symbol": "mxlab.symbol.numpy",
     "mxnet.numpy.multiarray": "mxlab.numpy",
     "mxnet.visualization": "mxlab.viz",
+    "mxnet.amp": "mxlab.compat.internal.amp",
+    "mxnet.amp.amp": "mxlab.compat.internal.amp",
+    "mxnet.operator": "mxlab.compat.internal.operator",
+    "mxnet.numpy_op_signature": "mxlab.compat.internal.numpy_op_signature",
+    "mxnet.numpy_dispatch_protocol": "mxlab.compat.internal.numpy_dispatch_protocol",
 }
 
 _ALIAS_PARENTS = {name.rpartition(".")[0] for name in ALIASES}
@@ -46,7 +51,8 @@ _ALIAS_PARENTS = {name.rpartition(".")[0] for name in ALIASES}
 # Private modules MXNet code reaches as attributes (``mx.nd._internal.NDArrayBase`` in MXNet's own
 # conftest) without importing them first: attached to their mxlab parent on install().
 _ATTACHED = ("mxnet.ndarray._internal", "mxnet.symbol._internal", "mxnet._deferred_compute",
-             "mxnet.visualization", "mxnet.ndarray.numpy", "mxnet.ndarray.numpy_extension")
+             "mxnet.visualization", "mxnet.ndarray.numpy", "mxnet.ndarray.numpy_extension",
+             "mxnet.operator")
 # Short names MXNet gives those modules as attributes (``mx.nd.np.add``).
 _SHORT = {"mxnet.ndarray.numpy": "np", "mxnet.ndarray.numpy_extension": "npx"}
 

@@ -33,8 +33,8 @@ from .var import Var
 
 __all__ = ["Var", "EngineEvent", "EventLog", "NaiveEngine", "ThreadedEngine",
            "ThreadedEnginePerDevice", "register_engine_type", "engine_types", "get_engine",
-           "set_engine", "push", "wait_for_var", "wait_all", "set_bulk_size", "bulk", "event_log",
-           "new_var", "carry_thread_local", "resource_var"]
+           "set_engine", "push", "wait_for_var", "wait_all", "drain", "set_bulk_size", "bulk",
+           "event_log", "new_var", "carry_thread_local", "resource_var"]
 
 DEFAULT_ENGINE_TYPE = "NaiveEngine"
 event_log = EventLog()
@@ -59,7 +59,7 @@ def register_engine_type(name, cls):
     """Make an engine class selectable by ``MXNET_ENGINE_TYPE`` / :func:`set_engine` under ``name``.
 
     ``cls(event_log=...)`` must give an object with ``push``, ``wait_for_var``, ``wait_all``,
-    ``set_bulk_size`` and ``shutdown``.
+    ``drain``, ``set_bulk_size`` and ``shutdown``.
     """
     _ENGINE_TYPES[name] = cls
 
@@ -147,6 +147,11 @@ def wait_for_var(var):
 def wait_all():
     """Block until every pushed op has finished; re-raise the first pending error."""
     get_engine().wait_all()
+
+
+def drain():
+    """Block until every pushed op has finished, leaving their errors to the next sync point."""
+    get_engine().drain()
 
 
 def set_bulk_size(size):

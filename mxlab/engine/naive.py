@@ -62,6 +62,9 @@ class NaiveEngine:
     def wait_all(self):
         """Nothing is ever pending in the naive engine."""
 
+    def drain(self):
+        """Nothing is ever pending in the naive engine."""
+
     def set_bulk_size(self, size):
         """Record the bulk size (each op runs at once anyway); returns the old one."""
         previous, self.bulk_size = self.bulk_size, int(size)

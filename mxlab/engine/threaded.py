@@ -270,6 +270,9 @@ class ThreadedEngine:
             if task is None:
                 return
             self._execute(task)
+            # NOTE: dropped before blocking on the next get: a done op must not keep its arrays
+            #   (and through them a tape node, a CachedOp state) alive until more work comes.
+            del task
 
     def _in_worker(self):
         return getattr(self._local, "worker", False)
@@ -314,13 +317,26 @@ class ThreadedEngine:
             raise MXNetRuntimeError("wait_all() called inside an engine op would wait for itself")
         self._flush()
         with self._lock:
-            while self._pending:
-                self._idle.wait()
+            self._wait_idle()
             errors, self._errors = list(self._errors), {}
         taken = [e.take() for e in errors]
         first = next((e for e in taken if e is not None), None)
         if first is not None:
             raise first
+
+    def drain(self):
+        """Block until every pushed op is done, leaving their errors to the next sync point (for
+        views that read the event log, such as the notebook's live engine view)."""
+        if self._in_worker():
+            raise MXNetRuntimeError("drain() called inside an engine op would wait for itself")
+        self._flush()
+        with self._lock:
+            self._wait_idle()
+
+    def _wait_idle(self):
+        """Wait (lock held) until nothing is pending."""
+        while self._pending:
+            self._idle.wait()
 
     # -- settings and lifetime ---------------------------------------------------------------------
     def set_bulk_size(self, size):
@@ -333,8 +349,7 @@ class ThreadedEngine:
         """Finish pending work and stop the workers (a later push starts new ones)."""
         self._flush()
         with self._lock:
-            while self._pending:
-                self._idle.wait()
+            self._wait_idle()
             workers, self._workers = self._workers, []
         for _ in workers:
             self._ready.put(None)

@@ -538,6 +538,7 @@ class CachedOp:
             frame.allocate("full", planned.memory_plan, planned.node_range,
                            planned.graph.indexed, pool=pool)
         self._bind_arrays(planned, frame, inputs, outputs)
+        frame.saved_vars = {e: a._var for e, a in frame.arrays.items() if a is not None}
         run_segments(self._bound(state, planned, frame))
         _unbind_arrays(frame)
         run = _Run(self, self._plans["backward"], frame, state, device, type(inputs[0]))

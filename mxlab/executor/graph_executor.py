@@ -5,8 +5,9 @@ grad_req is not ``'null'``, with ``<output>_head_grad`` placeholders), infers sh
 from the bound arrays, plans memory jointly over forward and backward (nnvm's PlanMemory with
 in-place add-to), allocates the planned blocks (reusing ``shared_exec``'s blocks when given) and
 compiles two programs on the shared runtime (:mod:`.runtime`): the forward part and the backward
-part. ``forward`` and ``backward`` push their bulk segments; a monitor callback disables bulking
-and sees every node output as ``<node>_<output>``.
+part. ``forward`` and ``backward`` walk their bound bulk segments with the graph interpreter
+template (:class:`~mxlab.graph.interpreter.Interpreter`; a node's call is one engine push); a
+monitor callback disables bulking and sees every node output as ``<node>_<output>``.
 
 Example
 -------
@@ -29,11 +30,13 @@ import numpy
 
 from ..base import MXNetNotImplementedError, MXNetTypeError, MXNetValueError, env_int
 from ..graph.graph import Graph
+from ..graph.interpreter import Interpreter
 from ..graph.segments import Segment
 from ..imperative import invoke
+from ..ops.context import op_context
 from ..ops.registry import OpReq, get_op
 from .planning import gradient_graph, head_entry_ids, infer_graph, plan_graph
-from .runtime import Frame, Program, run_segments
+from .runtime import Frame, Program
 
 __all__ = ["GraphExecutor", "Executor", "bind", "simple_bind", "HEAD_GRAD_MSG", "GRAD_REQS"]
 
@@ -75,6 +78,24 @@ class _Monitor:
             for name, eid in pairs:
                 self.callback(name, self.cls._wrap(frame.slots[eid], frame.device))
         return call
+
+
+class _EngineRun(Interpreter):
+    """The executor's run on the interpreter template: the nodes walked are its bound bulk
+    segments (a coarsened graph, as MXNet's cached segment operators), calling one is one engine
+    push with the run's op context, and values stay in the frame the segments were bound to."""
+
+    def __init__(self, segments, is_train):
+        self.segments, self.ctx = segments, op_context(bool(is_train))
+
+    def order(self):
+        return self.segments
+
+    def is_variable(self, segment):
+        return False
+
+    def step(self, segment):
+        segment.push(self.ctx)
 
 
 def _normalize_reqs(grad_req, arg_names):
@@ -285,7 +306,7 @@ class GraphExecutor:
         for name, value in kwargs.items():
             self._set_argument(name, value)
         bound = self._bound_forward if is_train else self._bound_inference
-        run_segments(bound, training=bool(is_train))
+        _EngineRun(bound, is_train).run()
         return self.outputs
 
     def _set_argument(self, name, value):
@@ -317,7 +338,7 @@ class GraphExecutor:
             if not hasattr(grad, "_var"):
                 grad = self._cls._wrap(self._device.xp.asarray(grad), self._device)
             self._frame.arrays[eid] = grad
-        run_segments(self._bound_backward, training=bool(is_train))
+        _EngineRun(self._bound_backward, is_train).run()
 
     def partial_forward(self, is_train, step):
         """Run forward node ``step`` alone (node ids count variables); returns the steps left."""
@@ -334,7 +355,7 @@ class GraphExecutor:
                            zip(program.segment_info, self._bind(program))}
         bound = self._steps.get(step)
         if bound is not None:
-            run_segments([bound], training=bool(is_train))
+            _EngineRun([bound], is_train).run()
         return nf - step - 1
 
     def set_monitor_callback(self, callback, monitor_all=False):

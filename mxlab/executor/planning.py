@@ -9,8 +9,8 @@ Each pipeline is a chain of :func:`~mxlab.graph.passes.apply_pass` calls, so the
   symbol's graph, then ``infer_shape`` and ``infer_type`` once over the whole gradient graph (head
   gradients take their output's shape and dtype through ``_identity_with_attr_like_rhs``), then
   ``plan_memory``, ``detect_inplace_addto`` (backward, joint) and ``plan_segments``. With
-  ``recompute`` the forward graph is inferred first and ``plan_recompute`` picks the nodes
-  ``build_gradient`` mirrors, so inference runs once more, over the gradient graph. A partitioned
+  ``recompute``, ``plan_recompute`` (sizing nodes from the input shapes on a scratch copy) picks
+  the nodes ``build_gradient`` mirrors first, so inference still runs once. A partitioned
   symbol's graph starts with its ``partition_graph`` record (see :attr:`mxlab.sym.Symbol.graph`).
 
 Three plans, as MXNet's CachedOp keeps them (``forward_mem_plan``, ``full_mem_plan``,
@@ -87,11 +87,14 @@ def head_entry_ids(graph):
     return [present.get(id(node)) for node in graph.attrs.get("head_grad_nodes", ())]
 
 
-def gradient_graph(forward, xs, recompute=False, recompute_budget=None, sum_cap=None):
+def gradient_graph(forward, xs, recompute=False, recompute_budget=None, sum_cap=None,
+                   shapes=None, dtypes=None):
     """The full graph (forward outputs + gradients of ``xs``); with ``recompute`` the sublinear
-    planner picks the nodes to mirror, so ``forward`` should be inferred (it sizes the nodes)."""
+    planner picks the nodes to mirror, sized by input ``shapes``/``dtypes`` (by name) or by an
+    inferred ``forward``'s attributes."""
     if recompute:
-        forward = apply_pass(forward, "plan_recompute", budget=recompute_budget)
+        forward = apply_pass(forward, "plan_recompute", budget=recompute_budget, shapes=shapes,
+                             dtypes=dtypes)
     return apply_pass(forward, "build_gradient", xs=xs, sum_cap=sum_cap)
 
 

@@ -28,6 +28,7 @@ True
 import bisect
 import dataclasses
 import functools
+import threading
 import time
 import weakref
 
@@ -63,26 +64,30 @@ class BufferPool:
     """Byte blocks of one device, reused best-fit (the smallest free block of at least the size).
 
     The dynamic path takes a frame's blocks from here each call and gives them back when the
-    frame dies, so steady-state calls allocate nothing.
+    frame dies, so steady-state calls allocate nothing. Under a threaded engine blocks come back
+    from the worker running a frame's release op, hence the lock.
     """
 
     def __init__(self, xp):
         self.xp = xp
         self.free = []     # sorted (nbytes, sequence, block)
         self._sequence = 0
+        self._lock = threading.Lock()
         self.allocated_bytes = 0
 
     def request(self, nbytes):
         """A uint8 block of at least ``nbytes`` (a pooled one when one fits)."""
-        position = bisect.bisect_left(self.free, (nbytes,))
-        if position < len(self.free):
-            return self.free.pop(position)[2]
-        self.allocated_bytes += nbytes
+        with self._lock:
+            position = bisect.bisect_left(self.free, (nbytes,))
+            if position < len(self.free):
+                return self.free.pop(position)[2]
+            self.allocated_bytes += nbytes
         return self.xp.empty(max(nbytes, 1), dtype=numpy.uint8)
 
     def release(self, block):
-        self._sequence += 1
-        bisect.insort(self.free, (block.nbytes, self._sequence, block))
+        with self._lock:
+            self._sequence += 1
+            bisect.insort(self.free, (block.nbytes, self._sequence, block))
 
     def release_all(self, blocks):
         for block in blocks:
@@ -115,6 +120,10 @@ class Frame:
         self.blocks = {}
         self.block_vars = {}
         self.entry_vars = {}
+        # NOTE: eid -> var of the caller's array an earlier run bound there (a recorded forward's
+        #   inputs and outputs); a later run reading that slot (backward) declares a read of it,
+        #   so an in-place write (the optimizer's update) waits for the read.
+        self.saved_vars = {}
         self.device = device
         # NOTE: with ``ordered`` every segment run on this frame writes this var, so a later push
         #   (backward reading the forward's saved inputs from the slots) waits for earlier ones.
@@ -268,7 +277,7 @@ class BoundSegment:
 
     __slots__ = ("name", "kernels", "steps", "ext_reads", "ext_writes", "write_eids",
                  "block_reads", "write_base", "frame", "xp", "mutated", "fresh", "times",
-                 "takes_ctx", "__weakref__")
+                 "takes_ctx", "saved_reads", "__weakref__")
 
     def __init__(self, name, kernels, steps, ext_reads, ext_writes, block_reads, block_writes,
                  frame, resource_vars, mutated):
@@ -278,6 +287,9 @@ class BoundSegment:
         self.fresh = [e for e, _, _, fresh in ext_writes if fresh]
         self.write_eids = [w[0] for w in self.ext_writes] + self.fresh
         self.block_reads = list(block_reads)
+        self.saved_reads = [e for e in dict.fromkeys(e for step in steps if step is not None
+                                                   for e in step.ins)
+                            if e not in frame.arrays and e in frame.saved_vars]
         self.write_base = list(block_writes) + list(resource_vars)
         self.xp = frame.device.xp
         self.times = None
@@ -301,6 +313,9 @@ class BoundSegment:
                 (write_vars if eid in self.mutated else read_vars).append(arr._var)
         else:
             read_vars = self.block_reads + [arr._var for arr in reads]
+        if self.saved_reads:
+            saved = self.frame.saved_vars
+            read_vars = read_vars + [saved[e] for e in self.saved_reads]
         task = functools.partial(self.run, reads, writes)
         if self.takes_ctx is not None:   # NOTE: the mode is fixed now, not when a worker runs it
             task = functools.partial(task, ctx or op_context(STATE.training))

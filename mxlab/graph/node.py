@@ -8,7 +8,7 @@ attributes such as shapes or memory plans) lives in :mod:`mxlab.graph.graph`.
 import itertools
 import typing
 
-__all__ = ["Node", "Entry", "topo_sort", "new_node_name"]
+__all__ = ["Node", "Entry", "topo_sort", "post_order", "new_node_name"]
 
 _name_counters = {}
 
@@ -109,8 +109,16 @@ def topo_sort(heads):
     Deterministic: inputs are visited in order, then control dependencies (MXNet's ``DFSVisit``
     order).
     """
+    return post_order([h.node if isinstance(h, Entry) else h for h in heads], _node_children)
+
+
+def _node_children(node):
+    return [e.node for e in node.inputs] + list(node.control_deps)
+
+
+def post_order(roots, children):
+    """Nodes reachable from ``roots`` through ``children(node)``, each once, children first."""
     order, seen = [], set()
-    roots = [h.node if isinstance(h, Entry) else h for h in heads]
     for root in roots:
         if id(root) in seen:
             continue
@@ -124,8 +132,7 @@ def topo_sort(heads):
                 continue
             seen.add(id(node))
             stack.append((node, True))
-            children = [e.node for e in node.inputs] + list(node.control_deps)
-            for child in reversed(children):
+            for child in reversed(children(node)):
                 if id(child) not in seen:
                     stack.append((child, False))
     return order

@@ -25,6 +25,7 @@ import dataclasses
 import math
 
 from .memory import nbytes_of
+from .infer import infer_shape, infer_type
 from .passes import register_pass
 
 __all__ = ["plan_sublinear", "plan_recompute", "RecomputePlan"]
@@ -108,8 +109,15 @@ def plan_sublinear(graph, budget=None, trials=24):
 
 
 @register_pass("plan_recompute", provides=("recompute_plan",))
-def plan_recompute(graph, budget=None):
-    """The pass: ``graph.attrs["recompute_plan"]`` (a :class:`RecomputePlan`, sized by the
-    ``shape``/``dtype`` attributes when present); ``build_gradient`` mirrors its ``mirrored``
-    nodes."""
-    return graph.copy(recompute_plan=plan_sublinear(graph, budget=budget))
+def plan_recompute(graph, budget=None, shapes=None, dtypes=None):
+    """The pass: ``graph.attrs["recompute_plan"]`` (a :class:`RecomputePlan`); ``build_gradient``
+    mirrors its ``mirrored`` nodes.
+
+    Nodes are sized by the graph's ``shape``/``dtype`` attributes, or, given input ``shapes`` and
+    ``dtypes`` (by name), by inferring them on a scratch copy: the result keeps the graph as it
+    was, so the pipeline infers shapes once, over the gradient graph.
+    """
+    sized = graph
+    if shapes is not None and "shape" not in graph.attrs:
+        sized = infer_type(infer_shape(graph, shapes), dtypes)
+    return graph.copy(recompute_plan=plan_sublinear(sized, budget=budget))

@@ -13,6 +13,7 @@ Example
 >>> outs.asnumpy().ravel(), state[0].asnumpy()
 (array([1., 3., 6.], dtype=float32), array([6.], dtype=float32))
 """
+from ..attribute import unique_subgraph_name
 from ..ops.registry import get_op, list_ops
 from .frontend import make_array_frontend
 from .ndarray import NDArray
@@ -51,13 +52,19 @@ def _as_list(x):
 
 
 def _stack(items):
+    """Stack along a new axis 0, keeping the items' class (``mx.np`` arrays stay ``mx.np``)."""
     from . import stack
-    return stack(*items, axis=0)
+    result = stack(*items, axis=0)
+    return result if type(result) is type(items[0]) else result.as_np_ndarray()
 
 
-def foreach(body, data, init_states):
+def foreach(body, data, init_states, name="foreach"):
     """Run ``body(data[i], states) -> (outputs, states)`` over the first axis of ``data``
-    (an array or a list of arrays); returns the stacked outputs and the final states."""
+    (an array or a list of arrays); returns the stacked outputs and the final states.
+
+    Imperative: a Python loop of recorded ops, so autograd differentiates it and a hybridized
+    block traces it unrolled (``mx.sym.contrib.foreach`` builds one subgraph node)."""
+    unique_subgraph_name(name)
     datas, data_was_list = _as_list(data)
     states = init_states
     collected = []
@@ -72,17 +79,22 @@ def foreach(body, data, init_states):
     return (stacked if out_was_list else stacked[0]), states
 
 
-def while_loop(cond, func, loop_vars, max_iterations=None):
+def while_loop(cond, func, loop_vars, max_iterations=None, name="while_loop"):
     """``while cond(*vars): outputs, vars = func(*vars)`` at most ``max_iterations`` times;
     returns the stacked outputs (padded with zeros to ``max_iterations`` rows, as MXNet) and the
-    final loop variables."""
+    final loop variables, each in the structure ``func`` and ``loop_vars`` gave."""
     if max_iterations is None:
         raise ValueError("while_loop: max_iterations is required (as in MXNet)")
+    for part in ("_cond", "_func"):
+        unique_subgraph_name(name + part)
     loop_vars, vars_were_list = _as_list(loop_vars)
-    collected = []
+    collected, out_was_list = [], True
     while len(collected) < max_iterations and bool(_truth(cond(*loop_vars))):
         outputs, new_vars = func(*loop_vars)
-        collected.append(_as_list(outputs)[0] if outputs is not None else [])
+        if outputs is None:
+            outputs = []
+        outputs, out_was_list = _as_list(outputs)
+        collected.append(outputs)
         loop_vars = _as_list(new_vars)[0]
     outputs = []
     if collected and collected[0]:
@@ -90,6 +102,8 @@ def while_loop(cond, func, loop_vars, max_iterations=None):
             rows = [c[k] for c in collected]
             pad = [rows[0] * 0] * (max_iterations - len(rows))
             outputs.append(_stack(rows + pad))
+    if outputs and not out_was_list:
+        outputs = outputs[0]
     return outputs, (loop_vars if vars_were_list else loop_vars[0])
 
 
@@ -97,6 +111,15 @@ def _truth(value):
     return value.asscalar() if isinstance(value, NDArray) else value
 
 
-def cond(pred, then_func, else_func):
-    """``then_func()`` if ``pred`` (a scalar array) is true, else ``else_func()``."""
-    return then_func() if bool(_truth(pred)) else else_func()
+def cond(pred, then_func, else_func, inputs=None, name="cond"):
+    """``then_func()`` if ``pred`` (a scalar array) is true, else ``else_func()``.
+
+    MXNet 2.0's ``npx.cond(pred, then_func, else_func, inputs)`` form: ``pred``, ``then_func``
+    and ``else_func`` are functions of the ``inputs`` (an array or a list of arrays)."""
+    if inputs is None and not callable(pred):
+        return then_func() if bool(_truth(pred)) else else_func()
+    for part in ("_pred", "_then", "_else"):
+        unique_subgraph_name(name + part)
+    args = _as_list(inputs)[0] if inputs is not None else []
+    value = pred(*args) if callable(pred) else pred
+    return then_func(*args) if bool(_truth(value)) else else_func(*args)

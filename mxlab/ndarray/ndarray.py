@@ -17,6 +17,8 @@ from ..ops.shape import ReshapeSizeError
 
 __all__ = ["NDArray", "ndarray", "array", "from_numpy_data", "DEFAULT_DTYPE"]
 
+py_slice = slice   # NOTE: MXNet's module keeps the builtin under this name; its tests import it
+
 DEFAULT_DTYPE = numpy.float32
 _namespaces = {}   # flavour -> namespace module (filled by mx.nd / mx.np at import)
 
@@ -411,6 +413,8 @@ class NDArray:
 
     # -- method forms of namespace functions -------------------------------------------------------
     def reshape(self, *shape, **kwargs):
+        if not shape and "shape" in kwargs:     # MXNet 1.x: x.reshape(shape=(3, 2))
+            shape = (kwargs.pop("shape"),)
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
         try:
@@ -483,9 +487,24 @@ class ndarray(NDArray):
     def to_device(self, device):
         return self.as_in_context(device)
 
+    def __array_namespace__(self, api_version=None):
+        """The array-API namespace of these arrays: ``mx.np`` (API versions 2021.xx, as MXNet)."""
+        if api_version is not None and not _is_array_api_2021(api_version):
+            raise MXNetValueError(f"Unrecognized array API version: {api_version!r}")
+        return _namespaces["np"]
+
     def tostype(self, stype):
         raise AttributeError("mxnet.numpy.ndarray object has no attribute tostype (use mx.nd "
                              "arrays)")
+
+
+def _is_array_api_2021(version):
+    """Whether ``version`` is a valid ``YYYY.MM`` date in 2021 (the array API MXNet follows)."""
+    import datetime
+    try:
+        return datetime.datetime.strptime(version, "%Y.%m").year == 2021
+    except (TypeError, ValueError):
+        return False
 
 
 def _iter_nd(self):

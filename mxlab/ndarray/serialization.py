@@ -182,13 +182,31 @@ def save(fname, data, np_semantics=None):
     os.replace(tmp, fname)
 
 
+# NOTE: MXNet 2.0's npx.save / npx.savez write NumPy's own .npy / .npz (a zip) files.
+_NUMPY_MAGICS = (b"\x93NUMPY", b"PK\x03\x04", b"PK\x05\x06")   # NOTE: last: an empty zip
+
+
+def _load_numpy_file(fname):
+    """``(arrays, names, np_semantics)`` of a .npy (one unnamed array) or .npz file."""
+    loaded = numpy.load(fname, allow_pickle=False)
+    if isinstance(loaded, numpy.ndarray):
+        return [loaded], [], True
+    with loaded:
+        names = list(loaded.files)
+        return [loaded[name] for name in names], names, True
+
+
 def load(fname, device=None, cls=None):
     """Load arrays saved by ``save`` or by real MXNet: a list, or a dict when the file has names."""
     from .ndarray import NDArray, ndarray
     if not isinstance(fname, (str, os.PathLike)):
         raise MXNetTypeError(f"load: fname must be a path, got {type(fname).__name__}")
     with open(fname, "rb") as handle:
-        arrays, names, np_semantics = load_frombuffer(handle.read(), os.fspath(fname))
+        content = handle.read()
+    if content.startswith(_NUMPY_MAGICS):
+        arrays, names, np_semantics = _load_numpy_file(fname)
+    else:
+        arrays, names, np_semantics = load_frombuffer(content, os.fspath(fname))
     cls = cls or (ndarray if np_semantics else NDArray)
     device = Device(device) if device is not None else current_device()
     from .ndarray import array as make_array

@@ -287,7 +287,19 @@ class ExplorerModel:
                 "run_times": self.source.run_times}
 
     def dot(self, with_selection=True):
-        return build_dot(self.graph, self.options(with_selection), **self.extras())
+        """DOT text of the view now; the last few are kept, as one state is drawn for the
+        canvas, the static picture and the layout note alike."""
+        extras = self.extras()
+        key = (id(self.graph), self.view, self.kind, frozenset(self.collapsed), self.op_filter,
+               self.max_nodes, self.selected if with_selection else None,
+               id(extras["memory_plan"]), tuple(map(id, extras["segments"] or ())),
+               id(extras["partition"]), tuple(sorted(extras["run_times"].items())))
+        cache = self._names_cache.setdefault("dot", {})
+        if key not in cache:
+            if len(cache) >= 8:
+                cache.pop(next(iter(cache)))
+            cache[key] = build_dot(self.graph, self.options(with_selection), **extras)
+        return cache[key]
 
     def svg(self, with_selection=True):
         return to_svg(self.dot(with_selection))

@@ -42,8 +42,15 @@ def tracked():
 
 
 def refresh_all(*_):
-    """Refresh every tracked model; returns how many changed. Errors go to each model's log."""
+    """Refresh every tracked model; returns how many changed. Errors go to each model's log.
+
+    The cell's pushed ops are drained first (threaded engines), so the views show what it did;
+    an op's error stays for the cell that next syncs.
+    """
     changed = 0
+    if _MODELS:
+        from ..engine import drain
+        drain()
     for model in list(_MODELS):
         try:
             changed += bool(model.refresh())

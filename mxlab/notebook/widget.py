@@ -65,18 +65,16 @@ class Explorer:
         self.views = w.ToggleButtons(options=[v.capitalize() for v in VIEWS], value="Graph")
         self.kind = w.Dropdown(options=model.source.kinds() or ["forward"], value=model.kind,
                                description="graph", layout=w.Layout(width="180px"))
-        self.picker = w.Dropdown(options=self._names(), value=None, description="node",
+        # NOTE: contents are filled once, by the _update below (each costs a graph walk)
+        self.picker = w.Dropdown(options=[], value=None, description="node",
                                  layout=w.Layout(width="320px"))
         self.filter = w.Text(value="", placeholder="filter by op", layout=w.Layout(width="150px"))
         self.depth = w.BoundedIntText(value=model.depth, min=0, max=16,
                                       description="collapse depth",
                                       style={"description_width": "initial"},
                                       layout=w.Layout(width="150px"))
-        self.canvas = canvas_class()(svg=model.svg(with_selection=False))
-        self.header = w.HTML(model.summary_html())
-        self.legend = w.HTML(model.legend_html())
-        self.info = w.HTML(model.details_html())
-        self.panel = w.HTML(model.panel_html())
+        self.canvas = canvas_class()()
+        self.header, self.legend, self.info, self.panel = (w.HTML() for _ in range(4))
         self.knobs = self._knob_widgets(w)
         controls = w.HBox([self.kind, self.picker, self.filter, self.depth])
         self.widget = w.VBox([self.header, self.views, controls, self.knobs, self.canvas,

@@ -1,5 +1,7 @@
 """``mx.npx``: MXNet operators with NumPy-style arrays (activations, nn layers, MXNet-specific
 helpers)."""
+import numpy
+
 from .. import ops as _ops  # noqa: F401  (registers every op family)
 from ..ndarray.frontend import make_array_frontend as _make_array_frontend
 from ..ndarray import ndarray as _ndarray_module
@@ -11,16 +13,46 @@ _ndarray_module._namespaces["npx"] = __import__(__name__, fromlist=["_"])
 
 
 def save(file, arr):
-    """Save ``mx.np`` arrays (one, a list, or a dict) in MXNet's format with NumPy shape
-    semantics."""
+    """Save ``mx.np`` arrays. One array goes to NumPy's ``.npy`` format as in MXNet 2.0 (readable by
+    ``numpy.load``); a list or dict goes to MXNet's format with NumPy shape semantics."""
+    from ..ndarray.ndarray import NDArray
+    if isinstance(arr, NDArray):
+        with open(file, "wb") as handle:
+            numpy.save(handle, arr.asnumpy())
+        return
     from ..ndarray.serialization import save as _save
     _save(file, arr, np_semantics=True)
 
 
+def savez(file, *args, **kwds):
+    """Save arrays into one uncompressed NumPy ``.npz`` file at exactly ``file`` (MXNet 2.0):
+    positional arrays as ``arr_0``, ``arr_1``, ..., keyword arrays under their names."""
+    from ..base import MXNetTypeError, MXNetValueError
+    from ..ndarray.ndarray import NDArray
+    named = dict(kwds)
+    for i, value in enumerate(args):
+        if f"arr_{i}" in named:
+            raise MXNetValueError(f"savez: naming conflict between argument {i} and keyword "
+                                  f"'arr_{i}'")
+        named[f"arr_{i}"] = value
+    bad = [k for k, v in named.items() if not isinstance(v, NDArray)]
+    if bad:
+        raise MXNetTypeError(f"savez: only accepts arrays, got {bad} of other types")
+    with open(file, "wb") as handle:
+        numpy.savez(handle, **{k: v.asnumpy() for k, v in named.items()})
+
+
 def load(file, device=None):
-    """Load arrays saved by :func:`save` (or real MXNet) as ``mx.np`` arrays."""
+    """Load arrays saved by :func:`save`, :func:`savez` or real MXNet as ``mx.np`` arrays: a
+    ``.npy`` file gives its array, an ``.npz`` file or a named MXNet file a dict, an unnamed
+    MXNet file a list."""
     from ..ndarray.serialization import load as _load
-    return _load(file, device=device, cls=_ndarray)
+    with open(file, "rb") as handle:
+        is_npy = handle.read(6) == b"\x93NUMPY"
+    loaded = _load(file, device=device, cls=_ndarray)
+    return loaded[0] if is_npy else loaded
+
+
 from ..util import is_np_array, is_np_shape, reset_np, set_np, use_np  # noqa: E402,F401
 from .utils import *  # noqa: E402,F401,F403
 from . import random  # noqa: E402,F401

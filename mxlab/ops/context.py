@@ -5,6 +5,11 @@ whoever runs it: the imperative dispatcher (from ``autograd.is_training()`` when
 pushed), the graph executors (their ``is_train``), the interpreters. Kernels read the mode from it
 instead of from thread-local state, so an op computes the same on any engine worker thread.
 
+A kernel that needs scratch memory asks its context for it (:meth:`OpContext.temp_space`,
+MXNet's ``requested`` ``kTempSpace`` resource) instead of allocating: one growing buffer per
+device and thread, reused by every call, so a steady-state loop allocates no scratch. The op
+lists ``"temp"`` in ``Op.resources``.
+
 Contexts are immutable and there are two (:data:`TRAIN`, :data:`PREDICT`; :func:`op_context`
 picks one), so passing one costs a lookup, not an allocation, per op.
 
@@ -19,10 +24,17 @@ Example
 array([1., 1., 1., 1.], dtype=float32)
 >>> dropout.takes_ctx, get_op("relu").takes_ctx
 (True, False)
+>>> scratch = PREDICT.temp_space(numpy, (2, 3), "float32")
+>>> scratch.shape, scratch.dtype.name
+((2, 3), 'float32')
 """
+import threading
+
+import numpy
+
 from . import rng
 
-__all__ = ["OpContext", "TRAIN", "PREDICT", "op_context"]
+__all__ = ["OpContext", "TRAIN", "PREDICT", "op_context", "temp_space_bytes"]
 
 
 class OpContext:
@@ -50,6 +62,39 @@ class OpContext:
         """``fn(generator)`` with the random generator of the device ``xp`` computes on, held
         exclusively (the ``rng`` resource)."""
         return rng.draw(xp, fn)
+
+    @staticmethod
+    def temp_space(xp, shape, dtype):
+        """A scratch array of ``shape`` and ``dtype`` on the device ``xp`` computes on (the
+        ``temp`` resource): contents undefined, valid until the kernel returns (the next request
+        on this thread reuses the memory), never to be returned as an output."""
+        return _TEMP.request(xp, tuple(shape), numpy.dtype(dtype))
+
+
+class _TempSpace(threading.local):
+    """The scratch buffers of this thread, one byte buffer per device, grown to the largest
+    request. Per thread (MXNet has one per device and orders its users through the engine):
+    interpreters running kernels outside the engine cannot race a worker for it."""
+
+    def __init__(self):
+        self.buffers = {}
+
+    def request(self, xp, shape, dtype):
+        nbytes = int(numpy.prod(shape, dtype=numpy.int64)) * dtype.itemsize
+        key = rng._key(xp)
+        buffer = self.buffers.get(key)
+        if buffer is None or buffer.nbytes < nbytes:
+            buffer = self.buffers[key] = xp.empty(max(nbytes, 1), dtype=numpy.uint8)
+        return buffer[:nbytes].view(dtype).reshape(shape)
+
+
+_TEMP = _TempSpace()
+
+
+def temp_space_bytes(xp=numpy):
+    """Bytes of this thread's scratch buffer on the device ``xp`` computes on (0: none yet)."""
+    buffer = _TEMP.buffers.get(rng._key(xp))
+    return 0 if buffer is None else int(buffer.nbytes)
 
 
 TRAIN = OpContext(True)

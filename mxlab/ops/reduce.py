@@ -106,25 +106,32 @@ def _no_grad(legacy):
 
 
 def reduction(name, fn, dtype_rule, grad=_no_grad, legacy=True, attrs=(), aliases=(),
-              np_name=None, exclude=None, doc=""):
+              np_name=None, exclude=None, doc="", temp=False):
     """Register a reduction computed by ``fn(xp, x, axes, dtype, attrs)`` in keepdims form.
 
     ``dtype_rule(in_dtype, attrs)`` gives the output dtype; ``grad(legacy)`` builds the gradient
     rule; ``exclude`` (default: ``legacy``) adds MXNet's ``exclude`` attribute. Output shapes
-    follow the flavour (see the module doc).
+    follow the flavour (see the module doc). With ``temp`` the kernel needs scratch memory:
+    ``fn`` also gets the op context (``ctx.temp_space``) and the op requests the temp resource.
     """
-    def compute(xp, inputs, attrs_):
-        x = inputs[0]
+    def reduce(xp, x, attrs_, *ctx):
         axes, shape = _plan(name, attrs_["axis"], x.shape, attrs_.get("exclude", False),
                             attrs_["keepdims"], legacy)
         dtype = dtype_rule(x.dtype, attrs_)
-        result = fn(xp, x, axes, dtype, attrs_).reshape(shape)   # NOTE: keepdims: never a scalar
+        result = fn(xp, x, axes, dtype, attrs_, *ctx).reshape(shape)  # NOTE: keepdims: no scalar
         return result if result.dtype == dtype else result.astype(dtype)
+
+    def compute(xp, inputs, attrs_):
+        return reduce(xp, inputs[0], attrs_)
+
+    def compute_with_scratch(xp, inputs, attrs_, ctx):
+        return reduce(xp, inputs[0], attrs_, ctx)
 
     exclude = legacy if exclude is None else exclude
     specs = (Attr("axis", "axis", None, optional=True), Attr("keepdims", "bool", False))
     specs += (Attr("exclude", "bool", False),) if exclude else ()
-    return register(Op(name=name, compute=compute, attrs=specs + tuple(attrs),
+    return register(Op(name=name, compute=compute_with_scratch if temp else compute,
+                       attrs=specs + tuple(attrs), resources=("temp",) if temp else (),
                        aliases=tuple(aliases), infer_shape=_reduction_infer(name, legacy),
                        infer_type=_rule_type(dtype_rule), gradient=grad(legacy),
                        np_name=np_name, doc=doc))
@@ -310,11 +317,14 @@ def _with_initial(method, combine):
     return fn
 
 
-def _norm(xp, x, axes, dtype, attrs):
+def _norm(xp, x, axes, dtype, attrs, ctx):
+    """|x| or x*x into the op context's scratch space (MXNet's norm requests temp space too),
+    then the reduction."""
     x = x.astype(dtype, copy=False)
+    scratch = ctx.temp_space(xp, x.shape, x.dtype)
     if attrs["ord"] == 1:
-        return xp.abs(x).sum(axis=axes, keepdims=True)
-    return xp.sqrt((x * x).sum(axis=axes, keepdims=True))
+        return xp.abs(x, out=scratch).sum(axis=axes, keepdims=True)
+    return xp.sqrt(xp.multiply(x, x, out=scratch).sum(axis=axes, keepdims=True))
 
 
 def _moment(method):
@@ -368,7 +378,7 @@ for _row in _REDUCTIONS:
 reduction("nansum", lambda xp, x, axes, dtype, attrs: xp.nansum(x, axis=axes, keepdims=True),
           _same, grad=_nansum_grad,
           doc="Sum treating NaN as zero (gradient 0 at NaN).")
-reduction("norm", _norm, _norm_dtype, grad=_norm_grad,
+reduction("norm", _norm, _norm_dtype, grad=_norm_grad, temp=True,
           attrs=(Attr("ord", "int", 2, choices=(1, 2)),
                  Attr("out_dtype", "dtype", None, optional=True)),
           doc="L1 or L2 norm over ``axis`` (of the flattened array when ``axis`` is None).")

@@ -1,5 +1,6 @@
 """``mx.sym.contrib``: MXNet's contrib ops as symbol functions (``_contrib_<name>`` as
-``<name>``). The symbolic control-flow ops (``foreach``, ``while_loop``, ``cond``) are not built.
+``<name>``) and the symbolic control flow ``foreach``, ``while_loop`` and ``cond`` (one subgraph
+node each, see :mod:`mxlab.symbol.control_flow`).
 
 Example
 -------
@@ -10,10 +11,9 @@ Example
 from ..ndarray.contrib import NOT_BUILT as _NOT_BUILT
 from ..ops.registry import get_op as _get_op
 from ..ops.registry import list_ops as _list_ops
+from .control_flow import cond, foreach, while_loop  # noqa: F401
 from .frontend import make_symbol_frontend as _make
 from .symbol import Symbol as _Symbol
-
-_SYMBOLIC_CONTROL_FLOW = ("foreach", "while_loop", "cond")
 
 for _name in _list_ops():
     if _name.startswith("_contrib_"):
@@ -21,7 +21,6 @@ for _name in _list_ops():
 
 
 def __getattr__(name):
-    if name in _NOT_BUILT or name in _SYMBOLIC_CONTROL_FLOW:
-        raise NotImplementedError(f"sym.contrib.{name} is not built in mxlab (see "
-                                  "docs/compat.md; mx.nd.contrib has the imperative control flow)")
+    if name in _NOT_BUILT:
+        raise NotImplementedError(f"sym.contrib.{name} is not built in mxlab (see docs/compat.md)")
     raise AttributeError(f"module 'mxlab.symbol.contrib' has no attribute {name!r}")

@@ -1,13 +1,36 @@
-"""``Symbol.eval``'s interpreter: one imperative op call per node in topological order (the
-:func:`~mxlab.graph.interpreter.interpret` walk), so autograd records the calls; CachedOp's
-inline path runs small graphs with it.
+"""``Symbol.eval``'s interpreter: the :class:`~mxlab.graph.interpreter.ValueInterpreter` walk with
+one imperative op call per node, so autograd records the calls; CachedOp's inline path runs small
+graphs with it.
 """
 
 from .. import imperative
 from ..base import MXNetTypeError, MXNetValueError
-from ..graph.interpreter import interpret
+from ..graph.interpreter import ValueInterpreter
 
 __all__ = ["evaluate_graph"]
+
+
+class _ImperativeWalk(ValueInterpreter):
+    """Variables are NDArrays by name; an op node is an imperative call (recorded when autograd
+    records; the op context comes from ``autograd.is_training()`` at the call)."""
+
+    def __init__(self, heads, arrays, device, cls):
+        super().__init__(heads, None)
+        self.arrays, self.device, self.cls = arrays, device, cls
+
+    def bind(self, node):
+        self.values[(node, 0)] = _argument(node.name, self.arrays)
+
+    def call(self, node, inputs):
+        return imperative.invoke(node.op, inputs, node.attrs,
+                                 cls=None if inputs else self.cls, device=self.device)
+
+    def missing(self, node, entry):
+        """A missing output means its op failed (on a threaded engine the error is still
+        pending: surface it) or declares fewer outputs than the graph reads."""
+        from .. import engine
+        engine.wait_all()
+        super().missing(node, entry)
 
 
 def evaluate_graph(heads, arrays, device=None, cls=None):
@@ -16,27 +39,13 @@ def evaluate_graph(heads, arrays, device=None, cls=None):
     Runs with deferred compute off, so it works inside a ``dc.context()`` too. ``device``/``cls``
     place ops without inputs (``arange``, ``zeros``).
     """
-    def apply(node, inputs):
-        return imperative.invoke(node.op, inputs, node.attrs, cls=None if inputs else cls,
-                                 device=device)
-
     state = imperative.STATE
     previous = state.deferred
     state.deferred = False
     try:
-        values = interpret(heads, lambda node: _argument(node.name, arrays), apply, _missing)
+        return _ImperativeWalk(heads, arrays, device, cls).run()
     finally:
         state.deferred = previous
-    return [values[(e.node, e.index)] for e in heads]
-
-
-def _missing(node, entry):
-    """A missing output means its op failed (on a threaded engine the error is still pending:
-    surface it) or declares fewer outputs than the graph reads."""
-    from .. import engine
-    engine.wait_all()
-    raise MXNetValueError(f"{node.name} reads output {entry.index} of {entry.node.name}, "
-                          f"which produced {entry.node.num_outputs} output(s)")
 
 
 def _argument(name, arrays):

@@ -91,6 +91,7 @@ def test_state_pool_reuses_only_unheld_states():
     states = op._states[mx.cpu()]
     assert len(states) == 2 and all(s.holders == 1 for s in states)
     del first, second
+    mx.nd.waitall()   # NOTE: a pushed op holds its arrays (and their tape node) until it ran
     gc.collect()
     assert all(s.holders == 0 for s in states)
     op(*arrays)
@@ -105,12 +106,16 @@ def test_replan_triggers():
     op(*arrays)
     op(*arrays)
     op(*(_fresh(sym, batch=3)))
+    # NOTE: a recorded call holds its state until its pushed ops ran (threaded engines), and the
+    #   states a call finds free decide which plan it re-uses: wait for each.
     with mx.autograd.record():
         op(*arrays)
+    mx.nd.waitall()
     arrays_half = mlp_arrays(sym)
     arrays_half[1].attach_grad()
     with mx.autograd.record():
         op(*arrays_half)
+    mx.nd.waitall()
     op(*arrays)
     op(*([arrays[0]] + [a.copy() for a in arrays[1:]]))
     op(*[a.astype("float64") for a in arrays])
@@ -191,6 +196,7 @@ def test_inspection_api():
             "request", "live"} <= set(row)
     assert [s.reason for s in op.segments("forward")] == ["end_of_graph"]
     idx = op.forward_graph.indexed
+    mx.nd.waitall()   # NOTE: the times are taken when the pushed segments run
     assert set(op.last_run_times) == {n.name for n in idx.nodes if not n.is_variable}
     assert all(t > 0 for t in op.last_run_times.values())
     with mx.autograd.record():

@@ -134,6 +134,7 @@ def test_monitor_callback_names():
     seen = []
     ex.set_monitor_callback(lambda name, arr: seen.append((name, arr.shape)))
     ex.forward()
+    mx.nd.waitall()   # NOTE: the callback runs inside the pushed ops (as MXNet's)
     nodes = [n.name for n in ex.graph.indexed.nodes[:ex._num_forward_nodes]
              if not n.is_variable]
     assert [name for name, _ in seen] == [f"{n}_output" for n in nodes]
@@ -141,6 +142,7 @@ def test_monitor_callback_names():
     seen.clear()
     ex.set_monitor_callback(lambda name, arr: seen.append(name), monitor_all=True)
     ex.forward()
+    mx.nd.waitall()
     assert seen[:7] == ["data", "fc0_data", "fc0_weight", "fc0_weight", "fc0_bias", "fc0_bias",
                         "fc0_output"]
 

@@ -3,6 +3,8 @@ import numpy
 
 import mxlab as mx
 from mxlab.executor import CachedOp
+from mxlab.executor.planning import gradient_graph, infer_graph
+from mxlab.graph.recompute import plan_sublinear
 from mxlab.graph.passes import get_pass
 from mxlab.subgraph import partition_symbol
 
@@ -84,3 +86,34 @@ def test_partition_shows_in_the_cached_op_log():
     want = CachedOp(_net(), {"static_alloc": True})(*_arrays()).asnumpy()
     numpy.testing.assert_allclose(op(*_arrays()).asnumpy(), want, rtol=1e-6)
     assert _names(op.plans["forward"].graph)[:2] == ["partition_graph", "infer_shape"]
+
+
+def test_recompute_sized_from_input_shapes_infers_once():
+    shapes, dtypes = {"x": (2, 3), "w": (3, 4)}, {"x": "float32", "w": "float32"}
+    net = _net()
+    full = infer_graph(gradient_graph(net.graph, ["x", "w"], recompute=True, shapes=shapes,
+                                      dtypes=dtypes), shapes, dtypes)
+    assert _names(full) == ["plan_recompute", "build_gradient", "infer_shape", "infer_type"]
+    sized = plan_sublinear(infer_graph(net.graph, shapes, dtypes))
+    assert full.attrs["recompute_plan"].mirrored == sized.mirrored
+    assert full.attrs["recompute_plan"].estimated_peak == sized.estimated_peak > 0
+
+
+def test_executor_log_with_partition_and_mirroring(monkeypatch):
+    monkeypatch.setenv("MXNET_BACKWARD_DO_MIRROR", "1")
+    sym, _ = partition_symbol(_net(), "default", op_names=["tanh", "_mul_scalar"])
+    x, w = _arrays()
+    ex = sym.bind(mx.cpu(), {"x": x, "w": w}, args_grad={"x": x.zeros_like(),
+                                                         "w": w.zeros_like()})
+    names = _names(ex.graph)
+    assert names == ["partition_graph", "build_gradient", "infer_shape", "infer_type",
+                     "plan_memory", "detect_inplace_addto", "plan_segments"]
+    assert ex.graph.attrs["mirrored"]           # the mirror policy ran inside build_gradient
+    for record in ex.graph.pass_log:
+        assert (record.requires, record.provides) == (get_pass(record.name).requires,
+                                                      get_pass(record.name).provides)
+    ex.forward(is_train=True)
+    ex.backward(mx.nd.ones((2, 4)))
+    want = mx.nd.array(numpy.ones((2, 4)) * 2 * (1 - numpy.tanh(0.3) ** 2))
+    numpy.testing.assert_allclose(ex.grad_dict["x"].asnumpy(),
+                                  mx.nd.dot(want, w.T).asnumpy(), rtol=1e-5)

@@ -94,6 +94,15 @@ def test_foreach_while_loop_and_cond_differentiate():
 def test_contrib_names_not_built_say_so():
     with pytest.raises(NotImplementedError, match="BilinearResize2D"):
         getattr(mx.nd.contrib, "BilinearResize2D")  # noqa: B009
-    with pytest.raises(NotImplementedError, match="foreach"):
-        getattr(mx.sym.contrib, "foreach")  # noqa: B009
+    with pytest.raises(NotImplementedError, match="ROIAlign"):
+        getattr(mx.sym.contrib, "ROIAlign")  # noqa: B009
     assert mx.sym.contrib.box_nms(mx.sym.var("d")).infer_shape(d=(1, 4, 6))[1] == [(1, 4, 6)]
+
+
+def test_sparse_storage_names_say_it_is_not_built():
+    with pytest.raises(NotImplementedError, match="csr_matrix: sparse storage"):
+        mx.nd.sparse.csr_matrix  # noqa: B018
+    with pytest.raises(NotImplementedError, match="'csr'"):
+        mx.nd.ones(2).tostype("csr")
+    with pytest.raises(AttributeError):
+        mx.nd.sparse.no_such_name  # noqa: B018

@@ -82,10 +82,11 @@ def test_batchnorm_fix_gamma_ignores_gamma_and_zeroes_its_gradient():
     assert not arrays[1].grad.asnumpy().any()
 
 
-def test_batchnorm_gradients_training():
+@pytest.mark.parametrize("axis", [1, 0, -1])  # channel first, leading, last
+def test_batchnorm_gradients_training(axis):
     def bn(x, g, b):
         mm, mv = _nd(numpy.zeros(3)), _nd(numpy.ones(3))
-        return mx.nd.BatchNorm(x, g, b, mm, mv, fix_gamma=False)
+        return mx.nd.BatchNorm(x, g, b, mm, mv, fix_gamma=False, axis=axis)
 
     x, gamma, beta = _bn_inputs((3, 3, 2, 3))[:3]
     check_numeric_gradient(

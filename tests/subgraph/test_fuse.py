@@ -190,7 +190,9 @@ def test_large_inputs_are_tuned_once():
     fused = _check_same(sym, {'x': np.random.rand(1 << 16).astype('float32')})
     (node,) = _fused_nodes(fused)
     choices = node.op.runner.choices
-    assert len(choices) == 1 and isinstance(next(iter(choices.values())), bool)
+    assert len(choices) == 1 and next(iter(choices.values())) in ("numexpr", "ufunc", "ops")
+    # the choice is shown on the fused node, where the explorer lists attributes
+    assert node.attrs["kernel"] == f"2^16+ elements: {next(iter(choices.values()))}"
     x = mx.nd.array(np.random.rand(1 << 16).astype('float32'))
     assert_almost_equal(fused.eval(x=x)[0].asnumpy(), sym.eval(x=x)[0].asnumpy(), rtol=1e-5,
                         atol=1e-6)
@@ -215,3 +217,45 @@ def test_stage_functions_match_numexpr():
         slots[stage.target] = stage_function(stage, np)(*[slots[n] for n in stage.names])
     for got, want in zip([slots[t] for t in runner.program.outputs], kernel.run(inputs)):
         assert_almost_equal(np.asarray(got, dtype='float32'), want, rtol=1e-5, atol=1e-6)
+
+
+def _kernels_of(sym, dtype):
+    fused, _ = partition(sym, 'fuse')
+    return [node.op.runner.kernel([dtype] * len(node.op.runner.input_nodes))
+            for node in _fused_nodes(fused)]
+
+
+@pytest.mark.parametrize("size", [9, 40_000])  # one chunk, several chunks with a short last one
+def test_ufunc_program_matches_numexpr(size):
+    """The in-place ufunc program computes what the numexpr kernel computes, on every kind of
+    template (activations, comparisons, scalars, reversed scalars) and shared stages."""
+    x = mx.sym.var('x')
+    y = mx.sym.relu(mx.sym.sigmoid(x * 3) - 0.5) + mx.sym.abs(mx.sym.arctan(x)) / 2
+    y = (y > 0.3) * (1 - y) + (x >= 0) * mx.sym.tanh(x) / mx.sym.exp(-y)
+    kernels = _kernels_of(mx.sym.Group([diamonds(y, 3), mx.sym.softsign(y)]), 'float32')
+    assert kernels
+    for kernel in kernels:
+        assert kernel.ufunc is not None and len(kernel.ufunc.stages) == len(kernel.steps)
+        inputs = [np.linspace(-2, 2, size).astype('float32')] * len(kernel.in_dtypes)
+        for got, want in zip(kernel.run_ufunc(inputs), kernel.run(inputs)):
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert_almost_equal(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_ufunc_program_broadcasts_and_keeps_dtypes():
+    a, b = mx.sym.var('a'), mx.sym.var('b')
+    (kernel,) = _kernels_of(mx.sym.broadcast_mul(a + 1, b) - 2, 'float64')
+    inputs = [np.arange(6.0).reshape(2, 3), np.array([[1.0], [2.0]])]
+    (got,) = kernel.run_ufunc(inputs)
+    assert got.dtype == np.float64
+    assert_almost_equal(got, (inputs[0] + 1) * inputs[1] - 2)
+
+
+def test_ufunc_program_is_bitwise_numpy_for_chain64():
+    """One ufunc per op, in op order: the same floats as op-by-op NumPy."""
+    (kernel,) = _kernels_of(chain64(mx.sym.var('x')), 'float32')
+    data = np.linspace(-1, 1, 50_000, dtype='float32')
+    want = data
+    for _ in range(16):
+        want = np.tanh(want * np.float32(1.01) + np.float32(0.1)) - np.float32(0.05)
+    np.testing.assert_array_equal(kernel.run_ufunc([data])[0], want)

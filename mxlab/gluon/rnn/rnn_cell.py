@@ -134,7 +134,14 @@ class _GatedCell(HybridRecurrentCell):
                 for _ in range(self._num_states)]
 
     def infer_shape(self, inputs, *args):
-        self.i2h_weight.shape = (self._gates * self._hidden_size, inputs.shape[-1])
+        """From the first forward's ``(inputs, states)``, or MXNet 2.0's explicit
+        ``infer_shape(layer_index, x, is_bidirect)`` (a layer > 0 reads the layer below)."""
+        if isinstance(inputs, int) and args:
+            index, x, is_bidirect = inputs, args[0], args[1] if len(args) > 1 else False
+            width = x.shape[-1] if index == 0 else self._hidden_size * (2 if is_bidirect else 1)
+        else:
+            width = inputs.shape[-1]
+        self.i2h_weight.shape = (self._gates * self._hidden_size, width)
 
     def _projections(self, inputs, h, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
         rows = self._gates * self._hidden_size

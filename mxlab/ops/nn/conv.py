@@ -92,10 +92,91 @@ def _bwd_weight_shift(plan, xp, dy, x):
     return xp.stack(parts, axis=-1).reshape(plan.w_shape)
 
 
+# -- batch-folded layout: the batch joins the GEMM's columns (one GEMM per group and direction) ---
+def _folded_cols(win, xp, padded, groups):
+    """im2col of ``padded`` with the batch folded into the columns: ``(G, Cg * K, N * L)``."""
+    view = win.windows(xp, padded, groups)
+    nd = win.ndim
+    order = (1, 2) + tuple(range(3, 3 + nd)) + (0,) + tuple(range(3 + nd, 3 + 2 * nd))
+    cols = xp.ascontiguousarray(view.transpose(order))
+    return cols.reshape(groups, cols.shape[1] * int(numpy.prod(win.kernel)), -1)
+
+
+def _unfold(xp, y, batch, shape, out=None):
+    """GEMM result ``(G, Fg, N * L)`` back to the batch-first ``shape`` (into ``out`` when
+    given: the one copy the layout change needs also fills the caller's buffer)."""
+    y = y.reshape(shape[1], batch, -1).transpose(1, 0, 2)
+    if out is None or not out.flags.c_contiguous:
+        return _into(xp, xp.ascontiguousarray(y).reshape(shape), out)
+    xp.copyto(out.reshape(y.shape), y)
+    return out
+
+
+def _into(xp, result, out):
+    """``result``, copied into ``out`` when one is given."""
+    if out is None:
+        return result
+    xp.copyto(out, result)
+    return out
+
+
+def _fold_dy(plan, xp, dy):
+    """``dy`` as ``(G, Fg, N * L)`` (a transposed copy)."""
+    dyr = dy.reshape(plan.batch, plan.groups, plan.fg, plan.out_size).transpose(1, 2, 0, 3)
+    return xp.ascontiguousarray(dyr).reshape(plan.groups, plan.fg, -1)
+
+
+def _fwd_folded(plan, xp, x, w, out=None):
+    cols = _folded_cols(plan.win, xp, plan.padded(xp, x), plan.groups)
+    y = xp.matmul(w.reshape(plan.groups, plan.fg, -1), cols)
+    return _unfold(xp, y, plan.batch, plan.out_shape, out)
+
+
+def _bwd_data_folded(plan, xp, dy, w):
+    """``W^T dy`` as one GEMM, then the columns added back per kernel offset (col2im)."""
+    wt = w.reshape(plan.groups, plan.fg, -1).transpose(0, 2, 1)
+    dcols = xp.matmul(wt, _fold_dy(plan, xp, dy))
+    win = plan.win
+    # (C, K, N, *out) -> per kernel offset a (N, C, *out) view added into the padded gradient
+    dcols = dcols.reshape((plan.channels, -1, plan.batch) + win.out).swapaxes(0, 2)
+    dpad = xp.zeros(win.padded_shape, dtype=dy.dtype)
+    for k, index in enumerate(win.offsets()):
+        dpad[index] += dcols[:, k]
+    return xp.ascontiguousarray(dpad[win.interior])
+
+
+def _bwd_data_transposed(plan, xp, dy, w):
+    """Stride 1: the data gradient is a convolution of ``dy`` with the flipped, transposed
+    kernel, so it runs as a forward im2col + GEMM with no scatter."""
+    dual = plan.dual(xp)
+    if dual is None:
+        return _bwd_data_folded(plan, xp, dy, w)
+    flip = (slice(None),) * 3 + (slice(None, None, -1),) * plan.win.ndim
+    wk = w.reshape((plan.groups, plan.fg, plan.cg) + plan.win.kernel)[flip].swapaxes(1, 2)
+    cols = _folded_cols(dual.win, xp, dual.padded(xp, dy), plan.groups)
+    dx = xp.matmul(xp.ascontiguousarray(wk).reshape(plan.groups, plan.cg, -1), cols)
+    return _unfold(xp, dx, plan.batch, plan.win.in_shape)
+
+
+def _bwd_weight_folded(plan, xp, dy, x):
+    cols = _folded_cols(plan.win, xp, plan.padded(xp, x), plan.groups)
+    dw = xp.matmul(_fold_dy(plan, xp, dy), cols.swapaxes(-1, -2))
+    return dw.reshape(plan.w_shape)
+
+
 ALGORITHMS = {
-    "forward": {"im2col": _fwd_im2col, "shift": _fwd_shift},
-    "backward_data": {"col2im": _bwd_data_col2im, "shift": _bwd_data_shift},
-    "backward_weight": {"im2col": _bwd_weight_im2col, "shift": _bwd_weight_shift},
+    "forward": {"im2col": _fwd_im2col, "shift": _fwd_shift, "folded": _fwd_folded},
+    "backward_data": {
+        "col2im": _bwd_data_col2im,
+        "shift": _bwd_data_shift,
+        "folded": _bwd_data_folded,
+        "transposed": _bwd_data_transposed,
+    },
+    "backward_weight": {
+        "im2col": _bwd_weight_im2col,
+        "shift": _bwd_weight_shift,
+        "folded": _bwd_weight_folded,
+    },
 }
 DEFAULT_ALGORITHMS = {"forward": "im2col", "backward_data": "col2im", "backward_weight": "im2col"}
 
@@ -116,6 +197,7 @@ class ConvPlan:
     workspace: object = None
     algorithms: dict = dataclasses.field(default_factory=lambda: dict(DEFAULT_ALGORITHMS))
     tune_times: dict = dataclasses.field(default_factory=dict)
+    _dual: object = dataclasses.field(default=None, repr=False)
 
     @property
     def batch(self):
@@ -148,8 +230,18 @@ class ConvPlan:
         self.workspace[self.win.interior] = x
         return self.workspace
 
-    def forward(self, xp, x, w):
-        return ALGORITHMS["forward"][self.algorithms["forward"]](self, xp, x, w)
+    def dual(self, xp):
+        """The plan of the stride-1 convolution that computes this one's data gradient (None
+        when the stride is not 1 or a padding exceeds the dilated kernel)."""
+        if self._dual is None:
+            self._dual = _dual_plan(self, xp) or False
+        return self._dual or None
+
+    def forward(self, xp, x, w, out=None):
+        """The convolution of ``x`` and ``w``; written into ``out`` when given."""
+        if self.algorithms["forward"] == "folded":
+            return _fwd_folded(self, xp, x, w, out)
+        return _into(xp, ALGORITHMS["forward"][self.algorithms["forward"]](self, xp, x, w), out)
 
     def backward_data(self, xp, dy, w):
         return ALGORITHMS["backward_data"][self.algorithms["backward_data"]](self, xp, dy, w)
@@ -157,7 +249,7 @@ class ConvPlan:
     def backward_weight(self, xp, dy, x):
         return ALGORITHMS["backward_weight"][self.algorithms["backward_weight"]](self, xp, dy, x)
 
-    def autotune(self, xp, trials=3):
+    def autotune(self, xp, trials=5):
         """Time every candidate of every direction on dummy arrays; keep the fastest of each.
 
         Candidates take turns ``trials`` times and each keeps its best time, so a busy machine that
@@ -182,6 +274,22 @@ def _timed(xp, fn, *args):
     if xp.__name__ != "numpy":
         xp.cuda.get_current_stream().synchronize()
     return time.perf_counter() - start
+
+
+def _dual_plan(plan, xp):
+    win = plan.win
+    reach = [_dilated(k, d) - 1 for k, d in zip(win.kernel, win.dilate)]
+    pad_lo = tuple(r - p for r, p in zip(reach, win.pad_lo))
+    pad_hi = tuple(r - p for r, p in zip(reach, win.pad_hi))
+    if any(s != 1 for s in win.stride) or min(pad_lo + pad_hi) < 0:
+        return None
+    dual_win = dataclasses.replace(
+        win, in_shape=plan.out_shape, pad_lo=pad_lo, pad_hi=pad_hi, out=win.in_shape[2:]
+    )
+    dual = ConvPlan(win=dual_win, groups=plan.groups, w_shape=plan.w_shape, dtype=plan.dtype)
+    if dual_win.has_padding:
+        dual.workspace = dual_win.workspace(xp, plan.dtype)
+    return dual
 
 
 def _build_conv_plan(xp, win, groups, w_shape, dtype):
@@ -384,13 +492,18 @@ def _check_arity(op_name, inputs, attrs):
         )
 
 
-def _conv_forward(xp, inputs, attrs):
+def _conv_forward(xp, inputs, attrs, out=None):
     _check_arity("Convolution", inputs, attrs)
     x, w = inputs[0], inputs[1]
-    y = conv_plan("Convolution", xp, attrs, x, w).forward(xp, x, w)
+    y = conv_plan("Convolution", xp, attrs, x, w).forward(xp, x, w, out)
     if not attrs["no_bias"]:
         y += inputs[2].reshape(_bias_shape(attrs, x.ndim - 2))
     return y
+
+
+def _conv_forward_into(xp, inputs, attrs, outs):
+    """Static buffers: the output is written straight into its planned buffer."""
+    _conv_forward(xp, inputs, attrs, outs[0])
 
 
 def _conv_backward(xp, inputs, attrs):
@@ -459,12 +572,13 @@ def _grad_infer(attrs, in_shapes):
     return in_shapes, outs
 
 
-def _register(name, forward, backward, no_bias_default, deconv, doc):
+def _register(name, forward, backward, no_bias_default, deconv, doc, forward_into=None):
     attrs = _attrs(no_bias_default, deconv)
     register(
         Op(
             name=name,
             compute=forward,
+            compute_into=forward_into,
             attrs=attrs,
             num_inputs=_num_inputs,
             input_names=_input_names,
@@ -507,6 +621,7 @@ _register(
     False,
     False,
     "N-d convolution: out = sum over channels and kernel of data windows * weight (+ bias).",
+    _conv_forward_into,
 )
 _register(
     "Deconvolution",

@@ -86,6 +86,11 @@ class BatchNormPlan:
     axes: tuple
     bshape: tuple
     count: int
+    view: tuple  # (before the channel axis, channels, after it): per-channel sums as einsum
+
+    def channel_dot(self, xp, a, b):
+        """``sum(a * b)`` per channel in one pass, without the product as a temporary."""
+        return xp.einsum("icj,icj->c", a.reshape(self.view), b.reshape(self.view))
 
 
 def _build_bn(attrs, shape):
@@ -95,7 +100,11 @@ def _build_bn(attrs, shape):
     count = 1
     for i in axes:
         count *= shape[i]
-    return BatchNormPlan(axis, axes, bshape, count)
+    before = 1
+    for size in shape[:axis]:
+        before *= size
+    view = (before, shape[axis], count // max(before, 1) if count else 0)
+    return BatchNormPlan(axis, axes, bshape, count, view)
 
 
 def bn_plan(xp, attrs, data):
@@ -112,14 +121,12 @@ def _batch_stats(attrs, ctx):
 def _bn_forward(xp, inputs, attrs, ctx):
     x, gamma, beta, moving_mean, moving_var = inputs
     plan = bn_plan(xp, attrs, x)
+    if _batch_stats(attrs, ctx) and _lean(x, moving_var, plan):
+        return _bn_train_lean(xp, plan, attrs, inputs)
     if _batch_stats(attrs, ctx):
         mean = x.mean(axis=plan.axes, dtype=moving_mean.dtype)
         var = ((x - mean.reshape(plan.bshape)) ** 2).mean(axis=plan.axes, dtype=moving_var.dtype)
-        momentum = attrs["momentum"]
-        moving_mean *= momentum
-        moving_mean += (1 - momentum) * mean
-        moving_var *= momentum
-        moving_var += (1 - momentum) * var
+        _update_moving(attrs, moving_mean, moving_var, mean, var)
     else:
         mean, var = moving_mean.copy(), moving_var
     inv_std = 1 / xp.sqrt(var + attrs["eps"])
@@ -128,9 +135,40 @@ def _bn_forward(xp, inputs, attrs, ctx):
     return out.astype(x.dtype, copy=False), mean, inv_std.astype(moving_var.dtype, copy=False)
 
 
+def _lean(x, stats, plan):
+    """The in-place paths need the data in the statistics' dtype and a non-empty batch."""
+    return x.dtype == stats.dtype and plan.count > 0 and x.flags.c_contiguous
+
+
+def _update_moving(attrs, moving_mean, moving_var, mean, var):
+    momentum = attrs["momentum"]
+    moving_mean *= momentum
+    moving_mean += (1 - momentum) * mean
+    moving_var *= momentum
+    moving_var += (1 - momentum) * var
+
+
+def _bn_train_lean(xp, plan, attrs, inputs):
+    """Training forward in five passes over the data: sum, centre, squared sum (einsum, no
+    temporary), scale and shift in place on the one centred buffer."""
+    x, gamma, beta, moving_mean, moving_var = inputs
+    b = plan.bshape
+    mean = x.sum(axis=plan.axes) / plan.count
+    centred = x - mean.reshape(b)
+    var = plan.channel_dot(xp, centred, centred) / plan.count
+    _update_moving(attrs, moving_mean, moving_var, mean, var)
+    inv_std = 1 / xp.sqrt(var + attrs["eps"])
+    scale = inv_std if attrs["fix_gamma"] else gamma * inv_std
+    centred *= scale.reshape(b)
+    centred += beta.reshape(b)
+    return centred, mean, inv_std
+
+
 def _bn_backward(xp, inputs, attrs, ctx):
     dy, mean, inv_std, x, gamma, _beta, _moving_mean, _moving_var = inputs
     plan = bn_plan(xp, attrs, x)
+    if _batch_stats(attrs, ctx) and _lean(x, inv_std, plan) and dy.dtype == x.dtype:
+        return _bn_backward_lean(xp, plan, attrs, inputs)
     b = plan.bshape
     inv_b = inv_std.reshape(b)
     xhat = (x - mean.reshape(b)) * inv_b
@@ -143,6 +181,24 @@ def _bn_backward(xp, inputs, attrs, ctx):
     if attrs["fix_gamma"]:
         dgamma = xp.zeros_like(gamma)
     return dx.astype(x.dtype, copy=False), dgamma.astype(gamma.dtype), dbeta.astype(gamma.dtype)
+
+
+def _bn_backward_lean(xp, plan, attrs, inputs):
+    """Training backward as ``dx = a * dy + b * x + c`` per channel: the normalisation's
+    gradient folded into three coefficients from two one-pass sums (``sum(dy)`` and
+    ``sum(dy * x)``), so no normalised copy of the data is made."""
+    dy, mean, inv_std, x, gamma = inputs[:5]
+    m = plan.count
+    sum_dy = dy.sum(axis=plan.axes)
+    sum_dy_xhat = (plan.channel_dot(xp, dy, x) - mean * sum_dy) * inv_std
+    a = inv_std if attrs["fix_gamma"] else gamma * inv_std
+    coef_x = -a * inv_std * sum_dy_xhat / m
+    shift = -a * sum_dy / m - coef_x * mean
+    dx = dy * a.reshape(plan.bshape)
+    dx += x * coef_x.reshape(plan.bshape)
+    dx += shift.reshape(plan.bshape)
+    dgamma = xp.zeros_like(gamma) if attrs["fix_gamma"] else sum_dy_xhat.astype(gamma.dtype)
+    return dx, dgamma, sum_dy.astype(gamma.dtype)
 
 
 _BN_INPUTS = ("data", "gamma", "beta", "moving_mean", "moving_var")

@@ -37,6 +37,7 @@ from ..property import SubgraphProperty
 from ..registry import register_subgraph_property
 from ..selector import SubgraphSelector
 from ..subgraph_op import SubgraphRunner, register_subgraph_op_name
+from .ufunc_program import compile_program
 
 __all__ = ["FuseProperty", "FuseSelector", "FusedRunner", "fusable", "node_template",
            "NUMEXPR_DTYPES", "TUNE_MIN_SIZE"]
@@ -149,6 +150,7 @@ class _Kernel:
     def __init__(self, program, graph, in_dtypes, xp):
         found = infer.infer_types(graph.outputs, dict(zip(_input_nodes(graph), in_dtypes)))
         self.out_dtypes = [found[(e.node, e.index)] for e in graph.outputs]
+        self.in_dtypes = tuple(in_dtypes)
         self.scalars = [_scalar_array(node, value, found, xp) for node, value in program.scalars]
         dtypes = {f"v{i}": d for i, d in enumerate(in_dtypes)}
         dtypes.update({f"s{k}": a.dtype.name for k, a in enumerate(self.scalars)})
@@ -166,6 +168,18 @@ class _Kernel:
         self.outputs = [slot.get(t) for t in program.outputs]
         self.casts = [None if dtypes.get(t) == d else d
                       for t, d in zip(program.outputs, self.out_dtypes)]
+        self.ufunc = None if xp is not numpy else _ufunc_program(program, in_dtypes,
+                                                                 self.scalars)
+
+    def run_ufunc(self, inputs):
+        """The same results from the in-place ufunc program (see :mod:`.ufunc_program`)."""
+        outs = self.ufunc.run(inputs, self.scalars)
+        return [o if c is None else o.astype(c) for o, c in zip(outs, self.out_casts)]
+
+    @property
+    def out_casts(self):
+        return [None if o.name == d else d
+                for o, d in zip(self.ufunc.out_dtypes, self.out_dtypes)]
 
     def run(self, inputs):
         slots = list(inputs) + self.scalars + [None] * len(self.steps)
@@ -173,6 +187,12 @@ class _Kernel:
             slots[target] = fn(*[slots[i] for i in args])
         outs = [slots[i] for i in self.outputs]
         return [o if c is None else o.astype(c) for o, c in zip(outs, self.casts)]
+
+
+def _ufunc_program(program, in_dtypes, scalars):
+    samples = {f"v{i}": numpy.zeros(1, d) for i, d in enumerate(in_dtypes)}
+    samples.update({f"s{k}": s for k, s in enumerate(scalars)})
+    return compile_program(program.stages, program.outputs, samples)
 
 
 def _input_nodes(graph):
@@ -241,9 +261,12 @@ class FusedRunner(SubgraphRunner):
     when the inner graph has ops without templates).
 
     On CPU, inputs of :data:`TUNE_MIN_SIZE` elements or more are timed once per dtype signature
-    and size (power of two) both ways, and the faster way is kept: numexpr's transcendental
-    functions without Intel VML can be slower than NumPy's vectorised ones, so a long ``tanh``
-    chain may run faster op by op. ``choices`` records the decisions (True: the kernel).
+    and size (power of two) three ways -- the numexpr kernel, the in-place ufunc program
+    (:mod:`.ufunc_program`) and op by op -- and the fastest is kept: numexpr's transcendental
+    functions without Intel VML are slower than NumPy's vectorised ones, so a long ``tanh``
+    chain runs faster as ufuncs. ``choices`` records the decisions (``"numexpr"``, ``"ufunc"``,
+    ``"ops"``), ``tune_times`` the seconds measured, and the fused node's ``kernel`` attribute
+    shows them (the explorer lists it with the node's attributes).
     """
 
     def __init__(self, sym, copy_mutated=False):
@@ -252,6 +275,8 @@ class FusedRunner(SubgraphRunner):
         self.program = _Program(self.graph) if all(map(fusable, nodes)) else None
         self._kernels = {}
         self.choices = {}
+        self.tune_times = {}
+        self.node_attrs = None  # the fused node's attrs, where the tuned choice is shown
 
     def compute(self, xp, inputs, attrs, ctx):
         if self.program is None:
@@ -266,19 +291,30 @@ class FusedRunner(SubgraphRunner):
             return tuple(kernel.run(list(inputs)))
         key = (id(kernel), size.bit_length())
         if key not in self.choices:
-            return self._tune(key, kernel, xp, inputs, attrs, ctx)
-        if self.choices[key]:
-            return tuple(kernel.run(list(inputs)))
-        return super().compute(xp, inputs, attrs, ctx)
+            self._tune(key, kernel, xp, inputs, attrs, ctx)
+        return self._ways(kernel, xp, attrs, ctx)[self.choices[key]](inputs)
+
+    def _ways(self, kernel, xp, attrs, ctx):
+        """The ways to run ``kernel``: ``{name: fn(inputs) -> outputs}``."""
+        ways = {"numexpr": lambda inputs: tuple(kernel.run(list(inputs))),
+                "ops": lambda inputs: SubgraphRunner.compute(self, xp, inputs, attrs, ctx)}
+        if kernel.ufunc is not None:
+            ways["ufunc"] = lambda inputs: tuple(kernel.run_ufunc(list(inputs)))
+        return ways
 
     def _tune(self, key, kernel, xp, inputs, attrs, ctx):
-        """Time both ways (best of two runs each), keep the faster; returns the kernel's
-        results."""
-        results = tuple(kernel.run(list(inputs)))
-        fused = _best_time(lambda: kernel.run(list(inputs)))
-        op_by_op = _best_time(lambda: super(FusedRunner, self).compute(xp, inputs, attrs, ctx))
-        self.choices[key] = fused <= op_by_op
-        return results
+        """Time every way (best of two runs each, taking turns), keep the fastest, and show the
+        choice on the fused node's ``kernel`` attribute."""
+        ways = self._ways(kernel, xp, attrs, ctx)
+        times = dict.fromkeys(ways, float("inf"))
+        for _ in range(2):
+            for name, way in ways.items():
+                times[name] = min(times[name], _best_time(lambda: way(inputs), runs=1))
+        self.choices[key] = min(times, key=times.get)
+        self.tune_times[key] = times
+        if self.node_attrs is not None:
+            self.node_attrs["kernel"] = "; ".join(
+                f"2^{k[1] - 1}+ elements: {choice}" for k, choice in self.choices.items())
 
     def kernel(self, in_dtypes, xp=numpy):
         """The compiled :class:`_Kernel` for these input dtypes (names, type codes or dtypes;
@@ -306,6 +342,11 @@ class FuseProperty(SubgraphProperty):
 
     subgraph_op_name = "_fused_op"
     runner_cls = FusedRunner
+
+    def create_subgraph_node(self, sym, subgraph_id):
+        node = super().create_subgraph_node(sym, subgraph_id)
+        node.op.runner.node_attrs = node.attrs
+        return node
 
     def create_subgraph_selector(self):
         return FuseSelector(int(self.get_attr("min_size", 2)))

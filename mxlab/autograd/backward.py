@@ -1,0 +1,230 @@
+"""``backward`` and ``grad``: walk the tape from the heads in reverse topological order and call
+each op's gradient rule (with ``create_graph`` while recording, so gradients have a history)."""
+import numpy
+
+from ..base import MXNetNotImplementedError, MXNetRuntimeError, MXNetValueError
+from ..imperative import STATE, invoke
+from ..ndarray.ndarray import array as _array
+from ..ops.registry import F, get_op
+from ..graph.node import Entry
+from .modes import _RecordingStateScope
+from .tape import _as_list, _link_outputs, _live_entry, _tape_order
+
+__all__ = ["backward", "grad", "NOT_IN_GRAPH_MSG"]
+
+NOT_IN_GRAPH_MSG = (
+    "Cannot differentiate node because it is not in a computational graph. You need to set "
+    "is_recording to true or use autograd.record() to save computational graphs for backward. "
+    "If you want to differentiate the same graph twice, you need to pass retain_graph=True to "
+    "backward.")
+
+
+def _head_entries(heads):
+    entries = [_live_entry(h) for h in heads]
+    if any(e is None for e in entries):
+        raise MXNetRuntimeError(NOT_IN_GRAPH_MSG)
+    return entries
+
+
+def _leading_to(order, targets):
+    """Nodes from which some target is reachable: only these need gradients."""
+    needed = set(targets)
+    for node in order:
+        if any(e.node in needed for e in node.entries):
+            needed.add(node)
+    return needed
+
+
+def _accumulate(grads, entry, value):
+    """Sum gradients of an entry reached several ways."""
+    previous = grads.get(entry)
+    grads[entry] = value if previous is None else F.broadcast_add(previous, value)
+
+
+def _zeros(node, index):
+    """Zero gradient for an output of a multi-output op that no head depends on."""
+    shape, dtype = node.out_meta[index]
+    return _array(numpy.zeros(shape, dtype), dtype=dtype, device=node.device, cls=node.cls)
+
+
+def _node_input_grads(node, grads):
+    """Run ``node``'s rule on its output gradients; None when no gradient reaches the node."""
+    out_grads = [grads.pop(Entry(node, i), None) for i in range(len(node.outputs))]
+    if all(g is None for g in out_grads):
+        return None
+    op = node.op
+    if op.gradient is None:
+        raise MXNetNotImplementedError(f"{op.name}: operator is non-differentiable because it "
+                                       "has no gradient rule")
+    with _RecordingStateScope(False, None):
+        out_grads = [_zeros(node, i) if g is None else g for i, g in enumerate(out_grads)]
+    if STATE.recording:
+        _link_outputs(node)
+    in_grads = list(op.gradient(node, out_grads))
+    if len(in_grads) != len(node.entries):
+        raise MXNetValueError(f"{op.name}: gradient rule returned {len(in_grads)} gradients "
+                              f"for {len(node.entries)} inputs")
+    return in_grads
+
+
+def _propagate(order, needed, grads):
+    """The reverse walk: push gradients from each op node's outputs to its inputs."""
+    for node in reversed(order):
+        if node.op is None or node not in needed:
+            continue
+        in_grads = _node_input_grads(node, grads)
+        for entry, value in zip(node.entries, in_grads or ()):
+            if value is not None and entry.node in needed:
+                _accumulate(grads, entry, value)
+
+
+def _head_grads(heads, head_grads):
+    """The given head gradients, ones where None (created unrecorded: they are constants), in
+    each head's dtype (MXNet copies a head gradient into the head's gradient buffer)."""
+    head_grads = [None] * len(heads) if head_grads is None else _as_list(head_grads)
+    if len(head_grads) != len(heads):
+        raise MXNetValueError(f"heads and head_grads must be lists of the same length, got "
+                              f"{len(heads)} heads and {len(head_grads)} head_grads")
+    with _RecordingStateScope(False, None):
+        return [F.ones_like(h) if g is None else g if g.dtype == h.dtype else g.astype(h.dtype)
+                for h, g in zip(heads, head_grads)]
+
+
+def _targets(order, variables):
+    """Variable nodes to differentiate for: ``variables``, or every marked one in the graph."""
+    if variables is None:
+        targets = [n for n in order if n.is_variable]
+        if not targets:
+            raise MXNetValueError("There are no inputs in computation graph that require "
+                                  "gradients.")
+        return targets
+    reachable = set(order)
+    targets = []
+    for i, var in enumerate(variables):
+        entry = _live_entry(var)
+        prefix = f"Cannot differentiate with respect to the {i + 1}-th variable because it"
+        if entry is None or not entry.node.is_variable:
+            raise MXNetValueError(f"{prefix} does not require gradient.")
+        if entry.node not in reachable:
+            raise MXNetValueError(f"{prefix} is unreachable from the outputs.")
+        targets.append(entry.node)
+    return targets
+
+
+def _differentiate(heads, head_grads, variables, retain_graph, create_graph, train_mode):
+    """Gradients of ``heads`` per target variable node (None where none flows) and head grads."""
+    entries = _head_entries(heads)
+    order = _tape_order(entries)
+    targets = _targets(order, variables)
+    seeds = _head_grads(heads, head_grads)
+    grads = {}
+    with _RecordingStateScope(bool(create_graph), train_mode):
+        for entry, seed in zip(entries, seeds):
+            _accumulate(grads, entry, seed)
+        _propagate(order, _leading_to(order, targets), grads)
+    results = [grads.get(Entry(node, 0)) for node in targets]
+    if not retain_graph:
+        for node in order:
+            if not node.is_variable:
+                node.clear()
+    return targets, results, seeds
+
+
+def _write_grad(node, value):
+    """Store ``value`` into a variable's gradient buffer as its grad_req says (same buffer)."""
+    buffer = node.grad
+    if node.grad_req == "add":
+        if value is not None:
+            _into("broadcast_add", [buffer, value], buffer)
+    elif value is None:
+        _into("zeros_like", [buffer], buffer)
+    else:
+        _into("_copy", [value], buffer)
+    for ref in node.owners:
+        arr = ref()
+        if arr is not None:
+            arr._fresh_grad = True
+
+
+def _into(op_name, inputs, out):
+    op = get_op(op_name)
+    invoke(op, inputs, op.parse_attrs({}), out=[out])
+
+
+def backward(heads, head_grads=None, retain_graph=False,
+             train_mode=True):  # pylint: disable=redefined-outer-name
+    """Compute gradients of ``heads`` into ``.grad`` of every marked variable in their history.
+
+    Parameters
+    ----------
+    heads : NDArray or list of NDArray
+    head_grads : NDArray or list of (NDArray or None), optional
+        Gradients with respect to the heads (ones where None).
+    retain_graph : bool
+        Keep the recorded graph to differentiate it again; otherwise it is freed.
+    train_mode : bool
+        Mode the gradient computation runs in.
+
+    Examples
+    --------
+    >>> import mxlab as mx
+    >>> x = mx.nd.array([1.0, 2.0])
+    >>> x.attach_grad(grad_req='add')
+    >>> for _ in range(2):
+    ...     with mx.autograd.record():
+    ...         y = x * 3
+    ...     mx.autograd.backward(y)
+    >>> x.grad.asnumpy()
+    array([6., 6.], dtype=float32)
+    """
+    heads = _as_list(heads)
+    targets, results, _ = _differentiate(heads, head_grads, None, retain_graph, False,
+                                         train_mode)
+    with _RecordingStateScope(False, train_mode):
+        for node, value in zip(targets, results):
+            _write_grad(node, value)
+
+
+def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False,
+         train_mode=True):  # pylint: disable=redefined-outer-name
+    """Gradients of ``heads`` with respect to ``variables`` as new arrays (``.grad`` untouched).
+
+    Parameters
+    ----------
+    heads : NDArray or list of NDArray
+    variables : NDArray or list of NDArray
+        Marked variables (``attach_grad``) reachable from the heads.
+    head_grads : NDArray or list of (NDArray or None), optional
+    retain_graph : bool, optional
+        Keep the graph; defaults to ``create_graph``.
+    create_graph : bool
+        Record the gradient computation, so the results can be differentiated again.
+    train_mode : bool
+
+    Returns
+    -------
+    list of NDArray
+        One gradient per variable (a list even for a single variable, as in MXNet 1.9).
+
+    Examples
+    --------
+    >>> import mxlab as mx
+    >>> x = mx.np.array([0.5])
+    >>> x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     y = mx.np.sin(x)
+    ...     dy = mx.autograd.grad(y, [x], create_graph=True)[0]
+    >>> dy.backward()
+    >>> x.grad  # -sin(0.5)
+    array([-0.47942555])
+    """
+    heads, variables = _as_list(heads), _as_list(variables)
+    if not variables:
+        raise MXNetValueError("grad: variables cannot be an empty list.")
+    retain_graph = create_graph if retain_graph is None else retain_graph
+    _, results, seeds = _differentiate(heads, head_grads, variables, retain_graph, create_graph,
+                                       train_mode)
+    with _RecordingStateScope(bool(create_graph), train_mode):
+        # NOTE: a gradient that is a head gradient itself (y = x + 1) must not alias the caller's.
+        return [F._copy(g) if any(g is s for s in seeds) else g for g in results]
+
