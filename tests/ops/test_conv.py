@@ -12,6 +12,7 @@ import pytest
 import mxlab as mx
 from mxlab.base import MXNetNotImplementedError, MXNetValueError
 from mxlab.ops.nn.conv import ALGORITHMS, conv_plan
+from mxlab.ops.nn.conv_algo import TUNE_BATCH, viable_candidates
 from mxlab.ops.registry import get_op
 from mxlab.test_utils import assert_almost_equal, check_numeric_gradient
 
@@ -202,6 +203,53 @@ def test_autotune_off_uses_defaults(monkeypatch):
         "backward_weight": "im2col",
     }
     assert plan.tune_times == {}
+
+
+def _plan(shape, kernel, nf, stride=()):
+    attrs = get_op("Convolution").parse_attrs(
+        _attrs(kernel, stride, (1,) * len(kernel), (), nf, 1, no_bias=True)
+    )
+    w_shape = (nf, shape[1]) + kernel
+    return conv_plan("Convolution", numpy, attrs, numpy.ones(shape), numpy.ones(w_shape))
+
+
+def test_autotune_times_only_viable_candidates():
+    """The cost model: shift only up to 3x3, per-sample layouts not at batch 1, the transposed
+    data gradient only at stride 1 without widening the channels."""
+    mx.op_cache.clear()
+    wide = _plan((1, 2, 7, 7), (5, 5), 4)
+    assert viable_candidates(wide, numpy) == {
+        "forward": ["folded"],
+        "backward_data": ["folded"],
+        "backward_weight": ["folded"],
+    }
+    assert wide.tune_times == {}  # one candidate per direction: nothing to time
+    narrow = _plan((3, 4, 6, 6), (3, 3), 2)
+    assert viable_candidates(narrow, numpy)["backward_data"] == [
+        "col2im", "shift", "folded", "transposed"
+    ]
+    assert viable_candidates(_plan((3, 4, 6, 6), (3, 3), 2, (2, 2)), numpy)["backward_data"] == [
+        "col2im", "shift", "folded"
+    ]
+    for direction, times in narrow.tune_times.items():
+        assert set(times) == set(viable_candidates(narrow, numpy)[direction])
+        assert narrow.algorithms[direction] == min(times, key=times.get)
+
+
+def test_autotune_runs_on_a_bounded_sub_batch(monkeypatch):
+    """Candidates are timed on TUNE_BATCH samples, whatever the batch; the plan keeps its shape."""
+    seen = []
+    fwd = ALGORITHMS["forward"]["folded"]
+
+    def spy(plan, xp, x, w):
+        seen.append(x.shape[0])
+        return fwd(plan, xp, x, w)
+
+    monkeypatch.setitem(ALGORITHMS["forward"], "folded", spy)
+    mx.op_cache.clear()
+    plan = _plan((4 * TUNE_BATCH, 4, 6, 6), (3, 3), 2)
+    assert seen and set(seen) == {TUNE_BATCH}
+    assert plan.batch == 4 * TUNE_BATCH
 
 
 @pytest.mark.parametrize("shape,kernel,stride,pad,dilate,nf,ng", CASES[:3])

@@ -3,10 +3,9 @@ gradients.
 
 Both ops run on one :class:`ConvPlan`, a per-shape plan fetched through :mod:`mxlab.op_cache`: the
 window geometry, a zero-padded workspace that calls only refill inside, and the contraction
-algorithm chosen per direction (forward, backward-data, backward-weight). Like cuDNN's autotuner
-(MXNet's ``MXNET_CUDNN_AUTOTUNE_DEFAULT``, on by default) the plan times each candidate algorithm
-once on arrays of the real shapes and keeps the fastest, so building a plan is costly and caching it
-pays.
+algorithm chosen per direction (forward, backward-data, backward-weight; see :mod:`.conv_algo`
+for the candidates and the bounded autotune). This module holds the ops: attributes, shape
+inference, the cached plan lookup and registration.
 
 Deconvolution is the transpose of convolution, so it reuses the same plan with roles swapped:
 ``deconv.forward = conv.backward_data``, ``deconv.backward_data = conv.forward``.
@@ -20,285 +19,17 @@ Example
 (1, 2, 2, 2)
 """
 
-import dataclasses
-import time
-
-import numpy
-
 from ... import op_cache
-from ...base import MXNetValueError, env_int
+from ...base import MXNetValueError
 from ..attrs import REQUIRED, Attr
 from ..infer import known
 from ..registry import F, Op, register
 from ._window import ALL_LAYOUTS, Window, check_layout, spatial
+from .conv_algo import ALGORITHMS, ConvPlan, build_conv_plan, dilated
 
-__all__ = ["ConvPlan", "conv_plan"]
+__all__ = ["ALGORITHMS", "ConvPlan", "conv_plan"]
 
 _IGNORED = ("workspace", "cudnn_tune", "cudnn_off")
-
-
-# -- algorithms: each direction has candidates with one signature ----------------------------------
-def _fwd_im2col(plan, xp, x, w):
-    cols = xp.ascontiguousarray(plan.win.windows(xp, plan.padded(xp, x), plan.groups))
-    cols = cols.reshape(plan.batch, plan.groups, -1, plan.out_size)
-    y = xp.matmul(w.reshape(plan.groups, -1, cols.shape[2]), cols)
-    return y.reshape(plan.out_shape)
-
-
-def _fwd_shift(plan, xp, x, w):
-    padded = plan.padded(xp, x)
-    wk = w.reshape(plan.groups, plan.fg, plan.cg, -1)
-    y = 0
-    for k, index in enumerate(plan.win.offsets()):
-        xs = padded[index].reshape(plan.batch, plan.groups, plan.cg, plan.out_size)
-        y = y + xp.matmul(wk[..., k], xs)
-    return y.reshape(plan.out_shape)
-
-
-def _bwd_data_col2im(plan, xp, dy, w):
-    wt = w.reshape(plan.groups, plan.fg, -1).transpose(0, 2, 1)
-    dcols = xp.matmul(wt, dy.reshape(plan.batch, plan.groups, plan.fg, plan.out_size))
-    dcols = dcols.reshape((plan.batch, plan.channels, -1) + plan.win.out)
-    dpad = xp.zeros(plan.win.padded_shape, dtype=dy.dtype)
-    for k, index in enumerate(plan.win.offsets()):
-        dpad[index] += dcols[:, :, k]
-    return xp.ascontiguousarray(dpad[plan.win.interior])
-
-
-def _bwd_data_shift(plan, xp, dy, w):
-    wk = w.reshape(plan.groups, plan.fg, plan.cg, -1).transpose(0, 2, 1, 3)
-    dyr = dy.reshape(plan.batch, plan.groups, plan.fg, plan.out_size)
-    dpad = xp.zeros(plan.win.padded_shape, dtype=dy.dtype)
-    spatial_out = (plan.batch, plan.channels) + plan.win.out
-    for k, index in enumerate(plan.win.offsets()):
-        dpad[index] += xp.matmul(wk[..., k], dyr).reshape(spatial_out)
-    return xp.ascontiguousarray(dpad[plan.win.interior])
-
-
-def _bwd_weight_im2col(plan, xp, dy, x):
-    cols = xp.ascontiguousarray(plan.win.windows(xp, plan.padded(xp, x), plan.groups))
-    cols = cols.reshape(plan.batch, plan.groups, -1, plan.out_size)
-    dyr = dy.reshape(plan.batch, plan.groups, plan.fg, plan.out_size)
-    return xp.matmul(dyr, cols.swapaxes(-1, -2)).sum(axis=0).reshape(plan.w_shape)
-
-
-def _bwd_weight_shift(plan, xp, dy, x):
-    padded = plan.padded(xp, x)
-    dyr = dy.reshape(plan.batch, plan.groups, plan.fg, plan.out_size)
-    parts = []
-    for index in plan.win.offsets():
-        xs = padded[index].reshape(plan.batch, plan.groups, plan.cg, plan.out_size)
-        parts.append(xp.matmul(dyr, xs.swapaxes(-1, -2)).sum(axis=0))
-    return xp.stack(parts, axis=-1).reshape(plan.w_shape)
-
-
-# -- batch-folded layout: the batch joins the GEMM's columns (one GEMM per group and direction) ---
-def _folded_cols(win, xp, padded, groups):
-    """im2col of ``padded`` with the batch folded into the columns: ``(G, Cg * K, N * L)``."""
-    view = win.windows(xp, padded, groups)
-    nd = win.ndim
-    order = (1, 2) + tuple(range(3, 3 + nd)) + (0,) + tuple(range(3 + nd, 3 + 2 * nd))
-    cols = xp.ascontiguousarray(view.transpose(order))
-    return cols.reshape(groups, cols.shape[1] * int(numpy.prod(win.kernel)), -1)
-
-
-def _unfold(xp, y, batch, shape, out=None):
-    """GEMM result ``(G, Fg, N * L)`` back to the batch-first ``shape`` (into ``out`` when
-    given: the one copy the layout change needs also fills the caller's buffer)."""
-    y = y.reshape(shape[1], batch, -1).transpose(1, 0, 2)
-    if out is None or not out.flags.c_contiguous:
-        return _into(xp, xp.ascontiguousarray(y).reshape(shape), out)
-    xp.copyto(out.reshape(y.shape), y)
-    return out
-
-
-def _into(xp, result, out):
-    """``result``, copied into ``out`` when one is given."""
-    if out is None:
-        return result
-    xp.copyto(out, result)
-    return out
-
-
-def _fold_dy(plan, xp, dy):
-    """``dy`` as ``(G, Fg, N * L)`` (a transposed copy)."""
-    dyr = dy.reshape(plan.batch, plan.groups, plan.fg, plan.out_size).transpose(1, 2, 0, 3)
-    return xp.ascontiguousarray(dyr).reshape(plan.groups, plan.fg, -1)
-
-
-def _fwd_folded(plan, xp, x, w, out=None):
-    cols = _folded_cols(plan.win, xp, plan.padded(xp, x), plan.groups)
-    y = xp.matmul(w.reshape(plan.groups, plan.fg, -1), cols)
-    return _unfold(xp, y, plan.batch, plan.out_shape, out)
-
-
-def _bwd_data_folded(plan, xp, dy, w):
-    """``W^T dy`` as one GEMM, then the columns added back per kernel offset (col2im)."""
-    wt = w.reshape(plan.groups, plan.fg, -1).transpose(0, 2, 1)
-    dcols = xp.matmul(wt, _fold_dy(plan, xp, dy))
-    win = plan.win
-    # (C, K, N, *out) -> per kernel offset a (N, C, *out) view added into the padded gradient
-    dcols = dcols.reshape((plan.channels, -1, plan.batch) + win.out).swapaxes(0, 2)
-    dpad = xp.zeros(win.padded_shape, dtype=dy.dtype)
-    for k, index in enumerate(win.offsets()):
-        dpad[index] += dcols[:, k]
-    return xp.ascontiguousarray(dpad[win.interior])
-
-
-def _bwd_data_transposed(plan, xp, dy, w):
-    """Stride 1: the data gradient is a convolution of ``dy`` with the flipped, transposed
-    kernel, so it runs as a forward im2col + GEMM with no scatter."""
-    dual = plan.dual(xp)
-    if dual is None:
-        return _bwd_data_folded(plan, xp, dy, w)
-    flip = (slice(None),) * 3 + (slice(None, None, -1),) * plan.win.ndim
-    wk = w.reshape((plan.groups, plan.fg, plan.cg) + plan.win.kernel)[flip].swapaxes(1, 2)
-    cols = _folded_cols(dual.win, xp, dual.padded(xp, dy), plan.groups)
-    dx = xp.matmul(xp.ascontiguousarray(wk).reshape(plan.groups, plan.cg, -1), cols)
-    return _unfold(xp, dx, plan.batch, plan.win.in_shape)
-
-
-def _bwd_weight_folded(plan, xp, dy, x):
-    cols = _folded_cols(plan.win, xp, plan.padded(xp, x), plan.groups)
-    dw = xp.matmul(_fold_dy(plan, xp, dy), cols.swapaxes(-1, -2))
-    return dw.reshape(plan.w_shape)
-
-
-ALGORITHMS = {
-    "forward": {"im2col": _fwd_im2col, "shift": _fwd_shift, "folded": _fwd_folded},
-    "backward_data": {
-        "col2im": _bwd_data_col2im,
-        "shift": _bwd_data_shift,
-        "folded": _bwd_data_folded,
-        "transposed": _bwd_data_transposed,
-    },
-    "backward_weight": {
-        "im2col": _bwd_weight_im2col,
-        "shift": _bwd_weight_shift,
-        "folded": _bwd_weight_folded,
-    },
-}
-DEFAULT_ALGORITHMS = {"forward": "im2col", "backward_data": "col2im", "backward_weight": "im2col"}
-
-
-@dataclasses.dataclass(eq=False)
-class ConvPlan:
-    """Everything a convolution of one shape needs, built once per signature.
-
-    ``x_shape``/``w_shape`` are the convolution's data and weight shapes (for Deconvolution: the
-    equivalent convolution whose backward-data is the deconvolution). ``algorithms`` maps each
-    direction to the chosen algorithm; ``tune_times`` keeps the measured seconds per candidate.
-    """
-
-    win: Window
-    groups: int
-    w_shape: tuple
-    dtype: str
-    workspace: object = None
-    algorithms: dict = dataclasses.field(default_factory=lambda: dict(DEFAULT_ALGORITHMS))
-    tune_times: dict = dataclasses.field(default_factory=dict)
-    _dual: object = dataclasses.field(default=None, repr=False)
-
-    @property
-    def batch(self):
-        return self.win.in_shape[0]
-
-    @property
-    def channels(self):
-        return self.win.in_shape[1]
-
-    @property
-    def cg(self):
-        return self.channels // self.groups
-
-    @property
-    def fg(self):
-        return self.w_shape[0] // self.groups
-
-    @property
-    def out_shape(self):
-        return (self.batch, self.w_shape[0]) + self.win.out
-
-    @property
-    def out_size(self):
-        return int(numpy.prod(self.win.out))
-
-    def padded(self, xp, x):
-        """``x`` inside the plan's zero-padded workspace (contiguous ``x`` when there is no pad)."""
-        if not self.win.has_padding:
-            return xp.ascontiguousarray(x)
-        self.workspace[self.win.interior] = x
-        return self.workspace
-
-    def dual(self, xp):
-        """The plan of the stride-1 convolution that computes this one's data gradient (None
-        when the stride is not 1 or a padding exceeds the dilated kernel)."""
-        if self._dual is None:
-            self._dual = _dual_plan(self, xp) or False
-        return self._dual or None
-
-    def forward(self, xp, x, w, out=None):
-        """The convolution of ``x`` and ``w``; written into ``out`` when given."""
-        if self.algorithms["forward"] == "folded":
-            return _fwd_folded(self, xp, x, w, out)
-        return _into(xp, ALGORITHMS["forward"][self.algorithms["forward"]](self, xp, x, w), out)
-
-    def backward_data(self, xp, dy, w):
-        return ALGORITHMS["backward_data"][self.algorithms["backward_data"]](self, xp, dy, w)
-
-    def backward_weight(self, xp, dy, x):
-        return ALGORITHMS["backward_weight"][self.algorithms["backward_weight"]](self, xp, dy, x)
-
-    def autotune(self, xp, trials=5):
-        """Time every candidate of every direction on dummy arrays; keep the fastest of each.
-
-        Candidates take turns ``trials`` times and each keeps its best time, so a busy machine that
-        slows one run does not decide the choice.
-        """
-        x = xp.full(self.win.in_shape, 0.5, dtype=self.dtype)
-        w = xp.full(self.w_shape, 0.25, dtype=self.dtype)
-        dy = xp.full(self.out_shape, 0.5, dtype=self.dtype)
-        operands = {"forward": (x, w), "backward_data": (dy, w), "backward_weight": (dy, x)}
-        for direction, candidates in ALGORITHMS.items():
-            times = dict.fromkeys(candidates, float("inf"))
-            for _ in range(trials):
-                for name, fn in candidates.items():
-                    times[name] = min(times[name], _timed(xp, fn, self, *operands[direction]))
-            self.tune_times[direction] = times
-            self.algorithms[direction] = min(times, key=times.get)
-
-
-def _timed(xp, fn, *args):
-    start = time.perf_counter()
-    fn(args[0], xp, *args[1:])
-    if xp.__name__ != "numpy":
-        xp.cuda.get_current_stream().synchronize()
-    return time.perf_counter() - start
-
-
-def _dual_plan(plan, xp):
-    win = plan.win
-    reach = [_dilated(k, d) - 1 for k, d in zip(win.kernel, win.dilate)]
-    pad_lo = tuple(r - p for r, p in zip(reach, win.pad_lo))
-    pad_hi = tuple(r - p for r, p in zip(reach, win.pad_hi))
-    if any(s != 1 for s in win.stride) or min(pad_lo + pad_hi) < 0:
-        return None
-    dual_win = dataclasses.replace(
-        win, in_shape=plan.out_shape, pad_lo=pad_lo, pad_hi=pad_hi, out=win.in_shape[2:]
-    )
-    dual = ConvPlan(win=dual_win, groups=plan.groups, w_shape=plan.w_shape, dtype=plan.dtype)
-    if dual_win.has_padding:
-        dual.workspace = dual_win.workspace(xp, plan.dtype)
-    return dual
-
-
-def _build_conv_plan(xp, win, groups, w_shape, dtype):
-    plan = ConvPlan(win=win, groups=groups, w_shape=tuple(w_shape), dtype=dtype)
-    if win.has_padding:
-        plan.workspace = win.workspace(xp, dtype)
-    if env_int("MXNET_CUDNN_AUTOTUNE_DEFAULT", 1):
-        plan.autotune(xp)
-    return plan
 
 
 # -- geometry and shapes ---------------------------------------------------------------------------
@@ -329,10 +60,6 @@ def _check_data(op_name, attrs, data_shape, ndim):
             )
 
 
-def _dilated(k, d):
-    return (k - 1) * d + 1
-
-
 def conv_out_spatial(op_name, attrs, data_shape):
     """Output spatial size of Convolution; an error names the op when the kernel does not fit."""
     kernel, stride, dilate, pad = _params(op_name, attrs)
@@ -341,7 +68,7 @@ def conv_out_spatial(op_name, attrs, data_shape):
         if s is None:
             out.append(None)
             continue
-        size = (s + 2 * pad[i] - _dilated(kernel[i], dilate[i])) // stride[i] + 1
+        size = (s + 2 * pad[i] - dilated(kernel[i], dilate[i])) // stride[i] + 1
         if size <= 0:
             raise MXNetValueError(
                 f"{op_name}: kernel {kernel} (dilate {dilate}) does not fit input 'data' of "
@@ -362,7 +89,7 @@ def deconv_pad_adj(op_name, attrs, data_shape):
     target = spatial(op_name, "target_shape", target, ndim, 0, 0)
     pads, adjs = [], []
     for i, s in enumerate(data_shape[2:]):
-        total = stride[i] * (s - 1) + _dilated(kernel[i], dilate[i]) - target[i]
+        total = stride[i] * (s - 1) + dilated(kernel[i], dilate[i]) - target[i]
         if total < 0:
             raise MXNetValueError(
                 f"{op_name}: target_shape {target} is too big for input 'data' of shape "
@@ -382,7 +109,7 @@ def deconv_out_spatial(op_name, attrs, data_shape):
         if s is None:
             out.append(None)
             continue
-        out.append(stride[i] * (s - 1) + _dilated(kernel[i], dilate[i]) - 2 * pad[i] + adj[i])
+        out.append(stride[i] * (s - 1) + dilated(kernel[i], dilate[i]) - 2 * pad[i] + adj[i])
     if any(o is not None and o <= 0 for o in out):
         raise MXNetValueError(
             f"{op_name}: output spatial size {tuple(out)} is not positive for input 'data' of "
@@ -460,7 +187,7 @@ def _make_plan(op_name, xp, attrs, data_shape, weight_shape, dtype):
         )
         pad, _ = deconv_pad_adj(op_name, attrs, data_shape)
     pad_hi = tuple(
-        p + max(0, (o - 1) * s + _dilated(k, d) - (x + 2 * p))
+        p + max(0, (o - 1) * s + dilated(k, d) - (x + 2 * p))
         for p, o, s, k, d, x in zip(pad, out, stride, kernel, dilate, x_shape[2:])
     )
     win = Window(
@@ -472,7 +199,7 @@ def _make_plan(op_name, xp, attrs, data_shape, weight_shape, dtype):
         pad_hi=pad_hi,
         out=out,
     )
-    return _build_conv_plan(xp, win, attrs["num_group"], weight_shape, dtype)
+    return build_conv_plan(xp, win, attrs["num_group"], weight_shape, dtype)
 
 
 def _bias_shape(attrs, ndim):

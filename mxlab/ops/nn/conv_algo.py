@@ -1,0 +1,333 @@
+"""Convolution algorithms and the per-shape :class:`ConvPlan` that picks one per direction.
+
+Every direction (forward, backward-data, backward-weight) has candidate kernels with one signature
+``fn(plan, xp, a, b)``: per-sample im2col + GEMM, *batch-folded* im2col (the batch joins the GEMM's
+columns), "shift" (one small GEMM per kernel offset) and, for backward-data at stride 1, the
+convolution of ``dy`` with the flipped kernel. Like cuDNN's autotuner (MXNet's
+``MXNET_CUDNN_AUTOTUNE_DEFAULT``) a plan times the candidates once and keeps the fastest -- but
+only the candidates a cost model does not rule out, on at most :data:`TUNE_BATCH` samples, and
+re-timing only near-winners, so a new shape's first call costs a few steady calls, not hundreds.
+"""
+
+import dataclasses
+import math
+import time
+
+import numpy
+
+from ...base import env_int
+from ._window import Window
+
+__all__ = ["ALGORITHMS", "DEFAULT_ALGORITHMS", "ConvPlan", "build_conv_plan", "dilated"]
+
+# -- algorithms: each direction has candidates with one signature ----------------------------------
+def _fwd_im2col(plan, xp, x, w):
+    cols = xp.ascontiguousarray(plan.win.windows(xp, plan.padded(xp, x), plan.groups))
+    cols = cols.reshape(plan.batch, plan.groups, -1, plan.out_size)
+    y = xp.matmul(w.reshape(plan.groups, -1, cols.shape[2]), cols)
+    return y.reshape(plan.out_shape)
+
+
+def _fwd_shift(plan, xp, x, w):
+    padded = plan.padded(xp, x)
+    wk = w.reshape(plan.groups, plan.fg, plan.cg, -1)
+    y = 0
+    for k, index in enumerate(plan.win.offsets()):
+        xs = padded[index].reshape(plan.batch, plan.groups, plan.cg, plan.out_size)
+        y = y + xp.matmul(wk[..., k], xs)
+    return y.reshape(plan.out_shape)
+
+
+def _bwd_data_col2im(plan, xp, dy, w):
+    wt = w.reshape(plan.groups, plan.fg, -1).transpose(0, 2, 1)
+    dcols = xp.matmul(wt, dy.reshape(plan.batch, plan.groups, plan.fg, plan.out_size))
+    dcols = dcols.reshape((plan.batch, plan.channels, -1) + plan.win.out)
+    dpad = xp.zeros(plan.win.padded_shape, dtype=dy.dtype)
+    for k, index in enumerate(plan.win.offsets()):
+        dpad[index] += dcols[:, :, k]
+    return xp.ascontiguousarray(dpad[plan.win.interior])
+
+
+def _bwd_data_shift(plan, xp, dy, w):
+    wk = w.reshape(plan.groups, plan.fg, plan.cg, -1).transpose(0, 2, 1, 3)
+    dyr = dy.reshape(plan.batch, plan.groups, plan.fg, plan.out_size)
+    dpad = xp.zeros(plan.win.padded_shape, dtype=dy.dtype)
+    spatial_out = (plan.batch, plan.channels) + plan.win.out
+    for k, index in enumerate(plan.win.offsets()):
+        dpad[index] += xp.matmul(wk[..., k], dyr).reshape(spatial_out)
+    return xp.ascontiguousarray(dpad[plan.win.interior])
+
+
+def _bwd_weight_im2col(plan, xp, dy, x):
+    cols = xp.ascontiguousarray(plan.win.windows(xp, plan.padded(xp, x), plan.groups))
+    cols = cols.reshape(plan.batch, plan.groups, -1, plan.out_size)
+    dyr = dy.reshape(plan.batch, plan.groups, plan.fg, plan.out_size)
+    return xp.matmul(dyr, cols.swapaxes(-1, -2)).sum(axis=0).reshape(plan.w_shape)
+
+
+def _bwd_weight_shift(plan, xp, dy, x):
+    padded = plan.padded(xp, x)
+    dyr = dy.reshape(plan.batch, plan.groups, plan.fg, plan.out_size)
+    parts = []
+    for index in plan.win.offsets():
+        xs = padded[index].reshape(plan.batch, plan.groups, plan.cg, plan.out_size)
+        parts.append(xp.matmul(dyr, xs.swapaxes(-1, -2)).sum(axis=0))
+    return xp.stack(parts, axis=-1).reshape(plan.w_shape)
+
+
+# -- batch-folded layout: the batch joins the GEMM's columns (one GEMM per group and direction) ---
+def _folded_cols(win, xp, padded, groups):
+    """im2col of ``padded`` with the batch folded into the columns: ``(G, Cg * K, N * L)``."""
+    view = win.windows(xp, padded, groups)
+    nd = win.ndim
+    order = (1, 2) + tuple(range(3, 3 + nd)) + (0,) + tuple(range(3 + nd, 3 + 2 * nd))
+    cols = xp.ascontiguousarray(view.transpose(order))
+    return cols.reshape(groups, cols.shape[1] * int(numpy.prod(win.kernel)), -1)
+
+
+def _unfold(xp, y, batch, shape, out=None):
+    """GEMM result ``(G, Fg, N * L)`` back to the batch-first ``shape`` (into ``out`` when
+    given: the one copy the layout change needs also fills the caller's buffer)."""
+    y = y.reshape(shape[1], batch, -1).transpose(1, 0, 2)
+    if out is None or not out.flags.c_contiguous:
+        return _into(xp, xp.ascontiguousarray(y).reshape(shape), out)
+    xp.copyto(out.reshape(y.shape), y)
+    return out
+
+
+def _into(xp, result, out):
+    """``result``, copied into ``out`` when one is given."""
+    if out is None:
+        return result
+    xp.copyto(out, result)
+    return out
+
+
+def _fold_dy(plan, xp, dy):
+    """``dy`` as ``(G, Fg, N * L)`` (a transposed copy)."""
+    dyr = dy.reshape(plan.batch, plan.groups, plan.fg, plan.out_size).transpose(1, 2, 0, 3)
+    return xp.ascontiguousarray(dyr).reshape(plan.groups, plan.fg, -1)
+
+
+def _fwd_folded(plan, xp, x, w, out=None):
+    cols = _folded_cols(plan.win, xp, plan.padded(xp, x), plan.groups)
+    y = xp.matmul(w.reshape(plan.groups, plan.fg, -1), cols)
+    return _unfold(xp, y, plan.batch, plan.out_shape, out)
+
+
+def _bwd_data_folded(plan, xp, dy, w):
+    """``W^T dy`` as one GEMM, then the columns added back per kernel offset (col2im)."""
+    wt = w.reshape(plan.groups, plan.fg, -1).transpose(0, 2, 1)
+    dcols = xp.matmul(wt, _fold_dy(plan, xp, dy))
+    win = plan.win
+    # (C, K, N, *out) -> per kernel offset a (N, C, *out) view added into the padded gradient
+    dcols = dcols.reshape((plan.channels, -1, plan.batch) + win.out).swapaxes(0, 2)
+    dpad = xp.zeros(win.padded_shape, dtype=dy.dtype)
+    for k, index in enumerate(win.offsets()):
+        dpad[index] += dcols[:, k]
+    return xp.ascontiguousarray(dpad[win.interior])
+
+
+def _bwd_data_transposed(plan, xp, dy, w):
+    """Stride 1: the data gradient is a convolution of ``dy`` with the flipped, transposed
+    kernel, so it runs as a forward im2col + GEMM with no scatter."""
+    dual = plan.dual(xp)
+    if dual is None:
+        return _bwd_data_folded(plan, xp, dy, w)
+    flip = (slice(None),) * 3 + (slice(None, None, -1),) * plan.win.ndim
+    wk = w.reshape((plan.groups, plan.fg, plan.cg) + plan.win.kernel)[flip].swapaxes(1, 2)
+    cols = _folded_cols(dual.win, xp, dual.padded(xp, dy), plan.groups)
+    dx = xp.matmul(xp.ascontiguousarray(wk).reshape(plan.groups, plan.cg, -1), cols)
+    return _unfold(xp, dx, plan.batch, plan.win.in_shape)
+
+
+def _bwd_weight_folded(plan, xp, dy, x):
+    cols = _folded_cols(plan.win, xp, plan.padded(xp, x), plan.groups)
+    dw = xp.matmul(_fold_dy(plan, xp, dy), cols.swapaxes(-1, -2))
+    return dw.reshape(plan.w_shape)
+
+
+ALGORITHMS = {
+    "forward": {"im2col": _fwd_im2col, "shift": _fwd_shift, "folded": _fwd_folded},
+    "backward_data": {
+        "col2im": _bwd_data_col2im,
+        "shift": _bwd_data_shift,
+        "folded": _bwd_data_folded,
+        "transposed": _bwd_data_transposed,
+    },
+    "backward_weight": {
+        "im2col": _bwd_weight_im2col,
+        "shift": _bwd_weight_shift,
+        "folded": _bwd_weight_folded,
+    },
+}
+DEFAULT_ALGORITHMS = {"forward": "im2col", "backward_data": "col2im", "backward_weight": "im2col"}
+
+
+@dataclasses.dataclass(eq=False)
+class ConvPlan:
+    """Everything a convolution of one shape needs, built once per signature.
+
+    ``x_shape``/``w_shape`` are the convolution's data and weight shapes (for Deconvolution: the
+    equivalent convolution whose backward-data is the deconvolution). ``algorithms`` maps each
+    direction to the chosen algorithm; ``tune_times`` keeps the measured seconds per candidate.
+    """
+
+    win: Window
+    groups: int
+    w_shape: tuple
+    dtype: str
+    workspace: object = None
+    algorithms: dict = dataclasses.field(default_factory=lambda: dict(DEFAULT_ALGORITHMS))
+    tune_times: dict = dataclasses.field(default_factory=dict)
+    _dual: object = dataclasses.field(default=None, repr=False)
+
+    @property
+    def batch(self):
+        return self.win.in_shape[0]
+
+    @property
+    def channels(self):
+        return self.win.in_shape[1]
+
+    @property
+    def cg(self):
+        return self.channels // self.groups
+
+    @property
+    def fg(self):
+        return self.w_shape[0] // self.groups
+
+    @property
+    def out_shape(self):
+        return (self.batch, self.w_shape[0]) + self.win.out
+
+    @property
+    def out_size(self):
+        return int(numpy.prod(self.win.out))
+
+    def padded(self, xp, x):
+        """``x`` inside the plan's zero-padded workspace (contiguous ``x`` when there is no pad)."""
+        if not self.win.has_padding:
+            return xp.ascontiguousarray(x)
+        self.workspace[self.win.interior] = x
+        return self.workspace
+
+    def dual(self, xp):
+        """The plan of the stride-1 convolution that computes this one's data gradient (None
+        when the stride is not 1 or a padding exceeds the dilated kernel)."""
+        if self._dual is None:
+            self._dual = _dual_plan(self, xp) or False
+        return self._dual or None
+
+    def forward(self, xp, x, w, out=None):
+        """The convolution of ``x`` and ``w``; written into ``out`` when given."""
+        if self.algorithms["forward"] == "folded":
+            return _fwd_folded(self, xp, x, w, out)
+        return _into(xp, ALGORITHMS["forward"][self.algorithms["forward"]](self, xp, x, w), out)
+
+    def backward_data(self, xp, dy, w):
+        return ALGORITHMS["backward_data"][self.algorithms["backward_data"]](self, xp, dy, w)
+
+    def backward_weight(self, xp, dy, x):
+        return ALGORITHMS["backward_weight"][self.algorithms["backward_weight"]](self, xp, dy, x)
+
+    def autotune(self, xp, rounds=3):
+        """Time the viable candidates of each direction on dummy arrays; keep the fastest.
+
+        Timing runs on a sub-batch of at most :data:`TUNE_BATCH` samples (the layouts' relative
+        cost does not hinge on the batch beyond that). Round one times every candidate once; the
+        later rounds re-time only those within :data:`NEAR_BEST` of the best so far, so a
+        candidate that lost clearly costs one run, and a direction with one candidate none.
+        """
+        probe = _tuning_plan(self, xp)
+        x = xp.full(probe.win.in_shape, 0.5, dtype=self.dtype)
+        w = xp.full(self.w_shape, 0.25, dtype=self.dtype)
+        dy = xp.full(probe.out_shape, 0.5, dtype=self.dtype)
+        operands = {"forward": (x, w), "backward_data": (dy, w), "backward_weight": (dy, x)}
+        for direction, names in viable_candidates(probe, xp).items():
+            if len(names) == 1:
+                self.algorithms[direction] = names[0]
+                continue
+            times = dict.fromkeys(names, float("inf"))
+            for _ in range(rounds):
+                best = min(times.values())
+                for name in [n for n in names if times[n] <= best * NEAR_BEST]:
+                    fn = ALGORITHMS[direction][name]
+                    times[name] = min(times[name], _timed(xp, fn, probe, *operands[direction]))
+                if sum(t <= min(times.values()) * NEAR_BEST for t in times.values()) < 2:
+                    break
+            self.tune_times[direction] = times
+            self.algorithms[direction] = min(times, key=times.get)
+
+
+TUNE_BATCH = 2  # autotune times candidates on at most this many samples
+NEAR_BEST = 1.25  # a candidate slower than this factor of the best is not re-timed
+SHIFT_MAX_OFFSETS = 9  # "shift" makes one pass over the tensor per kernel offset: 3x3 at most
+
+
+def viable_candidates(plan, xp):
+    """Per direction, the candidates worth timing for ``plan`` (a cost model of passes).
+
+    ``shift`` re-reads and re-writes the whole tensor once per kernel offset, so beyond small
+    kernels it loses to one im2col copy by far; at batch 1 the per-sample and batch-folded
+    layouts are the same GEMM (keep folded); ``transposed`` exists only where the dual plan does
+    and copies ``F * K`` columns per output where ``folded`` scatters ``C * K``: it pays only when
+    the convolution does not widen the channels.
+    """
+    drop = set()
+    if math.prod(plan.win.kernel) > SHIFT_MAX_OFFSETS:
+        drop.add("shift")
+    if plan.batch == 1:
+        drop.update(("im2col", "col2im"))
+    if plan.w_shape[0] > plan.channels or plan.dual(xp) is None:
+        drop.add("transposed")
+    return {d: [n for n in c if n not in drop] for d, c in ALGORITHMS.items()}
+
+
+def _tuning_plan(plan, xp):
+    """``plan`` itself, or a twin on the first :data:`TUNE_BATCH` samples to time candidates on."""
+    if plan.batch <= TUNE_BATCH:
+        return plan
+    win = dataclasses.replace(plan.win, in_shape=(TUNE_BATCH,) + plan.win.in_shape[1:])
+    twin = ConvPlan(win=win, groups=plan.groups, w_shape=plan.w_shape, dtype=plan.dtype)
+    if win.has_padding:
+        twin.workspace = win.workspace(xp, plan.dtype)
+    return twin
+
+
+def _timed(xp, fn, *args):
+    start = time.perf_counter()
+    fn(args[0], xp, *args[1:])
+    if xp.__name__ != "numpy":
+        xp.cuda.get_current_stream().synchronize()
+    return time.perf_counter() - start
+
+
+def _dual_plan(plan, xp):
+    win = plan.win
+    reach = [dilated(k, d) - 1 for k, d in zip(win.kernel, win.dilate)]
+    pad_lo = tuple(r - p for r, p in zip(reach, win.pad_lo))
+    pad_hi = tuple(r - p for r, p in zip(reach, win.pad_hi))
+    if any(s != 1 for s in win.stride) or min(pad_lo + pad_hi) < 0:
+        return None
+    dual_win = dataclasses.replace(
+        win, in_shape=plan.out_shape, pad_lo=pad_lo, pad_hi=pad_hi, out=win.in_shape[2:]
+    )
+    dual = ConvPlan(win=dual_win, groups=plan.groups, w_shape=plan.w_shape, dtype=plan.dtype)
+    if dual_win.has_padding:
+        dual.workspace = dual_win.workspace(xp, plan.dtype)
+    return dual
+
+
+def build_conv_plan(xp, win, groups, w_shape, dtype):
+    plan = ConvPlan(win=win, groups=groups, w_shape=tuple(w_shape), dtype=dtype)
+    if win.has_padding:
+        plan.workspace = win.workspace(xp, dtype)
+    if env_int("MXNET_CUDNN_AUTOTUNE_DEFAULT", 1):
+        plan.autotune(xp)
+    return plan
+
+
+def dilated(k, d):
+    return (k - 1) * d + 1
