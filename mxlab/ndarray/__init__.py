@@ -62,3 +62,21 @@ _ndarray_mod._namespaces["nd"] = __import__(__name__, fromlist=["_"])
 from . import random  # noqa: E402,F401
 from . import contrib  # noqa: E402,F401
 from . import sparse  # noqa: E402,F401
+
+
+def concatenate(arrays, axis=0, always_copy=True):
+    """MXNet 1.x's ``mx.nd.concatenate``: ``concat`` along ``axis``; with ``always_copy=False`` a
+    single array comes back as is."""
+    if not arrays:
+        from ..base import MXNetValueError
+        raise MXNetValueError("concatenate: needs at least one array")
+    if not always_copy and len(arrays) == 1:
+        return arrays[0]
+    return concat(*arrays, dim=axis)  # noqa: F821  (made by _populate)
+
+
+def onehot_encode(indices, out):
+    """MXNet 1.x's ``mx.nd.onehot_encode``: write the one-hot rows of ``indices`` into ``out``
+    (shape ``(len(indices), depth)``) and return it."""
+    out[:] = one_hot(indices, depth=out.shape[1], dtype=out.dtype)  # noqa: F821
+    return out

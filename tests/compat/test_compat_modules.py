@@ -108,3 +108,16 @@ def test_array_namespace_follows_the_2021_array_api():
     for bad in ("2020.09", "2021.24", "latest"):
         with pytest.raises(ValueError, match="array API version"):
             x.__array_namespace__(bad)
+
+
+def test_legacy_concatenate_and_onehot_encode():
+    parts = [mx.nd.ones((2, 3)), mx.nd.zeros((1, 3))]
+    assert mx.nd.concatenate(parts).asnumpy().sum() == 6.0
+    assert mx.nd.concatenate(parts, axis=0).shape == (3, 3)
+    assert mx.nd.concatenate(parts[:1], always_copy=False) is parts[0]
+    assert mx.nd.concatenate(parts[:1]) is not parts[0]
+    with pytest.raises(ValueError, match="at least one"):
+        mx.nd.concatenate([])
+    out = mx.nd.zeros((3, 4))
+    assert mx.nd.onehot_encode(mx.nd.array([0, 3, 1]), out) is out
+    assert out.asnumpy().argmax(axis=1).tolist() == [0, 3, 1]
