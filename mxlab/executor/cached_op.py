@@ -265,9 +265,9 @@ class CachedOp:
         key = (reqs, tuple(sorted(shapes.items())) if recompute else None)
         raw = self._gradient_graphs.get(key)
         if raw is None:
-            forward = infer_graph(self._graph, shapes, dtypes) if recompute else self._graph
-            raw = gradient_graph(forward, self._grad_names(reqs), recompute,
-                                 self.config.recompute_budget, self.config.sum_cap)
+            sizes = {"shapes": shapes, "dtypes": dtypes} if recompute else {}
+            raw = gradient_graph(self._graph, self._grad_names(reqs), recompute,
+                                 self.config.recompute_budget, self.config.sum_cap, **sizes)
             self._gradient_graphs = {key: raw}
         return infer_graph(raw, shapes, dtypes)
 
