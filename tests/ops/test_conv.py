@@ -17,6 +17,12 @@ from mxlab.ops.registry import get_op
 from mxlab.test_utils import assert_almost_equal, check_numeric_gradient
 
 
+@pytest.fixture(autouse=True)
+def _autotune_on(monkeypatch):
+    """This file tests autotune itself (the suite runs with it off: see the root conftest)."""
+    monkeypatch.setenv("MXNET_CUDNN_AUTOTUNE_DEFAULT", "1")
+
+
 def _positions(shape):
     return itertools.product(*(range(s) for s in shape))
 
