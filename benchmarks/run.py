@@ -5,6 +5,7 @@ Usage::
     python -m benchmarks                      # every workload (several minutes)
     python -m benchmarks mlp chain64 --quick  # some workloads, fewer repeats and smaller cases
     python -m benchmarks --list
+    python -m benchmarks mlp --check          # exit status 1 when a target is missed
 
 Every figure the table compares is a ratio of two figures measured in this run: times (µs per step)
 are medians over ``--repeats`` interleaved calls after warm-up (see :mod:`benchmarks.timing`),
@@ -68,6 +69,9 @@ class Target:
 
 TARGETS = [
     Target("mlp", "mxlab static", "torch eager", 1.0),
+    Target("mlp", "mxlab static", "mxnet static", 1.0),
+    Target("mlp", "mxlab hybridize", "torch eager", 1.2),
+    Target("mlp", "mxlab static", "numpy prealloc", 1.2),
     Target("mlp", "mxlab imperative", "mxnet imperative", 1.0),
     Target("chain64", "mxlab imperative", "torch eager", 1.0),
     Target("chain64", "mxlab static", "numpy naive", 1.0),
@@ -189,6 +193,8 @@ def parse_args(argv=None):
                         help="only implementations whose name contains A or B (mxlab,numpy)")
     parser.add_argument("--json", default=None, help="where to write the JSON record")
     parser.add_argument("--list", action="store_true", help="list the workloads and exit")
+    parser.add_argument("--check", action="store_true",
+                        help="exit with status 1 when a target is MISSED (n/a does not fail)")
     args = parser.parse_args(argv)
     unknown = [w for w in args.workloads if w not in WORKLOADS]
     if unknown:
@@ -214,7 +220,18 @@ def main(argv=None):
     path = args.json or _default_json_path()
     record = write_json(path, rows, targets, opts, names)
     print(f"\nJSON: {os.path.relpath(path)}")
+    if args.check:
+        _exit_on_missed(targets)
     return record
+
+
+def _exit_on_missed(targets):
+    """``--check``: a missed target fails the run (for CI and scripts); rows that could not run
+    (``n/a``) are reported, not failed, since a peer may simply not be installed."""
+    missed = [t["target"] for t in targets if t["status"] == "MISSED"]
+    if missed:
+        print(f"--check: {len(missed)} target(s) missed:", *missed, sep="\n  ", file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -84,6 +84,26 @@ def test_cross_process_targets_are_marked():
     assert "n/a (torch not installed)" in table and "* one side ran in its own process" in table
 
 
+@pytest.mark.parametrize("static_us, exit_code", [(100.0, None), (300.0, 1)])
+def test_check_exits_nonzero_on_a_missed_target(monkeypatch, tmp_path, static_us, exit_code):
+    from benchmarks import run
+    from benchmarks.timing import Row
+
+    def fake_mlp(opts):
+        """fake workload: mxlab static against torch eager; no other peer installed."""
+        return [Row("mlp", "b", "mxlab static", static_us), Row("mlp", "b", "torch eager", 200.0),
+                Row("mlp", "b", "mxnet static", None, note="n/a (unset)")]
+    monkeypatch.setattr(run, "WORKLOADS", {"mlp": fake_mlp})
+    argv = ["mlp", "--check", "--json", str(tmp_path / "out.json")]
+    if exit_code is None:
+        assert run.main(argv)["targets"]   # n/a targets do not fail the check
+        return
+    with pytest.raises(SystemExit) as raised:
+        run.main(argv)
+    assert raised.value.code == exit_code
+    assert run.main(argv[:1] + argv[2:])["targets"]   # without --check the same run returns
+
+
 def test_remote_worker_joins_every_round():
     from benchmarks.timing import OWN_PROCESS, Candidate, RemoteWorker, time_interleaved
     code = ("from benchmarks.timing import Candidate, serve; "

@@ -100,9 +100,9 @@ def test_graphviz_layout_runs_in_process():
 
 
 MAX_MODULE_LINES = 600   # the house rule (~600)
-# NOTE: temporary: helper perf-static is rewriting cached_op.py (619 lines) into a straight-line
-#   static program and splits it there; remove this entry when that lands.
-OVER_BUDGET = {"mxlab/executor/cached_op.py": 660}
+# NOTE: temporary, for its owner to split: ops/nn/conv.py (633) grew its im2col/GEMM kernels.
+#   Remove the entry when the module is back under the budget.
+OVER_BUDGET = {"mxlab/ops/nn/conv.py": 660}
 
 
 def test_no_module_is_over_the_line_budget():

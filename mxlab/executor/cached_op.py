@@ -39,29 +39,13 @@ from .config import CachedOpConfig
 from .planning import gradient_graph, head_entry_ids, infer_graph, plan_graph
 from .runtime import (BufferPool, Frame, Program, ReplanEvent, finalize_release, run_segments,
                       take_blocks)
+from .static_call import FastCall, KeptState, signature_of
 
 __all__ = ["CachedOp", "HIGHER_ORDER_MSG", "NO_GRAD_INPUTS_MSG"]
 
 HIGHER_ORDER_MSG = ("CachedOp does not support higher order gradients. If you want to do backward "
                     "with create_graph=True please do not use hybridize.")
 NO_GRAD_INPUTS_MSG = "There are no inputs in computation graph that require gradients."
-
-
-class _State:
-    """One member of the per-device pool: a frame kept across calls (static_alloc)."""
-
-    def __init__(self):
-        self.holders = 0
-        self.frame = None
-        self.key = None          # (kind, planned graph) the frame was allocated for
-        self.bound = {}          # kind -> bound segments
-        self.param_ids = None
-
-    def hold(self):
-        self.holders += 1
-
-    def unhold(self):
-        self.holders -= 1
 
 
 class _Run:
@@ -76,59 +60,6 @@ class _Run:
         if STATE.recording:
             raise MXNetNotImplementedError(HIGHER_ORDER_MSG)
         return self.cached_op._backward(self, out_grads)
-
-
-class _FastCall:
-    """The steady state of a static_shape inference call with everything looked up once: the
-    inputs are checked against the last call (device, shape, dtype, parameter identity, the state
-    free), then the bound segments are pushed with the call's arrays. Any difference returns None
-    and the call takes the full path."""
-
-    __slots__ = ("state", "device", "cls", "signature", "param_positions", "param_ids",
-                 "output_meta", "segments", "single")
-
-    @classmethod
-    def make(cls, cached_op, planned, inputs):
-        """A fast call repeating this one, or None when a segment binds other arrays."""
-        state = cached_op._state(inputs[0]._device)
-        positions = {eid: i for i, eid in enumerate(planned.input_eids)}
-        count = len(inputs)
-        positions.update({eid: count + i for i, eid in enumerate(planned.output_eids)})
-        segments = []
-        for seg in state.bound.get(planned.kind, ()):
-            if any(e not in positions for e in seg.ext_reads + seg.write_eids):
-                return None
-            segments.append((seg, [positions[e] for e in seg.ext_reads],
-                             [positions[e] for e in seg.write_eids]))
-        fast = cls()
-        fast.state, fast.device, fast.cls = state, inputs[0]._device, type(inputs[0])
-        fast.signature = [_signature(x) for x in inputs]
-        fast.param_positions = cached_op.config.param_indices
-        fast.param_ids = state.param_ids
-        fast.output_meta, fast.segments = planned.output_meta, segments
-        fast.single = len(planned.output_meta) == 1 and planned.simple_outputs
-        return fast if planned.simple_outputs else None
-
-    def __call__(self, inputs):
-        if self.state.holders or len(inputs) != len(self.signature):
-            return None
-        device = self.device
-        for x, (shape, dtype) in zip(inputs, self.signature):
-            data = x._data
-            if data is None or x._device is not device or data.shape != shape or \
-                    data.dtype != dtype:
-                return None
-        if type(inputs[0]) is not self.cls:
-            return None
-        if self.param_positions and \
-                tuple(id(inputs[i]) for i in self.param_positions) != self.param_ids:
-            return None
-        empty = self.cls._empty_handle
-        outputs = [empty(device, shape, dtype) for shape, dtype in self.output_meta]
-        arrays = [*inputs, *outputs]
-        for seg, reads, writes in self.segments:
-            seg.push_arrays([arrays[i] for i in reads], [arrays[i] for i in writes])
-        return outputs[0] if self.single else outputs
 
 
 class CachedOp:
@@ -334,9 +265,9 @@ class CachedOp:
         key = (reqs, tuple(sorted(shapes.items())) if recompute else None)
         raw = self._gradient_graphs.get(key)
         if raw is None:
-            forward = infer_graph(self._graph, shapes, dtypes) if recompute else self._graph
-            raw = gradient_graph(forward, self._grad_names(reqs), recompute,
-                                 self.config.recompute_budget, self.config.sum_cap)
+            sizes = {"shapes": shapes, "dtypes": dtypes} if recompute else {}
+            raw = gradient_graph(self._graph, self._grad_names(reqs), recompute,
+                                 self.config.recompute_budget, self.config.sum_cap, **sizes)
             self._gradient_graphs = {key: raw}
         return infer_graph(raw, shapes, dtypes)
 
@@ -362,7 +293,7 @@ class CachedOp:
         if recording and (self._inlines() or self.dynamic_shapes):
             outputs = evaluate_graph(self._graph.outputs, dict(zip(self.input_names, inputs)))
             return _single(outputs)
-        signature = tuple(_signature(x) for x in inputs)
+        signature = tuple(signature_of(x) for x in inputs)
         if self._last_recording is not recording:
             if self._last_recording is not None:
                 self._log("recording", f"recording {self._last_recording} -> {recording}")
@@ -374,7 +305,7 @@ class CachedOp:
         else:
             self._forward(planned, inputs, outputs, device)
             if self.config.static_shape and out is None and not self.time_nodes:
-                self._fast = _FastCall.make(self, planned, inputs)
+                self._fast = FastCall.make(self, planned, inputs)
         if planned.simple_outputs:
             return outputs[0] if len(outputs) == 1 else outputs
         return _single(self._finish_outputs(planned, inputs, outputs))
@@ -447,7 +378,7 @@ class CachedOp:
         for state in states:
             if state.holders == 0:
                 return state
-        state = _State()
+        state = KeptState()
         states.append(state)
         return state
 
@@ -600,14 +531,6 @@ def _release_frame(frame, pool):
 
 def _single(outputs):
     return outputs[0] if len(outputs) == 1 else outputs
-
-
-def _signature(x):
-    """(shape, dtype) of an input, from its data when it is there (the fast case)."""
-    data = x._data
-    if data is not None:
-        return data.shape, data.dtype
-    return x.shape, numpy.dtype(x.dtype)
 
 
 def _not_runnable(xp, inputs, attrs):

@@ -162,7 +162,7 @@ def test_mxnet_suite_end_to_end(tmp_path, monkeypatch):
     assert broken["collected"] == 0 and "no_such_name" in broken["import_error"]
 
 
-def test_d2l_suite_end_to_end_with_generated_data(tmp_path):
+def test_d2l_suite_end_to_end_with_generated_data(tmp_path, monkeypatch):
     (tmp_path / "d2l").mkdir()
     (tmp_path / "d2l" / "__init__.py").write_text("")
     (tmp_path / "d2l" / "mxnet.py").write_text(textwrap.dedent("""\
@@ -190,6 +190,12 @@ def test_d2l_suite_end_to_end_with_generated_data(tmp_path):
     bad = results["chapter_preliminaries/bad"]
     assert bad["status"] == "failed" and "nope" in bad["error"]
     assert bad["where"] == "chapter_preliminaries/bad.md:4"
+    (chapter / "gpu.md").write_text("```{.python .input}\n#@tab all\nraise SystemExit(3)\n```\n")
+    monkeypatch.setitem(d2l_suite.EXCLUDED, "chapter_preliminaries/gpu", "needs a GPU")
+    gpu, = d2l_suite.run_suite(str(tmp_path), ["chapter_preliminaries/gpu"],
+                               progress=lambda s: None)
+    assert gpu["status"] == "excluded" and gpu["error"].startswith("needs a GPU")
+    assert "0 run to the end, 1 excluded" in report.d2l_tables([gpu])
 
 
 def test_d2l_oracle_run_uses_the_given_python_and_caps_epochs(tmp_path):

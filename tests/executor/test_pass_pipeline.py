@@ -65,8 +65,9 @@ def test_recompute_plans_before_the_gradient_pass():
     op = CachedOp(_net(), {"static_alloc": True, "recompute": True})
     _record_call(op, *_arrays())
     names = _names(op.plans["full"].graph)
-    assert names[:4] == ["infer_shape", "infer_type", "plan_recompute", "build_gradient"]
-    assert names.count("build_gradient") == 1 and names.count("plan_memory") == 1
+    assert names[:2] == ["plan_recompute", "build_gradient"]
+    for name in ("build_gradient", "infer_shape", "infer_type", "plan_memory"):
+        assert names.count(name) == 1, (name, names)   # each pass once, sized by input shapes
     assert "recompute_plan" in op.plans["full"].graph.attrs
 
 

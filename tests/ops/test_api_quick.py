@@ -129,6 +129,7 @@ def test_dlpack_write_capsule_shares_memory_both_ways():
     x = mx.np.ones((2, 3))
     y = mx.npx.from_dlpack(mx.npx.to_dlpack_for_write(x))
     y += 1
+    y.wait_to_read()   # NOTE: x and y share memory, not a var (as in MXNet): wait for y's write
     assert x.asnumpy().tolist() == [[2.0] * 3] * 2
     legacy = mx.nd.array([1, 2])
     assert mx.nd.from_dlpack(legacy.to_dlpack_for_read()).asnumpy().tolist() == [1.0, 2.0]
@@ -146,6 +147,7 @@ def test_from_numpy_zero_copy_makes_the_source_read_only():
     source = numpy.arange(4.0)
     shared = mx.npx.from_numpy(source)
     shared += 1
+    shared.wait_to_read()   # NOTE: NumPy reads the memory directly, with no engine sync
     assert source.tolist() == [1.0, 2.0, 3.0, 4.0] and not source.flags.writeable
     copied = mx.nd.from_numpy(numpy.arange(2.0), zero_copy=False)
     assert copied.asnumpy().tolist() == [0.0, 1.0]

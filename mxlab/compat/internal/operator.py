@@ -1,7 +1,8 @@
 """``mxnet.operator``: the op listing MXNet's tests call, and the Python custom-op classes.
 
-mxlab has no Python custom-operator bridge (``mx.operator.register`` / ``mx.nd.Custom``): the classes
-exist so code defining them imports, and registering one raises ``NotImplementedError`` naming it.
+mxlab has no Python custom-operator bridge (``mx.operator.register`` / ``mx.nd.Custom``): the
+classes exist so code defining them imports, and registering one raises ``NotImplementedError``
+naming it.
 """
 import collections
 
