@@ -6,3 +6,4 @@ from .planning import PlannedGraph, plan_graph, infer_graph  # noqa: F401
 from .config import CachedOpConfig  # noqa: F401
 from .cached_op import CachedOp  # noqa: F401
 from .graph_executor import GraphExecutor, Executor  # noqa: F401
+from . import np_call as _np_call  # noqa: F401,E402  (registers the _np_call op)

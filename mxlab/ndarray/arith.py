@@ -11,7 +11,7 @@ from ..ops.elemwise import COMPARISONS, legacy_stem
 from ..ops.infer import check_one_dtype
 from ..ops.registry import get_op
 from .namespace import invoke_op, register_frontend
-from .ndarray import NDArray
+from .ndarray import NDArray, array
 
 __all__ = ["binary_frontend", "invert"]
 
@@ -29,6 +29,12 @@ def _scalar_attrs(fname, value):
                          f"got {kind.__name__}")
 
 
+def _as_array_like(arr, host):
+    """A NumPy operand as an array of ``arr``'s class and device (MXNet: ``onp + mx_np`` is an
+    ``mx_np`` array)."""
+    return array(host, dtype=host.dtype, device=arr.device, cls=type(arr))
+
+
 def binary_frontend(fname, tensor, scalar, rscalar):
     """``fname(x1, x2, out=None)``: op ``tensor`` on two arrays, ``scalar``/``rscalar`` for one.
 
@@ -42,8 +48,12 @@ def binary_frontend(fname, tensor, scalar, rscalar):
         if isinstance(x1, NDArray):
             if isinstance(x2, NDArray):
                 return invoke(tensor_op, [x1, x2], {}, outs)[0]
+            if isinstance(x2, numpy.ndarray):
+                return invoke(tensor_op, [x1, _as_array_like(x1, x2)], {}, outs)[0]
             return invoke(scalar_op_, [x1], _scalar_attrs(fname, x2), outs)[0]
         if isinstance(x2, NDArray):
+            if isinstance(x1, numpy.ndarray):
+                return invoke(tensor_op, [_as_array_like(x2, x1), x2], {}, outs)[0]
             return invoke(rscalar_op, [x2], _scalar_attrs(fname, x1), outs)[0]
         return host(x1, x2)
     call.__name__ = call.__qualname__ = fname

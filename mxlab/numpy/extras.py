@@ -290,8 +290,11 @@ def tensordot(a, b, axes=2):
     free_a = [i for i in range(a.ndim) if i not in axes_a]
     free_b = [i for i in range(b.ndim) if i not in axes_b]
     inner_size = math.prod(a.shape[i] for i in axes_a)
-    left = np.transpose(a, free_a + axes_a).reshape(-1, inner_size)
-    right = np.transpose(b, axes_b + free_b).reshape(inner_size, -1)
+    # NOTE: explicit sizes, not -1: a zero-size operand makes -1 ambiguous
+    left = np.transpose(a, free_a + axes_a).reshape(
+        math.prod(a.shape[i] for i in free_a), inner_size)
+    right = np.transpose(b, axes_b + free_b).reshape(
+        inner_size, math.prod(b.shape[i] for i in free_b))
     shape = tuple(a.shape[i] for i in free_a) + tuple(b.shape[i] for i in free_b)
     return np.dot(left, right).reshape(shape)
 

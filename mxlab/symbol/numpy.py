@@ -3,6 +3,7 @@ registry."""
 
 from ..base import MXNetNotImplementedError, MXNetTypeError
 from .frontend import populate_flavour
+from .np_call import fill_namespace, sub_namespace
 from .symbol import FLAVOURS, Symbol
 
 __all__ = ["_Symbol"]
@@ -80,3 +81,8 @@ for _name, _kind in (
     globals()[_name] = _binary_function(_kind, _name)
 
 populate_flavour(globals(), "np_name", _Symbol)
+
+# NOTE: after the generated ops: they keep their registry op; the rest of mx.np is _np_call nodes.
+fill_namespace(globals(), "", _Symbol)
+linalg = sub_namespace("linalg.", _Symbol, __name__ + ".linalg")
+random = sub_namespace("random.", _Symbol, __name__ + ".random")

@@ -289,7 +289,7 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
     values = target.location
     grad_req = _grad_requests(grad_nodes, list(values))
     outputs = target.forward(values, use_forward_train)
-    projections = [(np.random.rand(*out.shape) + 0.1).astype(dtype) for out in outputs]
+    projections = [np.asarray(np.random.rand(*out.shape) + 0.1).astype(dtype) for out in outputs]
     initial = {k: np.random.normal(0, 0.01, size=v.shape).astype(dtype) for k, v in values.items()}
     analytic = target.gradient(values, projections, grad_req, initial, is_train=True)
 

@@ -1,0 +1,98 @@
+"""The ``_np_call`` op: one symbol node that runs an imperative ``mx.np`` function.
+
+``mx.sym.np`` builds it for functions without a registry op (:mod:`mxlab.symbol.np_call`). The
+kernel wraps its input buffers as ``mx.np`` arrays and calls the function (autograd paused,
+deferred compute off); ``_backward_np_call`` re-runs it under ``autograd.record`` and returns the
+input gradients, so forward, shapes, dtypes and gradients are the imperative function's. It lives
+in the executor layer because its kernels use autograd, which the ops layer may not import.
+"""
+import numpy
+
+from .. import autograd, deferred_compute
+from ..base import MXNetValueError
+from ..ndarray.ndarray import NDArray, from_numpy_data
+from ..ops.attrs import Attr
+from ..ops.registry import F, Op, register
+from ..symbol.np_call import decode_call, resolve
+
+__all__ = []
+
+
+def _is_known(func):
+    try:
+        resolve(func)
+    except MXNetValueError:
+        return False
+    return True
+
+
+_ATTRS = (Attr("func", "str", check=(_is_known, "must name an mx.np, mx.np.linalg, "
+                                     "mx.np.random or mx.npx function")),
+          Attr("args", "str", '{"args": [], "kwargs": {}}',
+               doc="the call's arguments as JSON, symbols as {'__input__': i}"),
+          Attr("num_args", "int", 1, doc="number of symbol inputs"),
+          Attr("num_outputs", "int", 1, doc="number of arrays the function returns"))
+
+
+def _call(attrs, arrays):
+    """Run the function on ``arrays``; returns its outputs as a list of arrays."""
+    args, kwargs = decode_call(attrs["args"], arrays, from_numpy_data)
+    with deferred_compute.context(False):
+        result = resolve(attrs["func"])(*args, **kwargs)
+    outs = list(result) if isinstance(result, (list, tuple)) else [result]
+    if len(outs) != attrs["num_outputs"]:
+        raise MXNetValueError(f"_np_call: {attrs['func']} returned {len(outs)} arrays, the "
+                              f"symbol was built for {attrs['num_outputs']}")
+    return outs
+
+
+def _data(xp, value):
+    return value._get_data() if isinstance(value, NDArray) else xp.asarray(value)
+
+
+def _forward(xp, inputs, attrs):
+    with autograd.pause():
+        outs = _call(attrs, [from_numpy_data(x) for x in inputs])
+    return tuple(_data(xp, o) for o in outs)
+
+
+def _differentiable(dtype):
+    return numpy.dtype(dtype).kind == "f"
+
+
+def _backward(xp, inputs, attrs):
+    """Input gradients: the function re-run under ``autograd.record``, then backward from the
+    head gradients."""
+    n_out = attrs["num_outputs"]
+    heads, datas = inputs[:n_out], inputs[n_out:]
+    arrays = [from_numpy_data(x.copy()) for x in datas]
+    for a in arrays:
+        if _differentiable(a.dtype):
+            a.attach_grad()
+    with autograd.record():
+        outs = _call(attrs, arrays)
+    pairs = [(o, from_numpy_data(h)) for o, h in zip(outs, heads)
+             if isinstance(o, NDArray) and _differentiable(o.dtype)]
+    if pairs and any(_differentiable(a.dtype) for a in arrays):
+        autograd.backward([o for o, _ in pairs], head_grads=[h for _, h in pairs])
+    return tuple(a.grad._get_data() if _differentiable(a.dtype) and a.grad is not None
+                 else xp.zeros_like(x) for a, x in zip(arrays, datas))
+
+
+def _gradient(node, out_grads):
+    if not node.inputs:
+        return []
+    grads = F._backward_np_call(*out_grads, *node.inputs, **node.attrs)
+    return grads if isinstance(grads, list) else [grads]
+
+
+register(Op(name="_np_call", compute=_forward, attrs=_ATTRS, nd_names=(), hidden=True,
+            num_inputs=lambda a: a["num_args"], num_outputs=lambda a: a["num_outputs"],
+            input_names=("data",), gradient=_gradient, save_outputs=False,
+            doc="Run the imperative mx.np function ``func`` (symbols' mx.np compositions)."))
+register(Op(name="_backward_np_call", compute=_backward, attrs=_ATTRS, nd_names=(), hidden=True,
+            num_inputs=lambda a: a["num_outputs"] + a["num_args"],
+            num_outputs=lambda a: a["num_args"], input_names=("data",),
+            infer_shape=lambda a, s: s[a["num_outputs"]:],
+            infer_type=lambda a, t: t[a["num_outputs"]:],
+            doc="Gradients of ``_np_call`` w.r.t. its inputs (autograd over the function)."))
