@@ -18,4 +18,5 @@ from . import utils  # noqa: F401
 from . import model_zoo  # noqa: F401
 from . import rnn  # noqa: F401
 from . import metric  # noqa: F401
+from . import contrib  # noqa: F401
 from .trainer import Trainer  # noqa: F401
