@@ -106,6 +106,11 @@ SPECIAL = {
         "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "gcd", "lcm")},
     "CTCLoss": {"shapes": [(4, 2, 3), (2, 2)], "ints": {1: 3}, "fixed": {1: [[1, 2], [2, 1]]}},
     "Pad": {"attrs": {"pad_width": (0, 0, 0, 0, 1, 1, 1, 1)}, "shapes": [(1, 2, 3, 3)]},
+    "BilinearSampler": {"shapes": [(1, 2, 4, 4), (1, 2, 3, 3)]},
+    "GridGenerator": {"attrs": {"transform_type": "affine", "target_shape": (3, 4)},
+                      "shapes": [(2, 6)]},
+    "SpatialTransformer": {"attrs": {"target_shape": (3, 3)}, "shapes": [(1, 2, 4, 4), (1, 6)],
+                           "fixed": {1: [[0.8, 0.1, 0.05, -0.1, 0.7, 0.1]]}},
     "sgd_update": {"attrs": {"lr": 0.1}, "grad": False},
     "sgd_mom_update": {"attrs": {"lr": 0.1}, "grad": False},
 }

@@ -120,7 +120,7 @@ NOT_BUILT = {
     "`count_sketch`, `hawkesll`, `dgl_*`": "quantization, multi-device and specialised kernels",
     "RNN `projection_size` (LSTMP), `use_sequence_length`, `lstm_state_clip_*`":
         "the fused RNN op raises for them; not built yet",
-    "`mx.image.imrotate`, `mx.io.ImageRecordIter`, `gluon.data.vision.ImageRecordDataset`":
+    "`mx.io.ImageRecordIter`, `gluon.data.vision.ImageRecordDataset`":
         "not built yet (`mx.recordio` reads and writes the files)",
     "`gluon.contrib` (estimator, event handlers, batch processor)": "not built yet",
     "`recordio.pack_img` byte equality": "images are encoded with Pillow, not OpenCV: the "
