@@ -111,6 +111,19 @@ SPECIAL = {
                       "shapes": [(2, 6)]},
     "SpatialTransformer": {"attrs": {"target_shape": (3, 3)}, "shapes": [(1, 2, 4, 4), (1, 6)],
                            "fixed": {1: [[0.8, 0.1, 0.05, -0.1, 0.7, 0.1]]}},
+    "_image_to_tensor": {"shapes": [(4, 5, 3)], "grad": False},
+    "_image_normalize": {"attrs": {"mean": (0.1, 0.2, 0.3), "std": (0.5, 2.0, 1.5)},
+                         "shapes": [(3, 4, 5)]},
+    "_image_crop": {"attrs": {"x": 1, "y": 0, "width": 2, "height": 3}, "shapes": [(4, 5, 3)]},
+    "_image_resize": {"attrs": {"size": (3, 2)}, "shapes": [(4, 5, 3)], "grad": False},
+    "_image_adjust_lighting": {"attrs": {"alpha": (0.01, -0.02, 0.03)}, "shapes": [(4, 5, 3)]},
+    **{f"_image_{name}": {"shapes": [(4, 5, 3)]} for name in ("flip_left_right",
+                                                               "flip_top_bottom")},
+    **{f"_image_random_{name}": {"attrs": {"min_factor": 0.5, "max_factor": 1.5},
+                                 "shapes": [(4, 5, 3)], "grad": False}
+       for name in ("brightness", "contrast", "saturation")},
+    **{f"_image_random_{name}": {"shapes": [(4, 5, 3)], "grad": False}
+       for name in ("flip_left_right", "flip_top_bottom", "lighting")},
     "sgd_update": {"attrs": {"lr": 0.1}, "grad": False},
     "sgd_mom_update": {"attrs": {"lr": 0.1}, "grad": False},
 }

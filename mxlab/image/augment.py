@@ -12,7 +12,7 @@ import numpy
 
 from .. import recordio
 from ..base import MXNetValueError
-from . import kernels
+from ..ops import image_kernels as kernels
 from .image import _host, center_crop, color_normalize, imdecode, imread, random_crop, \
     random_size_crop, resize_short, imresize
 
@@ -25,9 +25,6 @@ __all__ = ["Augmenter", "SequentialAug", "RandomOrderAug", "ResizeAug", "ForceRe
 _COEF = numpy.array([[[0.299, 0.587, 0.114]]], dtype=numpy.float32)
 _GRAY = numpy.array([[0.21, 0.21, 0.21], [0.72, 0.72, 0.72], [0.07, 0.07, 0.07]],
                     dtype=numpy.float32)
-_EIGVAL = numpy.array([55.46, 4.794, 1.148])
-_EIGVEC = numpy.array([[-0.5675, 0.7192, 0.4009], [-0.5808, -0.0045, -0.8140],
-                       [-0.5836, -0.6948, 0.4203]])
 
 
 class Augmenter:
@@ -264,7 +261,7 @@ def CreateAugmenter(data_shape, resize=0, rand_crop=False, rand_resize=False,  #
     if hue:
         augs.append(HueJitterAug(hue))
     if pca_noise > 0:
-        augs.append(LightingAug(pca_noise, _EIGVAL, _EIGVEC))
+        augs.append(LightingAug(pca_noise, kernels.EIGVAL, kernels.EIGVEC))
     if rand_gray > 0:
         augs.append(RandomGrayAug(rand_gray))
     if mean is True:

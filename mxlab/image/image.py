@@ -6,8 +6,8 @@ import random
 import numpy
 
 from ..base import MXNetNotImplementedError, MXNetTypeError, MXNetValueError
-from . import kernels
-from .kernels import scale_down
+from ..ops import image_kernels as kernels
+from ..ops.image_kernels import scale_down
 
 __all__ = ["imread", "imdecode", "imresize", "resize_short", "fixed_crop", "random_crop",
            "center_crop", "color_normalize", "random_size_crop", "scale_down", "copyMakeBorder",

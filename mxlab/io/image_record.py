@@ -17,7 +17,7 @@ import numpy
 
 from .. import recordio
 from ..base import MXNetNotImplementedError, MXNetValueError
-from ..image import kernels
+from ..ops import image_kernels as kernels
 from .io import DataBatch, DataDesc, DataIter
 
 __all__ = ["ImageRecordIter", "ImageRecordUInt8Iter"]
