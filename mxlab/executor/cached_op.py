@@ -194,6 +194,11 @@ class CachedOp:
         return gradient_graph(self._graph, self._grad_names(self._default_reqs()),
                               sum_cap=self.config.sum_cap)
 
+    def _straight(self):
+        """static_alloc + static_shape: each plan runs as one straight-line program (one engine
+        push per call over the kept buffers) instead of one push per bulk segment."""
+        return self.config.static_alloc and self.config.static_shape
+
     def _inlines(self):
         return not self.config.static_alloc and self.num_ops <= self.config.inline_limit
 
@@ -417,7 +422,7 @@ class CachedOp:
         return bound
 
     def _bind(self, planned, frame):
-        bound = planned.program.bind(frame)
+        bound = planned.program.bind(frame, straight=self._straight())
         if self.time_nodes:
             self.last_run_times = {}
             for seg in bound:

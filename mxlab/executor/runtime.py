@@ -209,8 +209,20 @@ def kernel_caller(op, xp, attrs, reqs, dtypes, num_inputs):
         return getattr(xp, name), lambda ins, outs: (ins[0], scalar, outs[0])
     if plain and op.compute_into is not None:
         return op.compute_into, lambda ins, outs: (xp, ins, attrs, outs)
+    if _skips_null(op, reqs):
+        skip = [r == OpReq.NULL for r in reqs]
+        return op.compute_into, lambda ins, outs: (
+            xp, ins, attrs, [None if s else out for s, out in zip(skip, outs)])
     reqs = list(reqs)
     return run_kernel, lambda ins, outs: (op, xp, ins, attrs, outs, reqs)
+
+
+def _skips_null(op, reqs):
+    """Whether ``op``'s ``compute_into`` takes None for outputs nobody reads (``skips_none``,
+    e.g. ``_backward_FullyConnected``) and every other output is simply written."""
+    into = op.compute_into
+    return (into is not None and getattr(into, "skips_none", False) and not op.takes_ctx
+            and all(r in (OpReq.WRITE, OpReq.INPLACE, OpReq.NULL) for r in reqs))
 
 
 def _ufunc_args(ins, outs):
@@ -411,12 +423,17 @@ class Program:
     def num_ops(self):
         return len(self.steps)
 
-    def bind(self, frame, monitor=None):
+    def bind(self, frame, monitor=None, straight=False):
         """:class:`BoundSegment` list for ``frame``; ``monitor.after(step, frame)`` gives a
-        callable run after each node (the executor's monitor callback)."""
+        callable run after each node (the executor's monitor callback). ``straight``: the whole
+        range as ONE segment (one engine push per run: a static CachedOp's straight-line
+        program)."""
         xp = frame.device.xp
         bound = []
-        for i, seg in enumerate(self.segments):
+        segments = self.segments
+        if straight and len(segments) > 1:
+            segments = [[step for seg in segments for step in seg]]
+        for i, seg in enumerate(segments):
             kernels, steps = [], []
             for step in seg:
                 kernels.append(self._kernel(step, frame, xp))
