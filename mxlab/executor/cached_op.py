@@ -101,6 +101,7 @@ class CachedOp:
         self._pools = {}
         self._last_recording = None
         self._last_dynamic = None
+        self._last_recorded = None
         self._fast = None
         self._op = Op(name="_CachedOp", compute=_not_runnable, num_inputs=len(self.input_names),
                       num_outputs=len(self._graph.outputs), gradient=_cached_op_gradient,
@@ -463,6 +464,23 @@ class CachedOp:
         self._last_dynamic = (key, frame, bound)
         return frame, bound
 
+    def _recorded_frame(self, planned, device, pool):
+        """A recorded dynamic call's frame on blocks from the pool and its bound kernels. When
+        the pool hands back the very blocks of the last recorded call, that call's run is over
+        (its blocks came back when it died), so its frame and bindings -- the backward's too --
+        are reused."""
+        blocks = take_blocks(planned.memory_plan, device.xp, pool)
+        key = (planned, tuple(id(b) for b in blocks))
+        cached = self._last_recorded
+        if cached is not None and cached[0] == key:
+            cached[1].blocks["full"] = blocks
+            return cached[1], cached[2]
+        frame = Frame(planned.graph.indexed.num_entries, device, ordered=True)
+        frame.allocate("full", planned.memory_plan, planned.node_range, planned.graph.indexed,
+                       blocks=blocks)
+        self._last_recorded = (key, frame, [])   # NOTE: bound once the caller's arrays are in
+        return frame, self._last_recorded[2]
+
     def _forward_recorded(self, planned, inputs, outputs, device):
         pool = self._pool(device)
         if self.config.static_alloc:
@@ -470,12 +488,14 @@ class CachedOp:
             frame = self._static_frame(state, planned, device, inputs)
         else:
             state = None
-            frame = Frame(planned.graph.indexed.num_entries, device, ordered=True)
-            frame.allocate("full", planned.memory_plan, planned.node_range,
-                           planned.graph.indexed, pool=pool)
+            frame, bound = self._recorded_frame(planned, device, pool)
         self._bind_arrays(planned, frame, inputs, outputs)
         frame.saved_vars = {e: a._var for e, a in frame.arrays.items() if a is not None}
-        run_segments(self._bound(state, planned, frame))
+        if state is not None:
+            bound = self._bound(state, planned, frame)
+        elif not bound:
+            bound.extend(self._bind(planned, frame))
+        run_segments(bound)
         _unbind_arrays(frame)
         run = _Run(self, self._plans["backward"], frame, state, device, type(inputs[0]))
         if state is not None:
@@ -507,12 +527,33 @@ class CachedOp:
             if arr is not None:
                 frame.arrays[eid] = arr
             results.append(arr)
-        if "backward" not in frame.blocks:
-            pool = None if run.state is not None else self._pool(run.device)
-            frame.allocate("backward", backward.memory_plan, backward.node_range, idx, pool=pool)
-        run_segments(self._bound(run.state, backward, frame), training=True)
+        if run.state is not None:
+            if "backward" not in frame.blocks:
+                frame.allocate("backward", backward.memory_plan, backward.node_range, idx)
+            bound = self._bound(run.state, backward, frame)
+        else:
+            bound = self._dynamic_backward(backward, frame, run.device)
+        run_segments(bound, training=True)
         _unbind_arrays(frame)
         return results
+
+
+    def _dynamic_backward(self, backward, frame, device):
+        """The backward kernels of a dynamic frame, on blocks from the pool (bound again only
+        when the pool hands back other blocks than last time)."""
+        blocks = frame.blocks.get("backward")
+        if blocks is None:   # NOTE: present when the run is differentiated again (retain_graph)
+            blocks = frame.blocks["backward"] = take_blocks(backward.memory_plan, device.xp,
+                                                            self._pool(device))
+        key = (backward, tuple(id(b) for b in blocks))
+        cached = frame.bound_backward
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        frame.allocate("backward", backward.memory_plan, backward.node_range,
+                       backward.graph.indexed, blocks=blocks)
+        bound = self._bind(backward, frame)
+        frame.bound_backward = (key, bound)
+        return bound
 
 
 def _unbind_arrays(frame):

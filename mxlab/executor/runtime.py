@@ -128,6 +128,7 @@ class Frame:
         # NOTE: with ``ordered`` every segment run on this frame writes this var, so a later push
         #   (backward reading the forward's saved inputs from the slots) waits for earlier ones.
         self.sync_var = Var("frame") if ordered else None
+        self.bound_backward = None   # CachedOp: (key, bound backward kernels) of a reused frame
 
     def allocate(self, name, plan, node_range, idx, pool=None, shared=None, blocks=None):
         """Give every entry produced in ``node_range`` with a pool storage id its view.

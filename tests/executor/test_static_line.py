@@ -119,3 +119,49 @@ def test_a_listener_still_sees_the_static_program_run():
     op(*inputs).wait_to_read()
     names = [e.name for e in mx.engine.event_log.events()]
     assert any(name.startswith("segment0:fc0") for name in names)
+
+
+@pytest.mark.parametrize("flags", [{}, STATIC])
+def test_repeated_training_steps_match_imperative(flags):
+    """Frames and bindings are reused across calls (dynamic: when the pool hands back the same
+    blocks); every step still reads the parameters' current values."""
+    arrays = _inputs(numpy.random.default_rng(6))
+    op = CachedOp(_mlp(), flags)
+    names = op.input_names
+    params = {n: arrays[n].copy() for n in names if n != "x"}
+    for p in params.values():
+        p.attach_grad()
+    for _ in range(3):
+        inputs = [arrays["x"] if n == "x" else params[n] for n in names]
+        with mx.autograd.record():
+            out = op(*inputs)
+        out.backward(mx.nd.ones_like(out))
+        got = {n: p.grad.asnumpy() for n, p in params.items()}
+        ref = {n: mx.nd.array(p.asnumpy()) for n, p in params.items()}
+        for p in ref.values():
+            p.attach_grad()
+        with mx.autograd.record():
+            h = mx.nd.relu(mx.nd.FullyConnected(arrays["x"], ref["fc0_weight"], ref["fc0_bias"],
+                                                num_hidden=6))
+            want = mx.nd.FullyConnected(h, ref["fc1_weight"], ref["fc1_bias"], num_hidden=3)
+        want.backward(mx.nd.ones_like(want))
+        numpy.testing.assert_allclose(out.asnumpy(), want.asnumpy(), rtol=1e-6, atol=1e-6)
+        for n in params:
+            numpy.testing.assert_allclose(got[n], ref[n].grad.asnumpy(), rtol=1e-6, atol=1e-6)
+            params[n] -= 0.1 * params[n].grad
+
+
+def test_two_live_recorded_runs_keep_their_own_frames():
+    arrays = _inputs(numpy.random.default_rng(7))
+    op = CachedOp(_mlp(), {})
+    inputs = [arrays[n] for n in op.input_names]
+    weight = inputs[op.input_names.index("fc1_weight")]
+    weight.attach_grad()
+    with mx.autograd.record():
+        total = op(*inputs) + op(*inputs) * 2
+    total.backward(mx.nd.ones_like(total))
+    first = weight.grad.asnumpy()
+    with mx.autograd.record():
+        single = op(*inputs)
+    single.backward(mx.nd.ones_like(single))
+    numpy.testing.assert_allclose(first, 3 * weight.grad.asnumpy(), rtol=1e-5)
