@@ -31,6 +31,7 @@ import numpy
 
 from .. import engine as _engine
 from ..autograd import record_op
+from ..autograd.backward import direct_grad_buffer
 from ..base import MXNetNotImplementedError, MXNetValueError
 from ..imperative import STATE
 from ..ops.registry import Op
@@ -55,6 +56,7 @@ class _Run:
         self.cached_op, self.backward_plan = cached_op, backward
         self.frame, self.state = frame, state
         self.device, self.cls = device, cls
+        self.entries = []   # the inputs' autograd entries (direct gradient buffers)
 
     def backward(self, out_grads):
         if STATE.recording:
@@ -498,6 +500,7 @@ class CachedOp:
         run_segments(bound)
         _unbind_arrays(frame)
         run = _Run(self, self._plans["backward"], frame, state, device, type(inputs[0]))
+        run.entries = [x._ag for x in inputs]
         if state is not None:
             state.hold()
             finalize_release(run, state.unhold)
@@ -519,11 +522,10 @@ class CachedOp:
         num_fwd = graph.attrs["num_forward_outputs"]
         grads = dict(zip(graph.attrs["xs"], idx.outputs[num_fwd:]))
         results = []
-        for name in self.input_names:
+        for name, input_entry in zip(self.input_names, run.entries):
             eid = grads.get(name)
-            entry = None if eid is None else backward.memory_plan.entries[eid]
-            arr = None if eid is None else run.cls._empty_handle(run.device, entry.shape,
-                                                                  entry.dtype)
+            arr = None if eid is None else self._grad_array(run, input_entry,
+                                                            backward.memory_plan.entries[eid])
             if arr is not None:
                 frame.arrays[eid] = arr
             results.append(arr)
@@ -537,6 +539,17 @@ class CachedOp:
         _unbind_arrays(frame)
         return results
 
+
+    @staticmethod
+    def _grad_array(run, input_entry, planned):
+        """The array an input's gradient is written into: the variable's own ``.grad`` buffer
+        when backward may write it directly (same shape, dtype and class), else a new one."""
+        buffer = direct_grad_buffer(input_entry)
+        if buffer is not None and type(buffer) is run.cls and buffer._device == run.device \
+                and buffer.shape == planned.shape \
+                and numpy.dtype(buffer.dtype) == numpy.dtype(planned.dtype):
+            return buffer
+        return run.cls._empty_handle(run.device, planned.shape, planned.dtype)
 
     def _dynamic_backward(self, backward, frame, device):
         """The backward kernels of a dynamic frame, on blocks from the pool (bound again only

@@ -165,3 +165,46 @@ def test_two_live_recorded_runs_keep_their_own_frames():
         single = op(*inputs)
     single.backward(mx.nd.ones_like(single))
     numpy.testing.assert_allclose(first, 3 * weight.grad.asnumpy(), rtol=1e-5)
+
+
+def _weight_case(flags):
+    arrays = _inputs(numpy.random.default_rng(8))
+    op = CachedOp(_mlp(), flags)
+    inputs = [arrays[n] for n in op.input_names]
+    weight = inputs[op.input_names.index("fc1_weight")]
+    weight.attach_grad()
+    return op, inputs, weight
+
+
+@pytest.mark.parametrize("flags", [{}, STATIC])
+def test_backward_writes_a_single_use_gradient_into_its_buffer(flags):
+    op, inputs, weight = _weight_case(flags)
+    buffer = weight.grad
+    with mx.autograd.record():
+        out = op(*inputs)
+    head = mx.nd.ones_like(out)
+    mx.engine.event_log.clear()
+    out.backward(head)
+    mx.nd.waitall()
+    assert weight.grad is buffer
+    # NOTE: no gradient copied into a .grad buffer: the CachedOp wrote them there itself.
+    assert "_copy" not in [e.name for e in mx.engine.event_log.events()]
+    with mx.autograd.record():
+        out = op(*inputs)
+    (via_grad,) = mx.autograd.grad(out, [weight], mx.nd.ones_like(out))
+    numpy.testing.assert_array_equal(via_grad.asnumpy(), buffer.asnumpy())
+
+
+@pytest.mark.parametrize("flags", [{}, STATIC])
+def test_a_variable_reached_twice_gets_the_sum(flags):
+    """The weight feeds the CachedOp and an imperative op: its gradient is summed, not written
+    directly by the CachedOp (which would be overwritten)."""
+    op, inputs, weight = _weight_case(flags)
+    with mx.autograd.record():
+        out = op(*inputs)
+    out.backward(mx.nd.ones_like(out))
+    alone = weight.grad.asnumpy()
+    with mx.autograd.record():
+        total = op(*inputs).sum() + (weight * 3).sum()
+    total.backward()
+    numpy.testing.assert_allclose(weight.grad.asnumpy(), alone + 3, rtol=1e-6)
