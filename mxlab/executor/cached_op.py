@@ -5,8 +5,10 @@ A call infers shapes and dtypes from the inputs, plans the graph once per signat
 each call takes a frame of buffers from the device's pool (and reuses the last call's bound
 kernels when the pool hands back the same blocks). ``static_alloc``: each state keeps its buffers
 and its kernels bound to them; ``static_shape``: an inference call whose inputs match the last one
-(device, shapes, dtypes, parameter arrays) skips all planning look-ups, so it is one engine push
-per segment of ``ufunc(..., out)`` calls. States come from a per-device pool; a state is
+(device, shapes, dtypes, parameter arrays) skips all planning look-ups. A static call (both
+flags) runs each plan as ONE engine push: a straight-line program of
+``ufunc(..., out)`` / ``compute_into`` calls over the planned buffers (the bulk segments stay in
+the plan for inspection). States come from a per-device pool; a state is
 reused only when nobody else holds it (a recorded forward awaiting backward holds its state), so
 ``y = op(x) + op(x)`` under ``autograd.record`` uses two states.
 
@@ -32,7 +34,7 @@ import numpy
 from .. import engine as _engine
 from ..autograd import record_op
 from ..autograd.backward import direct_grad_buffer
-from ..base import MXNetNotImplementedError, MXNetValueError
+from ..base import MXNetNotImplementedError, MXNetValueError, env_int
 from ..imperative import STATE
 from ..ops.registry import Op
 from ..symbol.evaluate import evaluate_graph
@@ -47,6 +49,8 @@ __all__ = ["CachedOp", "HIGHER_ORDER_MSG", "NO_GRAD_INPUTS_MSG"]
 HIGHER_ORDER_MSG = ("CachedOp does not support higher order gradients. If you want to do backward "
                     "with create_graph=True please do not use hybridize.")
 NO_GRAD_INPUTS_MSG = "There are no inputs in computation graph that require gradients."
+_BULK_ENV = {"forward": "MXNET_EXEC_BULK_EXEC_INFERENCE", "full": "MXNET_EXEC_BULK_EXEC_TRAIN",
+             "backward": "MXNET_EXEC_BULK_EXEC_TRAIN"}
 
 
 class _Run:
@@ -197,10 +201,13 @@ class CachedOp:
         return gradient_graph(self._graph, self._grad_names(self._default_reqs()),
                               sum_cap=self.config.sum_cap)
 
-    def _straight(self):
-        """static_alloc + static_shape: each plan runs as one straight-line program (one engine
-        push per call over the kept buffers) instead of one push per bulk segment."""
-        return self.config.static_alloc and self.config.static_shape
+    def _straight(self, kind):
+        """static_alloc + static_shape: plan ``kind`` runs as one straight-line program (one
+        engine push per call over the kept buffers) instead of one push per bulk segment, unless
+        bulk execution is switched off (MXNET_EXEC_BULK_EXEC_INFERENCE / _TRAIN = 0). Other calls
+        keep MXNet's bulk segments (at most ``*_bulk_size`` nodes per push)."""
+        return (self.config.static_alloc and self.config.static_shape
+                and bool(env_int(_BULK_ENV[kind], 1)))
 
     def _inlines(self):
         return not self.config.static_alloc and self.num_ops <= self.config.inline_limit
@@ -425,7 +432,7 @@ class CachedOp:
         return bound
 
     def _bind(self, planned, frame):
-        bound = planned.program.bind(frame, straight=self._straight())
+        bound = planned.program.bind(frame, straight=self._straight(planned.kind))
         if self.time_nodes:
             self.last_run_times = {}
             for seg in bound:

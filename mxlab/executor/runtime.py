@@ -432,7 +432,8 @@ class Program:
         xp = frame.device.xp
         bound = []
         segments = self.segments
-        if straight and len(segments) > 1:
+        straight = straight and len(segments) > 1
+        if straight:
             segments = [[step for seg in segments for step in seg]]
         for i, seg in enumerate(segments):
             kernels, steps = [], []
@@ -442,7 +443,7 @@ class Program:
                 if monitor is not None:
                     kernels.append(monitor.after(step, frame))
                     steps.append(None)
-            bound.append(self._bound_segment(i, seg, kernels, steps, frame))
+            bound.append(self._bound_segment(i, seg, kernels, steps, frame, straight))
         return bound
 
     def _kernel(self, step, frame, xp):
@@ -456,7 +457,7 @@ class Program:
             return lambda ctx: fn(*args, ctx)
         return functools.partial(fn, *args)
 
-    def _bound_segment(self, i, seg, kernels, steps, frame):
+    def _bound_segment(self, i, seg, kernels, steps, frame, all_names=False):
         plan, arrays = self.plan, frame.arrays
         reads, writes, mutated, resources = [], [], set(), []
         block_reads, block_writes = {}, {}
@@ -478,7 +479,11 @@ class Program:
                 var = _engine.resource_var(kind, frame.device)
                 if var not in resources:
                     resources.append(var)
-        name = f"segment{i}:" + ",".join(s.name for s in seg[:3]) + ("..." if len(seg) > 3 else "")
+        # NOTE: a straight-line program names every node, so the engine views (replay) can
+        #   tell which nodes its one event ran; a segment names its first three.
+        shown = seg if all_names else seg[:3]
+        name = f"segment{i}:" + ",".join(s.name for s in shown) + \
+            ("..." if len(seg) > len(shown) else "")
         return BoundSegment(name, kernels, steps, reads, writes, list(block_reads.values()),
                             list(block_writes.values()), frame, resources, mutated)
 

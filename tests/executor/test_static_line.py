@@ -208,3 +208,28 @@ def test_a_variable_reached_twice_gets_the_sum(flags):
         total = op(*inputs).sum() + (weight * 3).sum()
     total.backward()
     numpy.testing.assert_allclose(weight.grad.asnumpy(), alone + 3, rtol=1e-6)
+
+
+def test_replay_tells_the_nodes_a_straight_line_program_ran():
+    from mxlab.notebook.replay import replay
+    x, w = mx.sym.var("x"), mx.sym.var("w")
+    op = CachedOp(mx.sym.tanh(x * w) + x, STATIC)
+    a, b = mx.nd.ones((3,)), mx.nd.ones((3,)) * 2
+    a.attach_grad()
+    mx.engine.event_log.clear()
+    with mx.autograd.record():
+        out = op(a, b)
+    out.backward()
+    mx.engine.wait_all()
+    steps = [s for s in replay(op).model.steps if s["name"].startswith("segment")]
+    assert len(steps) == 2                     # forward, backward: one push each
+    backward_nodes = set(steps[1]["nodes"])
+    assert len(backward_nodes) > 1 and len(steps[1]["running"]) == len(backward_nodes)
+
+
+def test_bulk_off_keeps_one_push_per_node(monkeypatch):
+    monkeypatch.setenv("MXNET_EXEC_BULK_EXEC_INFERENCE", "0")
+    op = CachedOp(mx.sym.cos(mx.sym.sin(mx.sym.var("x"))), dict(STATIC, forward_bulk_size=1))
+    mx.engine.event_log.clear()
+    op(mx.nd.ones((3,))).wait_to_read()
+    assert len([e for e in mx.engine.event_log.events() if e.name.startswith("segment")]) == 2
