@@ -18,6 +18,7 @@ from . import shape  # noqa: F401
 from . import join  # noqa: F401
 from . import broadcast  # noqa: F401
 from . import matrix  # noqa: F401
+from . import fc_backward  # noqa: F401
 from . import creation  # noqa: F401
 from . import random  # noqa: F401
 from . import indexing  # noqa: F401
