@@ -12,6 +12,8 @@ import numpy
 from . import engine as _engine_mod
 from .base import MXNetError, MXNetNotImplementedError, MXNetValueError
 from .device import current_device
+from .engine.naive import NaiveEngine
+from .engine.op import next_push_seq
 from .engine.var import Var
 from .ops.context import op_context
 from .ops.registry import call_translated, run_kernel, translate_error
@@ -61,6 +63,12 @@ def invoke(op, inputs, attrs, out=None, cls=None, device=None):
     class and device for ops without inputs (creation, random).
     """
     state = STATE
+    engine = _engine_mod._engine
+    if out is None and op.runs_inline and inputs and not state.deferred \
+            and type(engine) is NaiveEngine:
+        output = _run_inline(op, inputs, attrs, cls, state, engine.event_log)
+        if output is not None:
+            return [output]
     if state.deferred:
         return _hooks["deferred"](op, inputs, attrs, out, cls, device)
     if inputs:
@@ -131,6 +139,59 @@ def invoke(op, inputs, attrs, out=None, cls=None, device=None):
     if recording:
         _hooks["record"](op, attrs, inputs, outputs)
     return outputs
+
+
+def _run_inline(op, inputs, attrs, cls, state, log):
+    """The fast lane: run a one-output op at once on the calling thread, as the NaiveEngine would,
+    without building a kernel closure or engine record; returns the output array, or None to
+    take the general path.
+
+    The event log still gets the op's event when it is active (same versions and order as a push).
+    A kernel that raises is left to the general path, which runs it again and reports the error
+    exactly as a push does (these ops write nothing but their fresh output, so a re-run is safe).
+    """
+    first = inputs[0]
+    device = first._device
+    if len(inputs) == 1:
+        datas = [first._data]
+        if datas[0] is None:
+            return None   # deferred-compute or failed input: the general path handles it
+    else:
+        _common_device(op, inputs)
+        datas = [x._data for x in inputs]
+        for data in datas:
+            if data is None:
+                return None
+    logged = log.active
+    if logged:
+        seq = next_push_seq()
+        start = log.now()
+        reads = _read_versions(inputs)
+    # NOTE: Device.xp inlined for the CPU (the per-op hot path).
+    xp = numpy if device.device_type != "gpu" else device.xp
+    try:
+        result = op.compute(xp, datas, attrs) if not op.takes_ctx else \
+            op.compute(xp, datas, attrs, op_context(state.training))
+    except Exception:  # noqa: BLE001 - the general path re-runs it and reports the error
+        return None
+    if type(result) is tuple or type(result) is list:
+        result = result[0]
+    if isinstance(result, numpy.generic):
+        result = xp.asarray(result)
+    output = (cls or type(first))._produced(result, device)
+    if logged:   # NOTE: as NaiveEngine.push_checked logs a push
+        log.record(op.name, reads, ((output._var.id, 1),), start, log.now(), None, start, seq)
+    if state.recording:
+        _hooks["record"](op, attrs, inputs, [output])
+    return output
+
+
+def _read_versions(inputs):
+    """``(var id, version)`` of each distinct var read, in order (``x * x`` reads one var)."""
+    var = inputs[0]._var
+    if len(inputs) == 1:
+        return ((var.id, var.version),)
+    return tuple(dict.fromkeys([(x._var.id, x._var.version) for x in inputs]))
 
 
 def new_var():

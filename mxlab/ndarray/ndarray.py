@@ -62,6 +62,18 @@ class NDArray:
         return arr
 
     @classmethod
+    def _produced(cls, data, device):
+        """An array holding ``data`` just written by an op run inline (its var at version 1)."""
+        arr = cls.__new__(cls)
+        arr._data = data
+        arr._var = Var(None, 1)
+        arr._device = device
+        arr._ag = arr._dc = arr._grad = arr._shape = arr._dtype = None
+        arr._grad_req = "null"
+        arr._fresh_grad = False
+        return arr
+
+    @classmethod
     def _wrap(cls, data, device, var=None):
         arr = cls._empty_handle(device)
         arr._data = data
