@@ -18,7 +18,7 @@ from .engine.var import Var
 from .ops.context import op_context
 from .ops.registry import call_translated, run_kernel, translate_error
 
-__all__ = ["STATE", "invoke", "set_hooks", "INPLACE_AUTOGRAD_MSG", "call_translated", "run_kernel"]
+__all__ = ["STATE", "invoke", "invoke_one", "set_hooks", "INPLACE_AUTOGRAD_MSG", "call_translated", "run_kernel"]
 
 INPLACE_AUTOGRAD_MSG = ("Inplace operations (+=, -=, x[:]=, etc) are not supported when "
                        "recording with autograd.")
@@ -62,13 +62,73 @@ def invoke(op, inputs, attrs, out=None, cls=None, device=None):
     ``out``: arrays to write into (the op then mutates them); ``cls``/``device`` choose the output
     class and device for ops without inputs (creation, random).
     """
+    if out is None and op.runs_inline and inputs:
+        return [invoke_one(op, inputs, attrs, cls)]
+    return _invoke_general(op, inputs, attrs, out, cls, device, STATE)
+
+
+def invoke_one(op, inputs, attrs, cls=None):
+    """:func:`invoke` of a one-output op on one or more arrays, without ``out``: the output array
+    itself (the frontends' hot path: no list to build and index).
+
+    The fast lane: under the NaiveEngine, an op that writes only its fresh output
+    (``op.runs_inline``) runs right here on the calling thread, as a push would run it, without a
+    kernel closure or an engine record; the event log still gets the event a push logs when it is
+    active (same versions, same order). Anything else takes the general path, which also runs
+    again (and reports as a push does) a kernel that raised here: these ops write nothing but their
+    fresh output, so the re-run is safe.
+    """
     state = STATE
     engine = _engine_mod._engine
-    if out is None and op.runs_inline and inputs and not state.deferred \
-            and type(engine) is NaiveEngine:
-        output = _run_inline(op, inputs, attrs, cls, state, engine.event_log)
-        if output is not None:
-            return [output]
+    if not op.runs_inline or type(engine) is not NaiveEngine or state.deferred:
+        return _invoke_general(op, inputs, attrs, None, cls, None, state)[0]
+    first = inputs[0]
+    device = first._device
+    if len(inputs) == 1:
+        datas = [first._data]
+        if datas[0] is None:   # deferred-compute or failed input: the general path handles it
+            return _invoke_general(op, inputs, attrs, None, cls, None, state)[0]
+    else:
+        _common_device(op, inputs)
+        datas = [x._data for x in inputs]
+        if _any_none(datas):
+            return _invoke_general(op, inputs, attrs, None, cls, None, state)[0]
+    log = engine.event_log
+    logged = log.active
+    if logged:
+        seq = next_push_seq()
+        start = log.now()
+        var = first._var
+        reads = ((var.id, var.version),) if len(inputs) == 1 else _read_versions(inputs)
+    # NOTE: Device.xp inlined for the CPU (the per-op hot path).
+    xp = numpy if device.device_type != "gpu" else device.xp
+    try:
+        result = op.compute(xp, datas, attrs) if not op.takes_ctx else \
+            op.compute(xp, datas, attrs, op_context(state.training))
+    except Exception:  # noqa: BLE001 - the general path re-runs it and reports the error
+        return _invoke_general(op, inputs, attrs, None, cls, None, state)[0]
+    if type(result) is tuple or type(result) is list:
+        result = result[0]
+    if isinstance(result, numpy.generic):
+        result = xp.asarray(result)
+    output = (cls or type(first))._produced(result, device)
+    if logged:   # NOTE: as NaiveEngine.push_checked logs a push
+        log.record(op.name, reads, ((output._var.id, 1),), start, log.now(), None, start, seq)
+    if state.recording:
+        _hooks["record"](op, attrs, inputs, [output])
+    return output
+
+
+def _any_none(datas):
+    for data in datas:
+        if data is None:
+            return True
+    return False
+
+
+def _invoke_general(op, inputs, attrs, out, cls, device, state):
+    """Every call the fast lane does not take: deferred compute, ``out=``, the threaded engine,
+    ops writing inputs or resources, several outputs, kernels that raise."""
     if state.deferred:
         return _hooks["deferred"](op, inputs, attrs, out, cls, device)
     if inputs:
@@ -141,56 +201,8 @@ def invoke(op, inputs, attrs, out=None, cls=None, device=None):
     return outputs
 
 
-def _run_inline(op, inputs, attrs, cls, state, log):
-    """The fast lane: run a one-output op at once on the calling thread, as the NaiveEngine would,
-    without building a kernel closure or engine record; returns the output array, or None to
-    take the general path.
-
-    The event log still gets the op's event when it is active (same versions and order as a push).
-    A kernel that raises is left to the general path, which runs it again and reports the error
-    exactly as a push does (these ops write nothing but their fresh output, so a re-run is safe).
-    """
-    first = inputs[0]
-    device = first._device
-    if len(inputs) == 1:
-        datas = [first._data]
-        if datas[0] is None:
-            return None   # deferred-compute or failed input: the general path handles it
-    else:
-        _common_device(op, inputs)
-        datas = [x._data for x in inputs]
-        for data in datas:
-            if data is None:
-                return None
-    logged = log.active
-    if logged:
-        seq = next_push_seq()
-        start = log.now()
-        reads = _read_versions(inputs)
-    # NOTE: Device.xp inlined for the CPU (the per-op hot path).
-    xp = numpy if device.device_type != "gpu" else device.xp
-    try:
-        result = op.compute(xp, datas, attrs) if not op.takes_ctx else \
-            op.compute(xp, datas, attrs, op_context(state.training))
-    except Exception:  # noqa: BLE001 - the general path re-runs it and reports the error
-        return None
-    if type(result) is tuple or type(result) is list:
-        result = result[0]
-    if isinstance(result, numpy.generic):
-        result = xp.asarray(result)
-    output = (cls or type(first))._produced(result, device)
-    if logged:   # NOTE: as NaiveEngine.push_checked logs a push
-        log.record(op.name, reads, ((output._var.id, 1),), start, log.now(), None, start, seq)
-    if state.recording:
-        _hooks["record"](op, attrs, inputs, [output])
-    return output
-
-
 def _read_versions(inputs):
     """``(var id, version)`` of each distinct var read, in order (``x * x`` reads one var)."""
-    var = inputs[0]._var
-    if len(inputs) == 1:
-        return ((var.id, var.version),)
     return tuple(dict.fromkeys([(x._var.id, x._var.version) for x in inputs]))
 
 

@@ -73,6 +73,8 @@ class EventLog:
         self.enabled = True
         self._counter = itertools.count(1)
         self._lock = threading.Lock()
+        self._threads = {}                  # thread key (never reused) -> threading.Thread
+        self._thread_key = threading.local()
 
     @property
     def maxlen(self):
@@ -116,16 +118,20 @@ class EventLog:
         The buffer keeps plain tuples (one per op on the hot path); :meth:`events` turns them into
         :class:`EngineEvent` objects when someone looks.
         """
-        # NOTE: a tuple of numbers and strings only (the thread's name, not the Thread): the
-        #   garbage collector stops tracking it, so a full buffer adds nothing to every collection
-        #   (with Thread objects, 10k buffered events made full collections 3x as frequent).
-        raw = (next(self._counter), name, reads, writes, threading.current_thread().name, start,
-               end, error, pushed, push_seq, bulk)
+        # NOTE: a tuple of numbers and strings only (a key for the thread, not the Thread): the
+        #   garbage collector stops tracking it, so a full buffer adds nothing to every collection.
+        #   The thread's name is read when someone looks.
+        try:
+            thread = self._thread_key.key
+        except AttributeError:
+            thread = self._register_thread()
+        raw = (next(self._counter), name, reads, writes, thread, start, end, error, pushed,
+               push_seq, bulk)
         if self._enabled:
             self._events.append(raw)   # NOTE: deque.append is atomic; no lock on the hot path.
         listeners = self._listeners
         if listeners:
-            event = _event(raw)
+            event = self._event(raw)
             for callback in listeners:
                 _notify(callback, event)
 
@@ -133,7 +139,20 @@ class EventLog:
         """A list copy of the buffered events, oldest first."""
         with self._lock:
             raws = list(self._events)
-        return [_event(raw) for raw in raws]
+        return [self._event(raw) for raw in raws]
+
+    def _register_thread(self):
+        """A new key for the calling thread (keys are never reused, unlike thread idents)."""
+        with self._lock:
+            key = len(self._threads)
+            self._threads[key] = threading.current_thread()
+        self._thread_key.key = key
+        return key
+
+    def _event(self, raw):
+        seq, name, reads, writes, thread, start, end, error, pushed, push_seq, bulk = raw
+        return EngineEvent(seq, name, reads, writes, self._threads[thread].name, start, end,
+                           error, pushed, push_seq, bulk)
 
     def clear(self):
         with self._lock:
@@ -143,10 +162,6 @@ class EventLog:
         return len(self._events)
 
     now = staticmethod(time.perf_counter)
-
-
-def _event(raw):
-    return EngineEvent(*raw)
 
 
 def _notify(callback, event):
