@@ -106,8 +106,17 @@ def shape_to_user(shape, np_shape):
 
 
 def _hint_shape(node, np_shape):
+    """The variable's ``__shape__`` hint in internal form; the caller's np-shape scope is read only
+    here, when a hint is used (a graph handed every shape reads no scope: engine workers plan
+    subgraphs that way)."""
     text = node.extra.get("__shape__")
-    return None if text is None else shape_from_user(ast.literal_eval(text), np_shape)
+    if text is None:
+        return None
+    if np_shape is None:
+        from ..util import is_np_shape
+
+        np_shape = is_np_shape()
+    return shape_from_user(ast.literal_eval(text), np_shape)
 
 
 def _hint_dtype(node):
@@ -245,10 +254,6 @@ def infer_shapes(heads, known=None, *, np_shape=None):
     MXNetValueError
         ``Error in operator <name>: ...`` when shapes conflict or an op rejects its input shapes.
     """
-    if np_shape is None:
-        from ..util import is_np_shape
-
-        np_shape = is_np_shape()
     values = _init_variables(heads, known, lambda node: _hint_shape(node, np_shape))
 
     def step(node):

@@ -7,9 +7,11 @@ Example
 >>> len(ds), ds[1]
 (3, (2, 5))
 """
-from ...base import MXNetValueError
+import os
 
-__all__ = ["Dataset", "SimpleDataset", "ArrayDataset"]
+from ...base import MXNetFileNotFoundError, MXNetValueError
+
+__all__ = ["Dataset", "SimpleDataset", "ArrayDataset", "RecordFileDataset"]
 
 
 class Dataset:
@@ -80,3 +82,24 @@ class ArrayDataset(Dataset):
         if len(self._data) == 1:
             return self._data[0][idx]
         return tuple(data[idx] for data in self._data)
+
+
+class RecordFileDataset(Dataset):
+    """The records of a RecordIO file, as raw bytes, in the order of its index file (the
+    ``.idx`` next to ``filename``, as MXNet's)."""
+
+    def __init__(self, filename):
+        from ... import recordio
+
+        self.filename = filename
+        self.idx_file = os.path.splitext(filename)[0] + ".idx"
+        for path in (filename, self.idx_file):
+            if not os.path.isfile(path):
+                raise MXNetFileNotFoundError(f"{type(self).__name__}: {path!r} not found")
+        self._record = recordio.MXIndexedRecordIO(self.idx_file, self.filename, "r")
+
+    def __getitem__(self, idx):
+        return self._record.read_idx(self._record.keys[idx])
+
+    def __len__(self):
+        return len(self._record.keys)

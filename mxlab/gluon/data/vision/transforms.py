@@ -10,7 +10,8 @@ import random
 import numpy
 
 from ....base import MXNetNotImplementedError, MXNetValueError
-from ....image import image as _image, kernels
+from ....image import image as _image
+from ....ops import image_kernels as kernels
 from ...block import Block
 from ...nn import HybridSequential, Sequential
 
