@@ -84,7 +84,8 @@ def invoke_one(op, inputs, attrs, cls=None):
         return _invoke_general(op, inputs, attrs, None, cls, None, state)[0]
     first = inputs[0]
     device = first._device
-    if len(inputs) == 1:
+    unary = len(inputs) == 1
+    if unary:
         datas = [first._data]
         if datas[0] is None:   # deferred-compute or failed input: the general path handles it
             return _invoke_general(op, inputs, attrs, None, cls, None, state)[0]
@@ -98,8 +99,7 @@ def invoke_one(op, inputs, attrs, cls=None):
     if logged:
         seq = next_push_seq()
         start = log.now()
-        var = first._var
-        reads = ((var.id, var.version),) if len(inputs) == 1 else _read_versions(inputs)
+        reads = None if unary else _read_versions(inputs)
     # NOTE: Device.xp inlined for the CPU (the per-op hot path).
     xp = numpy if device.device_type != "gpu" else device.xp
     try:
@@ -107,16 +107,25 @@ def invoke_one(op, inputs, attrs, cls=None):
             op.compute(xp, datas, attrs, op_context(state.training))
     except Exception:  # noqa: BLE001 - the general path re-runs it and reports the error
         return _invoke_general(op, inputs, attrs, None, cls, None, state)[0]
-    if type(result) is tuple or type(result) is list:
-        result = result[0]
-    if isinstance(result, numpy.generic):
-        result = xp.asarray(result)
+    if type(result) is not numpy.ndarray:
+        result = _one_array(xp, result)
     output = (cls or type(first))._produced(result, device)
     if logged:   # NOTE: as NaiveEngine.push_checked logs a push
-        log.record(op.name, reads, ((output._var.id, 1),), start, log.now(), None, start, seq)
+        if reads is None:
+            log.record_unary(op.name, first._var.id, first._var.version, output._var.id, start,
+                             seq)
+        else:
+            log.record(op.name, reads, ((output._var.id, 1),), start, log.now(), None, start, seq)
     if state.recording:
         _hooks["record"](op, attrs, inputs, [output])
     return output
+
+
+def _one_array(xp, result):
+    """A kernel's result as one array (the first of a tuple; a NumPy scalar made 0-d)."""
+    if type(result) is tuple or type(result) is list:
+        result = result[0]
+    return xp.asarray(result) if isinstance(result, numpy.generic) else result
 
 
 def _any_none(datas):

@@ -129,11 +129,32 @@ class EventLog:
                push_seq, bulk)
         if self._enabled:
             self._events.append(raw)   # NOTE: deque.append is atomic; no lock on the hot path.
-        listeners = self._listeners
-        if listeners:
-            event = self._event(raw)
-            for callback in listeners:
-                _notify(callback, event)
+        if self._listeners:
+            self._notify_all(raw)
+
+    def record_unary(self, name, read_id, read_version, write_id, start, push_seq):
+        """:meth:`record` of an op that read one var, wrote version 1 of a fresh one and ran on
+        this thread from its push at ``start`` until now (the imperative fast lane's common case).
+
+        NOTE: kept as one flat tuple of nine numbers and strings (no nested tuples to build and
+        free per op); :meth:`_event` expands it.
+        """
+        end = self.now()
+        try:
+            thread = self._thread_key.key
+        except AttributeError:
+            thread = self._register_thread()
+        raw = (next(self._counter), name, read_id, read_version, write_id, thread, start, end,
+               push_seq)
+        if self._enabled:
+            self._events.append(raw)
+        if self._listeners:
+            self._notify_all(raw)
+
+    def _notify_all(self, raw):
+        event = self._event(raw)
+        for callback in self._listeners:
+            _notify(callback, event)
 
     def events(self):
         """A list copy of the buffered events, oldest first."""
@@ -150,6 +171,10 @@ class EventLog:
         return key
 
     def _event(self, raw):
+        if len(raw) == 9:   # record_unary's flat tuple
+            seq, name, read_id, read_version, write_id, thread, start, end, push_seq = raw
+            return EngineEvent(seq, name, ((read_id, read_version),), ((write_id, 1),),
+                               self._threads[thread].name, start, end, None, start, push_seq)
         seq, name, reads, writes, thread, start, end, error, pushed, push_seq, bulk = raw
         return EngineEvent(seq, name, reads, writes, self._threads[thread].name, start, end,
                            error, pushed, push_seq, bulk)

@@ -44,12 +44,12 @@ def binary_frontend(fname, tensor, scalar, rscalar):
     host = getattr(numpy, fname)
 
     def call(x1, x2, out=None):
-        outs = None if out is None else [out]
         if out is None and isinstance(x1, NDArray):   # NOTE: the hot paths, ``x * 1.5``, ``x * y``
             if type(x2) is float:
                 return invoke_one(scalar_op_, [x1], {"scalar": x2, "is_int": False})
             if isinstance(x2, NDArray):
                 return invoke_one(tensor_op, [x1, x2], {})
+        outs = None if out is None else [out]
         if isinstance(x1, NDArray):
             if isinstance(x2, NDArray):
                 return invoke(tensor_op, [x1, x2], {}, outs)[0]
