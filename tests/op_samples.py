@@ -107,6 +107,8 @@ SPECIAL = {
     "CTCLoss": {"shapes": [(4, 2, 3), (2, 2)], "ints": {1: 3}, "fixed": {1: [[1, 2], [2, 1]]}},
     "Pad": {"attrs": {"pad_width": (0, 0, 0, 0, 1, 1, 1, 1)}, "shapes": [(1, 2, 3, 3)]},
     "BilinearSampler": {"shapes": [(1, 2, 4, 4), (1, 2, 3, 3)]},
+    "UpSampling": {"attrs": {"scale": 2, "sample_type": "nearest", "num_args": 2},
+                   "shapes": [(1, 2, 2, 3), (1, 1, 4, 6)]},
     "GridGenerator": {"attrs": {"transform_type": "affine", "target_shape": (3, 4)},
                       "shapes": [(2, 6)]},
     "SpatialTransformer": {"attrs": {"target_shape": (3, 3)}, "shapes": [(1, 2, 4, 4), (1, 6)],
