@@ -128,6 +128,8 @@ SPECIAL = {
        for name in ("flip_left_right", "flip_top_bottom", "lighting")},
     "sgd_update": {"attrs": {"lr": 0.1}, "grad": False},
     "sgd_mom_update": {"attrs": {"lr": 0.1}, "grad": False},
+    "signsgd_update": {"attrs": {"lr": 0.1, "wd": 0.01}, "grad": False},
+    "signum_update": {"attrs": {"lr": 0.1, "momentum": 0.9, "wd_lh": 0.01}, "grad": False},
 }
 
 #: Ops no generic path check runs, and why (keep this short: each is a hole in the net).
