@@ -129,6 +129,10 @@ SPECIAL = {
     "sgd_update": {"attrs": {"lr": 0.1}, "grad": False},
     "sgd_mom_update": {"attrs": {"lr": 0.1}, "grad": False},
     "signsgd_update": {"attrs": {"lr": 0.1, "wd": 0.01}, "grad": False},
+    "khatri_rao": {"attrs": {"num_args": 2}, "shapes": [(3, 2), (2, 2)], "grad": False},
+    # straight-through estimators: an identity gradient by design, not the derivative
+    "_contrib_round_ste": {"numeric": False},
+    "_contrib_sign_ste": {"numeric": False},
     "signum_update": {"attrs": {"lr": 0.1, "momentum": 0.9, "wd_lh": 0.01}, "grad": False},
 }
 
