@@ -210,12 +210,25 @@ def kernel_caller(op, xp, attrs, reqs, dtypes, num_inputs):
         return getattr(xp, name), lambda ins, outs: (ins[0], scalar, outs[0])
     if plain and op.compute_into is not None:
         return op.compute_into, lambda ins, outs: (xp, ins, attrs, outs)
+    if plain:   # NOTE: errors are translated by BoundSegment._raise_for (re-run via run_kernel)
+        return _compute_then_copy, lambda ins, outs: (op.compute, xp, ins, attrs, outs)
     if _skips_null(op, reqs):
         skip = [r == OpReq.NULL for r in reqs]
         return op.compute_into, lambda ins, outs: (
             xp, ins, attrs, [None if s else out for s, out in zip(skip, outs)])
     reqs = list(reqs)
     return run_kernel, lambda ins, outs: (op, xp, ins, attrs, outs, reqs)
+
+
+def _compute_then_copy(compute, xp, ins, attrs, outs):
+    """An op without ``compute_into``: its kernel, then each result copied into its buffer (what
+    ``Op.forward`` does for write requests, without its dispatch)."""
+    results = compute(xp, ins, attrs)
+    if not isinstance(results, (tuple, list)):
+        results = (results,)
+    for buf, res in zip(outs, results):
+        if buf is not res:
+            xp.copyto(buf, res, casting="unsafe")
 
 
 def _skips_null(op, reqs):
