@@ -21,6 +21,7 @@ _ERROR_TYPES = ((numpy.exceptions.AxisError, MXNetAxisError), (KeyError, MXNetKe
                 (ValueError, MXNetValueError), (NotImplementedError, MXNetNotImplementedError),
                 (AttributeError, MXNetAttributeError), (RuntimeError, MXNetRuntimeError))
 _push_seq = itertools.count(1)
+next_push_seq = _push_seq.__next__
 
 
 def op_error(exc, name):

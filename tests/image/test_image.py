@@ -147,3 +147,28 @@ def test_imrotate_errors_are_mxnet_errors_of_the_natural_type(call, kind):
     with pytest.raises(mx.MXNetError) as err:
         call()
     assert isinstance(err.value, kind)
+
+
+def test_to_tensor_and_normalize_hybridize_into_one_graph():
+    img = numpy.random.default_rng(2).integers(0, 256, (2, 6, 5, 3)).astype("uint8")
+    pipeline = T.HybridCompose([T.ToTensor(), T.Normalize(mean=(0.4, 0.5, 0.6),
+                                                          std=(0.2, 0.25, 0.3))])
+    eager = pipeline(mx.nd.array(img, dtype="uint8")).asnumpy()
+    pipeline.hybridize()
+    traced = pipeline(mx.nd.array(img, dtype="uint8")).asnumpy()
+    ops = [n.op.name for n in pipeline.cached_op.symbol.graph.indexed.nodes if n.op is not None]
+    assert ops == ["_image_to_tensor", "_image_normalize"]
+    want = (img.transpose(0, 3, 1, 2) / 255.0 - numpy.array([0.4, 0.5, 0.6])[:, None, None]) \
+        / numpy.array([0.2, 0.25, 0.3])[:, None, None]
+    numpy.testing.assert_allclose(eager, want, rtol=1e-5)
+    numpy.testing.assert_allclose(traced, eager, rtol=1e-6)
+
+
+def test_rotate_transforms_use_imrotate_and_want_float32():
+    x = mx.nd.array(_square())
+    numpy.testing.assert_allclose(T.Rotate(90)(x).asnumpy(), mx.image.imrotate(x, 90).asnumpy())
+    assert T.RandomRotation((-10, 10), rotate_with_proba=0.0)(x) is x
+    with pytest.raises(TypeError, match="float32"):
+        T.Rotate(10)(mx.nd.ones((3, 4, 4), dtype="uint8"))
+    with pytest.raises(ValueError, match="angle_limits"):
+        T.RandomRotation((10, -10))
