@@ -41,7 +41,8 @@ from ..imperative import STATE
 from ..ops.context import op_context
 from ..ops.registry import OpReq, run_kernel
 
-__all__ = ["ReplanEvent", "BufferPool", "Frame", "Program", "BoundSegment", "bind_kernel"]
+__all__ = ["ReplanEvent", "BufferPool", "Frame", "Program", "BoundSegment", "bind_kernel",
+           "release_frame"]
 
 # NOTE: NumPy deprecates a positional ``out`` for these two; they keep the op's compute_into.
 _NO_POSITIONAL_OUT = frozenset({"maximum", "minimum"})
@@ -513,6 +514,17 @@ def run_segments(bound, training=None):
     ctx = op_context(STATE.training if training is None else training)
     for seg in bound:
         seg.push(ctx)
+
+
+def release_frame(frame, pool):
+    """Give a dynamic frame's blocks back to the pool once the ops using them are done (the
+    release is an engine op writing the blocks' vars)."""
+    block_vars = [v for vs in frame.block_vars.values() for v in vs]
+
+    def release():
+        for name in list(frame.blocks):
+            frame.release(name, pool)
+    _engine.push(release, (), block_vars, "CachedOp:release")
 
 
 def finalize_release(owner, callback, *args):
