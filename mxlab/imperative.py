@@ -18,7 +18,8 @@ from .engine.var import Var
 from .ops.context import op_context
 from .ops.registry import call_translated, run_kernel, translate_error
 
-__all__ = ["STATE", "invoke", "invoke_one", "set_hooks", "INPLACE_AUTOGRAD_MSG", "call_translated", "run_kernel"]
+__all__ = ["STATE", "invoke", "invoke_one", "set_hooks", "INPLACE_AUTOGRAD_MSG", "call_translated",
+           "run_kernel"]
 
 INPLACE_AUTOGRAD_MSG = ("Inplace operations (+=, -=, x[:]=, etc) are not supported when "
                        "recording with autograd.")

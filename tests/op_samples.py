@@ -107,6 +107,8 @@ SPECIAL = {
     "CTCLoss": {"shapes": [(4, 2, 3), (2, 2)], "ints": {1: 3}, "fixed": {1: [[1, 2], [2, 1]]}},
     "Pad": {"attrs": {"pad_width": (0, 0, 0, 0, 1, 1, 1, 1)}, "shapes": [(1, 2, 3, 3)]},
     "BilinearSampler": {"shapes": [(1, 2, 4, 4), (1, 2, 3, 3)]},
+    "UpSampling": {"attrs": {"scale": 2, "sample_type": "nearest", "num_args": 2},
+                   "shapes": [(1, 2, 2, 3), (1, 1, 4, 6)]},
     "GridGenerator": {"attrs": {"transform_type": "affine", "target_shape": (3, 4)},
                       "shapes": [(2, 6)]},
     "SpatialTransformer": {"attrs": {"target_shape": (3, 3)}, "shapes": [(1, 2, 4, 4), (1, 6)],
@@ -126,6 +128,12 @@ SPECIAL = {
        for name in ("flip_left_right", "flip_top_bottom", "lighting")},
     "sgd_update": {"attrs": {"lr": 0.1}, "grad": False},
     "sgd_mom_update": {"attrs": {"lr": 0.1}, "grad": False},
+    "signsgd_update": {"attrs": {"lr": 0.1, "wd": 0.01}, "grad": False},
+    "khatri_rao": {"attrs": {"num_args": 2}, "shapes": [(3, 2), (2, 2)], "grad": False},
+    # straight-through estimators: an identity gradient by design, not the derivative
+    "_contrib_round_ste": {"numeric": False},
+    "_contrib_sign_ste": {"numeric": False},
+    "signum_update": {"attrs": {"lr": 0.1, "momentum": 0.9, "wd_lh": 0.01}, "grad": False},
 }
 
 #: Ops no generic path check runs, and why (keep this short: each is a hole in the net).

@@ -23,7 +23,7 @@ __all__ = ["NOT_BUILT", "cond", "foreach", "while_loop"]
 # NOTE: contrib names MXNet code reaches for that mxlab does not build (see docs/compat.md).
 NOT_BUILT = ("BilinearResize2D", "AdaptiveAvgPooling2D", "ROIAlign", "PSROIPooling",
              "MultiProposal", "Proposal", "MultiBoxPrior", "MultiBoxTarget", "MultiBoxDetection",
-             "DeformableConvolution", "SyncBatchNorm", "interleaved_matmul_selfatt_qk",
+             "DeformableConvolution", "interleaved_matmul_selfatt_qk",
              "interleaved_matmul_selfatt_valatt", "interleaved_matmul_encdec_qk",
              "interleaved_matmul_encdec_valatt", "intgemm_fully_connected", "quantize",
              "dequantize", "hawkesll", "rand_zipfian", "dgl_csr_neighbor_uniform_sample",

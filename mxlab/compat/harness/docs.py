@@ -116,7 +116,7 @@ NOT_BUILT = {
         "detection-specific kernels; not built yet",
     "`contrib.BilinearResize2D`, `AdaptiveAvgPooling2D`, `ROIAlign`, `ROIPooling`, "
     "`interleaved_matmul_*`": "not built yet (listed in `mx.nd.contrib.NOT_BUILT`)",
-    "`contrib.quantize`/`dequantize`, `intgemm_fully_connected`, `SyncBatchNorm`, `fft`, "
+    "`contrib.quantize`/`dequantize`, `intgemm_fully_connected`, `SyncBatchNorm(ndev>1)`, `fft`, "
     "`count_sketch`, `hawkesll`, `dgl_*`": "quantization, multi-device and specialised kernels",
     "RNN `projection_size` (LSTMP), `use_sequence_length`, `lstm_state_clip_*`":
         "the fused RNN op raises for them; not built yet",

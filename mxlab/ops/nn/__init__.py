@@ -3,8 +3,8 @@ transformers.
 
 Importing the package registers the ops (``Convolution``/``npx.convolution``, ``Deconvolution``,
 ``Pooling``, ``BatchNorm``, ``LayerNorm``, ``GroupNorm``, ``InstanceNorm``, ``Dropout``,
-``Embedding``, ``GridGenerator``, ``BilinearSampler``, ``SpatialTransformer``) and their hidden
-``_backward_*`` ops, which the gradient rules call through ``F``.
+``Embedding``, ``GridGenerator``, ``BilinearSampler``, ``SpatialTransformer``, ``UpSampling``) and
+their hidden ``_backward_*`` ops, which the gradient rules call through ``F``.
 """
 
-from . import conv, misc, norm, pool, spatial  # noqa: F401
+from . import conv, misc, norm, pool, spatial, upsampling  # noqa: F401
