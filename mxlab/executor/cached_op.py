@@ -31,18 +31,16 @@ import types
 
 import numpy
 
-from .. import engine as _engine
 from ..autograd import record_op
-from ..autograd.backward import direct_grad_buffer
 from ..base import MXNetNotImplementedError, MXNetValueError, env_int
 from ..imperative import STATE
 from ..ops.registry import Op
 from ..symbol.evaluate import evaluate_graph
 from .config import CachedOpConfig
 from .planning import gradient_graph, head_entry_ids, infer_graph, plan_graph
-from .runtime import (BufferPool, Frame, Program, ReplanEvent, finalize_release, run_segments,
-                      take_blocks)
-from .static_call import FastCall, KeptState, signature_of
+from .runtime import (BufferPool, Frame, Program, ReplanEvent, finalize_release, release_frame,
+                      run_segments, take_blocks)
+from .static_call import FastCall, KeptState, grad_array, signature_of
 
 __all__ = ["CachedOp", "HIGHER_ORDER_MSG", "NO_GRAD_INPUTS_MSG"]
 
@@ -453,7 +451,7 @@ class CachedOp:
             run_segments(bound)
         finally:
             _unbind_arrays(frame)
-            _release_frame(frame, pool)
+            release_frame(frame, pool)
 
     def _dynamic_frame(self, planned, device, pool, inputs, outputs):
         """A frame on blocks from the pool; when the pool hands back the very blocks of the last
@@ -512,7 +510,7 @@ class CachedOp:
             state.hold()
             finalize_release(run, state.unhold)
         else:
-            finalize_release(run, _release_frame, frame, pool)
+            finalize_release(run, release_frame, frame, pool)
         record_op(self._op, {"run": run}, list(inputs), outputs)
 
     def _backward(self, run, out_grads):
@@ -531,7 +529,7 @@ class CachedOp:
         results = []
         for name, input_entry in zip(self.input_names, run.entries):
             eid = grads.get(name)
-            arr = None if eid is None else self._grad_array(run, input_entry,
+            arr = None if eid is None else grad_array(run, input_entry,
                                                             backward.memory_plan.entries[eid])
             if arr is not None:
                 frame.arrays[eid] = arr
@@ -546,17 +544,6 @@ class CachedOp:
         _unbind_arrays(frame)
         return results
 
-
-    @staticmethod
-    def _grad_array(run, input_entry, planned):
-        """The array an input's gradient is written into: the variable's own ``.grad`` buffer
-        when backward may write it directly (same shape, dtype and class), else a new one."""
-        buffer = direct_grad_buffer(input_entry)
-        if buffer is not None and type(buffer) is run.cls and buffer._device == run.device \
-                and buffer.shape == planned.shape \
-                and numpy.dtype(buffer.dtype) == numpy.dtype(planned.dtype):
-            return buffer
-        return run.cls._empty_handle(run.device, planned.shape, planned.dtype)
 
     def _dynamic_backward(self, backward, frame, device):
         """The backward kernels of a dynamic frame, on blocks from the pool (bound again only
@@ -582,17 +569,6 @@ def _unbind_arrays(frame):
     arrays = frame.arrays
     for eid in arrays:
         arrays[eid] = None
-
-
-def _release_frame(frame, pool):
-    """Give a dynamic frame's blocks back to the pool once the ops using them are done (the
-    release is an engine op writing the blocks' vars)."""
-    block_vars = [v for vs in frame.block_vars.values() for v in vs]
-
-    def release():
-        for name in list(frame.blocks):
-            frame.release(name, pool)
-    _engine.push(release, (), block_vars, "CachedOp:release")
 
 
 def _single(outputs):

@@ -41,7 +41,8 @@ from ..imperative import STATE
 from ..ops.context import op_context
 from ..ops.registry import OpReq, run_kernel
 
-__all__ = ["ReplanEvent", "BufferPool", "Frame", "Program", "BoundSegment", "bind_kernel"]
+__all__ = ["ReplanEvent", "BufferPool", "Frame", "Program", "BoundSegment", "bind_kernel",
+           "release_frame"]
 
 # NOTE: NumPy deprecates a positional ``out`` for these two; they keep the op's compute_into.
 _NO_POSITIONAL_OUT = frozenset({"maximum", "minimum"})
@@ -210,12 +211,25 @@ def kernel_caller(op, xp, attrs, reqs, dtypes, num_inputs):
         return getattr(xp, name), lambda ins, outs: (ins[0], scalar, outs[0])
     if plain and op.compute_into is not None:
         return op.compute_into, lambda ins, outs: (xp, ins, attrs, outs)
+    if plain:   # NOTE: errors are translated by BoundSegment._raise_for (re-run via run_kernel)
+        return _compute_then_copy, lambda ins, outs: (op.compute, xp, ins, attrs, outs)
     if _skips_null(op, reqs):
         skip = [r == OpReq.NULL for r in reqs]
         return op.compute_into, lambda ins, outs: (
             xp, ins, attrs, [None if s else out for s, out in zip(skip, outs)])
     reqs = list(reqs)
     return run_kernel, lambda ins, outs: (op, xp, ins, attrs, outs, reqs)
+
+
+def _compute_then_copy(compute, xp, ins, attrs, outs):
+    """An op without ``compute_into``: its kernel, then each result copied into its buffer (what
+    ``Op.forward`` does for write requests, without its dispatch)."""
+    results = compute(xp, ins, attrs)
+    if not isinstance(results, (tuple, list)):
+        results = (results,)
+    for buf, res in zip(outs, results):
+        if buf is not res:
+            xp.copyto(buf, res, casting="unsafe")
 
 
 def _skips_null(op, reqs):
@@ -500,6 +514,17 @@ def run_segments(bound, training=None):
     ctx = op_context(STATE.training if training is None else training)
     for seg in bound:
         seg.push(ctx)
+
+
+def release_frame(frame, pool):
+    """Give a dynamic frame's blocks back to the pool once the ops using them are done (the
+    release is an engine op writing the blocks' vars)."""
+    block_vars = [v for vs in frame.block_vars.values() for v in vs]
+
+    def release():
+        for name in list(frame.blocks):
+            frame.release(name, pool)
+    _engine.push(release, (), block_vars, "CachedOp:release")
 
 
 def finalize_release(owner, callback, *args):

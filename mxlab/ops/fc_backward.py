@@ -24,11 +24,6 @@ __all__ = []
 _ATTRS = (Attr("num_hidden", "int"), Attr("no_bias", "bool", False), Attr("flatten", "bool", True))
 
 
-def _rows(x, a):
-    """``x`` as a matrix of rows: flattened after the batch axis, or all but the last axis."""
-    return x.reshape(x.shape[0], -1) if a["flatten"] else x.reshape(-1, x.shape[-1])
-
-
 def _fc_backward(xp, inputs, a):
     g, x, w = inputs
     outs = [xp.empty(x.shape, x.dtype), xp.empty(w.shape, w.dtype)]
@@ -41,11 +36,13 @@ def _fc_backward(xp, inputs, a):
 def _fc_backward_into(xp, inputs, a, outs):
     """Write the gradients into ``outs``; a ``None`` out is not computed (nobody reads it)."""
     g, x, w = inputs
-    g2 = g.reshape(-1, a["num_hidden"])
+    # NOTE: data as rows of weight's width: flattened after the batch axis (flatten) or all but
+    #   the last axis -- the same matrix either way, and explicit sizes keep zero-size batches.
+    g2, width = g.reshape(-1, a["num_hidden"]), w.shape[1]
     if outs[0] is not None:
-        xp.matmul(g2, w, out=outs[0].reshape(g2.shape[0], -1))
+        xp.matmul(g2, w, out=outs[0].reshape(-1, width))
     if outs[1] is not None:
-        xp.matmul(g2.T, _rows(x, a), out=outs[1])
+        xp.matmul(g2.T, x.reshape(-1, width), out=outs[1])
     if len(outs) > 2 and outs[2] is not None:
         g2.sum(axis=0, out=outs[2])
 
