@@ -231,29 +231,19 @@ _BN_ATTRS = (
 )
 _BN_IGNORED = ("cudnn_off", "min_calib_range", "max_calib_range")
 
-register(
-    Op(
-        name="BatchNorm",
-        compute=_bn_forward,
-        attrs=_BN_ATTRS,
-        num_inputs=5,
-        input_names=_BN_INPUTS,
-        num_outputs=3,
-        output_names=("output", "mean", "var"),
-        num_visible_outputs=_visible,
-        infer_shape=_bn_infer,
-        infer_type=_fill_dtypes(3),
-        gradient=_bn_grad,
-        mutate_inputs=(3, 4),
-        save_inputs=True,
-        save_outputs=(1, 2),
-        never_mirror=True,
-        ignored_attrs=_BN_IGNORED,
-        npx_name="batch_norm",
-        nd_names=("BatchNorm",),
-        doc="Batch normalisation with moving statistics as mutable aux state.",
-    )
-)
+def _register_batch_norm(name, compute, attrs, gradient, **fields):
+    """BatchNorm's op shape (five inputs, moving statistics mutated, three outputs) for
+    ``BatchNorm`` and ``contrib.SyncBatchNorm``."""
+    register(Op(name=name, compute=compute, attrs=attrs, num_inputs=5, input_names=_BN_INPUTS,
+                num_outputs=3, output_names=("output", "mean", "var"),
+                num_visible_outputs=_visible, infer_shape=_bn_infer, infer_type=_fill_dtypes(3),
+                gradient=gradient, mutate_inputs=(3, 4), save_outputs=(1, 2),
+                never_mirror=True, ignored_attrs=_BN_IGNORED, **fields))
+
+
+_register_batch_norm("BatchNorm", _bn_forward, _BN_ATTRS, _bn_grad, npx_name="batch_norm",
+                     nd_names=("BatchNorm",),
+                     doc="Batch normalisation with moving statistics as mutable aux state.")
 register(
     Op(
         name="_backward_BatchNorm",
@@ -294,27 +284,10 @@ def _sync_bn_grad(node, out_grads):
     return list(grads) + [None, None]
 
 
-register(
-    Op(
-        name="_contrib_SyncBatchNorm",
-        compute=_sync_bn_forward,
-        attrs=_SYNC_ATTRS,
-        num_inputs=5,
-        input_names=_BN_INPUTS,
-        num_outputs=3,
-        output_names=("output", "mean", "var"),
-        num_visible_outputs=_visible,
-        infer_shape=_bn_infer,
-        infer_type=_fill_dtypes(3),
-        gradient=_sync_bn_grad,
-        mutate_inputs=(3, 4),
-        save_outputs=(1, 2),
-        never_mirror=True,
-        ignored_attrs=_BN_IGNORED,
-        doc="contrib.SyncBatchNorm on one device: BatchNorm returning the batch variance (ndev "
-            "devices sharing statistics under key are not built; ndev must be 1).",
-    )
-)
+_register_batch_norm(
+    "_contrib_SyncBatchNorm", _sync_bn_forward, _SYNC_ATTRS, _sync_bn_grad,
+    doc="contrib.SyncBatchNorm on one device: BatchNorm returning the batch variance (ndev "
+        "devices sharing statistics under key are not built; ndev must be 1).")
 
 
 # -- LayerNorm -------------------------------------------------------------------------------------
