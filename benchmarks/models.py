@@ -92,22 +92,35 @@ def _hybridize(net, mode):
         net.hybridize(**options)
 
 
+def _with_loss(gluon, net, loss_fn):
+    """``net`` and ``loss_fn`` as one HybridBlock: hybridized, the loss is in the same graph."""
+    class WithLoss(gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.net, self.loss = net, loss_fn
+
+        def hybrid_forward(self, F, x, label):
+            return self.loss(self.net(x), label)
+    return WithLoss()
+
+
 def mlp_gluon_step(mx, mode):
-    """The same MLP as :func:`mlp_nd_step` as a Gluon ``HybridSequential`` + ``Trainer('sgd')``."""
+    """The same MLP as :func:`mlp_nd_step` as a Gluon ``HybridSequential`` + ``Trainer('sgd')``;
+    the net and its loss are wrapped in one HybridBlock, so a hybridized step is one graph."""
     gluon = require_gluon(mx, "nn.Dense", "Trainer", "loss.SoftmaxCrossEntropyLoss")
     net = gluon.nn.HybridSequential()
     for size in MLP_SIZES[1:-1]:
         net.add(gluon.nn.Dense(size, activation="relu"))
     net.add(gluon.nn.Dense(MLP_SIZES[-1]))
     net.initialize()
-    _hybridize(net, mode)
+    model = _with_loss(gluon, net, gluon.loss.SoftmaxCrossEntropyLoss())
+    _hybridize(model, mode)
     trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": LR})
-    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
     x, label = _mlp_data(mx, numpy.random.default_rng(0))
 
     def step():
         with mx.autograd.record():
-            loss = loss_fn(net(x), label)
+            loss = model(x, label)
         loss.backward()
         trainer.step(MLP_BATCH)
         loss.wait_to_read()

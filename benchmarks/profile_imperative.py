@@ -29,11 +29,12 @@ OTHER = "other (stdlib, builtins)"
 # (path fragment, function name or None for any, layer); first match wins
 LAYERS = (
     ("mxlab/engine/log.py", None, "engine event log"),
+    ("mxlab/engine/var.py", None, "NDArray + Var creation"),
     ("mxlab/engine/", None, "engine push (naive)"),
     ("mxlab/imperative.py", "kernel", "op compute + kernel"),
     ("mxlab/imperative.py", None, "imperative.invoke"),
     ("mxlab/ndarray/ndarray.py", "_empty_handle", "NDArray + Var creation"),
-    ("mxlab/engine/var.py", None, "NDArray + Var creation"),
+    ("mxlab/ndarray/ndarray.py", "_produced", "NDArray + Var creation"),
     ("mxlab/ndarray/frontend.py", None, "frontend (args, attrs)"),
     ("mxlab/ndarray/ndarray.py", None, "frontend (args, attrs)"),
     ("mxlab/ndarray/arith.py", None, "frontend (args, attrs)"),

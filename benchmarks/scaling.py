@@ -55,9 +55,9 @@ def run_planning(opts):
     """Planning time (ms) of each pass on training graphs of ~1k, 10k and 100k nodes."""
     rows = []
     counts = NODE_COUNTS[:2] if opts.quick else NODE_COUNTS
+    _, probe = _time_passes(10)     # nodes of a 10-layer training graph, to size the others
     for count in counts:
-        # NOTE: a layer is 4 forward nodes (2 params, FC, tanh) and ~11 with its backward
-        depth = max(1, count // 15)
+        depth = max(1, round(count * 10 / probe))
         best = None
         for _ in range(1 if count > 10_000 else 3):   # best of a few: the machine is shared
             times, nodes = _time_passes(depth)

@@ -12,11 +12,14 @@ import numpy
 from . import engine as _engine_mod
 from .base import MXNetError, MXNetNotImplementedError, MXNetValueError
 from .device import current_device
+from .engine.naive import NaiveEngine
+from .engine.op import next_push_seq
 from .engine.var import Var
 from .ops.context import op_context
 from .ops.registry import call_translated, run_kernel, translate_error
 
-__all__ = ["STATE", "invoke", "set_hooks", "INPLACE_AUTOGRAD_MSG", "call_translated", "run_kernel"]
+__all__ = ["STATE", "invoke", "invoke_one", "set_hooks", "INPLACE_AUTOGRAD_MSG", "call_translated",
+           "run_kernel"]
 
 INPLACE_AUTOGRAD_MSG = ("Inplace operations (+=, -=, x[:]=, etc) are not supported when "
                        "recording with autograd.")
@@ -60,7 +63,82 @@ def invoke(op, inputs, attrs, out=None, cls=None, device=None):
     ``out``: arrays to write into (the op then mutates them); ``cls``/``device`` choose the output
     class and device for ops without inputs (creation, random).
     """
+    if out is None and op.runs_inline and inputs:
+        return [invoke_one(op, inputs, attrs, cls)]
+    return _invoke_general(op, inputs, attrs, out, cls, device, STATE)
+
+
+def invoke_one(op, inputs, attrs, cls=None):
+    """:func:`invoke` of a one-output op on one or more arrays, without ``out``: the output array
+    itself (the frontends' hot path: no list to build and index).
+
+    The fast lane: under the NaiveEngine, an op that writes only its fresh output
+    (``op.runs_inline``) runs right here on the calling thread, as a push would run it, without a
+    kernel closure or an engine record; the event log still gets the event a push logs when it is
+    active (same versions, same order). Anything else takes the general path, which also runs
+    again (and reports as a push does) a kernel that raised here: these ops write nothing but their
+    fresh output, so the re-run is safe.
+    """
     state = STATE
+    engine = _engine_mod._engine
+    if not op.runs_inline or type(engine) is not NaiveEngine or state.deferred:
+        return _invoke_general(op, inputs, attrs, None, cls, None, state)[0]
+    first = inputs[0]
+    device = first._device
+    unary = len(inputs) == 1
+    if unary:
+        datas = [first._data]
+        if datas[0] is None:   # deferred-compute or failed input: the general path handles it
+            return _invoke_general(op, inputs, attrs, None, cls, None, state)[0]
+    else:
+        _common_device(op, inputs)
+        datas = [x._data for x in inputs]
+        if _any_none(datas):
+            return _invoke_general(op, inputs, attrs, None, cls, None, state)[0]
+    log = engine.event_log
+    logged = log.active
+    if logged:
+        seq = next_push_seq()
+        start = log.now()
+        reads = None if unary else _read_versions(inputs)
+    # NOTE: Device.xp inlined for the CPU (the per-op hot path).
+    xp = numpy if device.device_type != "gpu" else device.xp
+    try:
+        result = op.compute(xp, datas, attrs) if not op.takes_ctx else \
+            op.compute(xp, datas, attrs, op_context(state.training))
+    except Exception:  # noqa: BLE001 - the general path re-runs it and reports the error
+        return _invoke_general(op, inputs, attrs, None, cls, None, state)[0]
+    if type(result) is not numpy.ndarray:
+        result = _one_array(xp, result)
+    output = (cls or type(first))._produced(result, device)
+    if logged:   # NOTE: as NaiveEngine.push_checked logs a push
+        if reads is None:
+            log.record_unary(op.name, first._var.id, first._var.version, output._var.id, start,
+                             seq)
+        else:
+            log.record(op.name, reads, ((output._var.id, 1),), start, log.now(), None, start, seq)
+    if state.recording:
+        _hooks["record"](op, attrs, inputs, [output])
+    return output
+
+
+def _one_array(xp, result):
+    """A kernel's result as one array (the first of a tuple; a NumPy scalar made 0-d)."""
+    if type(result) is tuple or type(result) is list:
+        result = result[0]
+    return xp.asarray(result) if isinstance(result, numpy.generic) else result
+
+
+def _any_none(datas):
+    for data in datas:
+        if data is None:
+            return True
+    return False
+
+
+def _invoke_general(op, inputs, attrs, out, cls, device, state):
+    """Every call the fast lane does not take: deferred compute, ``out=``, the threaded engine,
+    ops writing inputs or resources, several outputs, kernels that raise."""
     if state.deferred:
         return _hooks["deferred"](op, inputs, attrs, out, cls, device)
     if inputs:
@@ -131,6 +209,11 @@ def invoke(op, inputs, attrs, out=None, cls=None, device=None):
     if recording:
         _hooks["record"](op, attrs, inputs, outputs)
     return outputs
+
+
+def _read_versions(inputs):
+    """``(var id, version)`` of each distinct var read, in order (``x * x`` reads one var)."""
+    return tuple(dict.fromkeys([(x._var.id, x._var.version) for x in inputs]))
 
 
 def new_var():

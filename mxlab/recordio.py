@@ -26,7 +26,8 @@ import struct
 
 import numpy
 
-from .base import MXNetNotImplementedError, MXNetRuntimeError, MXNetValueError
+from .base import (MXNetFileNotFoundError, MXNetNotImplementedError, MXNetRuntimeError,
+                   MXNetValueError)
 
 __all__ = ["MXRecordIO", "MXIndexedRecordIO", "IRHeader", "pack", "unpack", "pack_img",
            "unpack_img"]
@@ -63,7 +64,10 @@ class MXRecordIO:
 
     def open(self):
         """Open the file (truncating it when writing)."""
-        self.handle = open(self.uri, "wb" if self.writable else "rb")   # noqa: SIM115
+        try:
+            self.handle = open(self.uri, "wb" if self.writable else "rb")   # noqa: SIM115
+        except FileNotFoundError:
+            raise MXNetFileNotFoundError(f"MXRecordIO: {self.uri!r} not found") from None
         self.pid = os.getpid()
         self.is_open = True
 
@@ -180,6 +184,28 @@ class MXIndexedRecordIO(MXRecordIO):
         self.fidx.write(f"{key}\t{pos}\n")
         self.idx[key] = pos
         self.keys.append(key)
+
+
+def header_positions(uri):
+    """``[(IRHeader, byte position)]`` of every image record of ``uri``, in file order (an mxlab
+    helper: image iterators read labels up front and seek to a record when they decode it)."""
+    reader = MXRecordIO(uri, "r")
+    try:
+        found = []
+        while True:
+            position = reader.tell()
+            record = reader.read()
+            if record is None:
+                return found
+            found.append((unpack(record)[0], position))
+    finally:
+        reader.close()
+
+
+def read_at(reader, position):
+    """The record starting at byte ``position`` of the open ``reader``."""
+    reader.handle.seek(position)
+    return reader.read()
 
 
 IRHeader = collections.namedtuple("HEADER", ["flag", "label", "id", "id2"])

@@ -33,7 +33,6 @@ import os
 import tempfile
 import threading
 
-from . import engine as _engine
 from .base import MXNetTypeError, MXNetValueError
 
 __all__ = ["set_np", "reset_np", "set_np_shape", "is_np_shape", "np_shape", "use_np_shape",
@@ -46,7 +45,6 @@ __all__ = ["set_np", "reset_np", "set_np_shape", "is_np_shape", "np_shape", "use
 _FLAGS = ("shape", "array", "dtype")
 _global = dict.fromkeys(_FLAGS, False)   # process-wide values (set_np, set_np_shape, ...)
 _scoped = threading.local()              # per-thread stacks of scoped values (np_shape(), use_np)
-_engine.carry_thread_local(_scoped)      # NOTE: engine workers see the pushing thread's scopes.
 
 
 def _get(flag):

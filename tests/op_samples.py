@@ -106,8 +106,34 @@ SPECIAL = {
         "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "gcd", "lcm")},
     "CTCLoss": {"shapes": [(4, 2, 3), (2, 2)], "ints": {1: 3}, "fixed": {1: [[1, 2], [2, 1]]}},
     "Pad": {"attrs": {"pad_width": (0, 0, 0, 0, 1, 1, 1, 1)}, "shapes": [(1, 2, 3, 3)]},
+    "BilinearSampler": {"shapes": [(1, 2, 4, 4), (1, 2, 3, 3)]},
+    "UpSampling": {"attrs": {"scale": 2, "sample_type": "nearest", "num_args": 2},
+                   "shapes": [(1, 2, 2, 3), (1, 1, 4, 6)]},
+    "GridGenerator": {"attrs": {"transform_type": "affine", "target_shape": (3, 4)},
+                      "shapes": [(2, 6)]},
+    "SpatialTransformer": {"attrs": {"target_shape": (3, 3)}, "shapes": [(1, 2, 4, 4), (1, 6)],
+                           "fixed": {1: [[0.8, 0.1, 0.05, -0.1, 0.7, 0.1]]}},
+    "_image_to_tensor": {"shapes": [(4, 5, 3)], "grad": False},
+    "_image_normalize": {"attrs": {"mean": (0.1, 0.2, 0.3), "std": (0.5, 2.0, 1.5)},
+                         "shapes": [(3, 4, 5)]},
+    "_image_crop": {"attrs": {"x": 1, "y": 0, "width": 2, "height": 3}, "shapes": [(4, 5, 3)]},
+    "_image_resize": {"attrs": {"size": (3, 2)}, "shapes": [(4, 5, 3)], "grad": False},
+    "_image_adjust_lighting": {"attrs": {"alpha": (0.01, -0.02, 0.03)}, "shapes": [(4, 5, 3)]},
+    **{f"_image_{name}": {"shapes": [(4, 5, 3)]} for name in ("flip_left_right",
+                                                               "flip_top_bottom")},
+    **{f"_image_random_{name}": {"attrs": {"min_factor": 0.5, "max_factor": 1.5},
+                                 "shapes": [(4, 5, 3)], "grad": False}
+       for name in ("brightness", "contrast", "saturation")},
+    **{f"_image_random_{name}": {"shapes": [(4, 5, 3)], "grad": False}
+       for name in ("flip_left_right", "flip_top_bottom", "lighting")},
     "sgd_update": {"attrs": {"lr": 0.1}, "grad": False},
     "sgd_mom_update": {"attrs": {"lr": 0.1}, "grad": False},
+    "signsgd_update": {"attrs": {"lr": 0.1, "wd": 0.01}, "grad": False},
+    "khatri_rao": {"attrs": {"num_args": 2}, "shapes": [(3, 2), (2, 2)], "grad": False},
+    # straight-through estimators: an identity gradient by design, not the derivative
+    "_contrib_round_ste": {"numeric": False},
+    "_contrib_sign_ste": {"numeric": False},
+    "signum_update": {"attrs": {"lr": 0.1, "momentum": 0.9, "wd_lh": 0.01}, "grad": False},
 }
 
 #: Ops no generic path check runs, and why (keep this short: each is a hole in the net).

@@ -1,5 +1,11 @@
 """``backward`` and ``grad``: walk the tape from the heads in reverse topological order and call
-each op's gradient rule (with ``create_graph`` while recording, so gradients have a history)."""
+each op's gradient rule (with ``create_graph`` while recording, so gradients have a history).
+
+During ``backward`` an op's gradient rule may write a variable's gradient straight into its
+``.grad`` buffer (:func:`direct_grad_buffer`: grad_req 'write', reached through this one input
+only), as MXNet's ops write a kWriteTo gradient; the copy into ``.grad`` is then skipped."""
+import threading
+
 import numpy
 
 from ..base import MXNetNotImplementedError, MXNetRuntimeError, MXNetValueError
@@ -10,7 +16,9 @@ from ..graph.node import Entry
 from .modes import _RecordingStateScope
 from .tape import _as_list, _link_outputs, _live_entry, _tape_order
 
-__all__ = ["backward", "grad", "NOT_IN_GRAPH_MSG"]
+__all__ = ["backward", "grad", "direct_grad_buffer", "NOT_IN_GRAPH_MSG"]
+
+_DIRECT = threading.local()   # .nodes: variable nodes whose buffer a rule may write (backward)
 
 NOT_IN_GRAPH_MSG = (
     "Cannot differentiate node because it is not in a computational graph. You need to set "
@@ -67,6 +75,27 @@ def _node_input_grads(node, grads):
     return in_grads
 
 
+def direct_grad_buffer(entry):
+    """The ``.grad`` buffer a gradient rule running inside ``backward`` may write the gradient of
+    input ``entry`` into (and return), or None: only a variable with grad_req 'write' that no
+    other input on the tape reaches qualifies, so nothing is summed into it later."""
+    nodes = getattr(_DIRECT, "nodes", None)
+    if not nodes or entry is None or entry.node not in nodes:
+        return None
+    return entry.node.grad
+
+
+def _single_use_variables(order, needed):
+    """Variable nodes with grad_req 'write' feeding exactly one input of the needed op nodes."""
+    uses = {}
+    for node in order:
+        if node.op is not None and node in needed:
+            for entry in node.entries:
+                uses[entry.node] = uses.get(entry.node, 0) + 1
+    return {n for n, count in uses.items() if count == 1 and n.op is None
+            and n.grad_req == "write" and n.grad is not None}
+
+
 def _propagate(order, needed, grads):
     """The reverse walk: push gradients from each op node's outputs to its inputs."""
     for node in reversed(order):
@@ -111,8 +140,10 @@ def _targets(order, variables):
     return targets
 
 
-def _differentiate(heads, head_grads, variables, retain_graph, create_graph, train_mode):
-    """Gradients of ``heads`` per target variable node (None where none flows) and head grads."""
+def _differentiate(heads, head_grads, variables, retain_graph, create_graph, train_mode,
+                   direct=False):
+    """Gradients of ``heads`` per target variable node (None where none flows) and head grads;
+    ``direct``: rules may write into ``.grad`` buffers (see :func:`direct_grad_buffer`)."""
     entries = _head_entries(heads)
     order = _tape_order(entries)
     targets = _targets(order, variables)
@@ -121,7 +152,12 @@ def _differentiate(heads, head_grads, variables, retain_graph, create_graph, tra
     with _RecordingStateScope(bool(create_graph), train_mode):
         for entry, seed in zip(entries, seeds):
             _accumulate(grads, entry, seed)
-        _propagate(order, _leading_to(order, targets), grads)
+        needed = _leading_to(order, targets)
+        _DIRECT.nodes = _single_use_variables(order, needed) if direct else None
+        try:
+            _propagate(order, needed, grads)
+        finally:
+            _DIRECT.nodes = None
     results = [grads.get(Entry(node, 0)) for node in targets]
     if not retain_graph:
         for node in order:
@@ -138,7 +174,7 @@ def _write_grad(node, value):
             _into("broadcast_add", [buffer, value], buffer)
     elif value is None:
         _into("zeros_like", [buffer], buffer)
-    else:
+    elif value is not buffer:   # NOTE: the rule wrote it there (direct_grad_buffer)
         _into("_copy", [value], buffer)
     for ref in node.owners:
         arr = ref()
@@ -179,7 +215,7 @@ def backward(heads, head_grads=None, retain_graph=False,
     """
     heads = _as_list(heads)
     targets, results, _ = _differentiate(heads, head_grads, None, retain_graph, False,
-                                         train_mode)
+                                         train_mode, direct=True)
     with _RecordingStateScope(False, train_mode):
         for node, value in zip(targets, results):
             _write_grad(node, value)

@@ -28,13 +28,13 @@ import threading
 from ..base import MXNetValueError, env_str
 from .log import EngineEvent, EventLog
 from .naive import NaiveEngine
-from .threaded import ThreadedEngine, ThreadedEnginePerDevice, carry_thread_local
+from .threaded import ThreadedEngine, ThreadedEnginePerDevice
 from .var import Var
 
 __all__ = ["Var", "EngineEvent", "EventLog", "NaiveEngine", "ThreadedEngine",
            "ThreadedEnginePerDevice", "register_engine_type", "engine_types", "get_engine",
            "set_engine", "push", "wait_for_var", "wait_all", "drain", "set_bulk_size", "bulk",
-           "event_log", "new_var", "carry_thread_local", "resource_var"]
+           "event_log", "new_var", "resource_var"]
 
 DEFAULT_ENGINE_TYPE = "NaiveEngine"
 event_log = EventLog()

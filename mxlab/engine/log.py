@@ -64,24 +64,35 @@ class EventLog:
 
     ``enabled`` switches the buffer; listeners are called (on the thread that ran the op) for every
     event while they are registered, whatever ``enabled`` says. Engines skip all bookkeeping when
-    :attr:`active` is False.
+    ``active`` (buffer on, or someone listening) is False.
     """
 
     def __init__(self, maxlen=10000):
-        self.enabled = True
         self._events = collections.deque(maxlen=maxlen)
         self._listeners = ()
+        self.enabled = True
         self._counter = itertools.count(1)
         self._lock = threading.Lock()
+        self._threads = {}                  # thread key (never reused) -> threading.Thread
+        self._thread_key = threading.local()
 
     @property
     def maxlen(self):
         return self._events.maxlen
 
     @property
-    def active(self):
-        """Whether engines should time and record ops (buffer on, or someone listening)."""
-        return self.enabled or bool(self._listeners)
+    def enabled(self):
+        """Whether the buffer keeps events (listeners are called either way)."""
+        return self._enabled
+
+    @enabled.setter
+    def enabled(self, value):
+        self._enabled = bool(value)
+        self._update_active()
+
+    def _update_active(self):
+        # NOTE: a plain attribute, not a property: engines read it once per op.
+        self.active = self._enabled or bool(self._listeners)
 
     def resize(self, maxlen):
         """Keep the newest ``maxlen`` events from now on."""
@@ -92,11 +103,13 @@ class EventLog:
         """Call ``callback(event)`` for each completed event from now on (on engine threads)."""
         with self._lock:
             self._listeners = self._listeners + (callback,)
+            self._update_active()
 
     def remove_listener(self, callback):
         """Stop calling ``callback``; a callback that is not registered is ignored."""
         with self._lock:
             self._listeners = tuple(c for c in self._listeners if c != callback)
+            self._update_active()
 
     def record(self, name, reads, writes, start, end, error=None, pushed=None, push_seq=None,
                bulk=None):
@@ -105,21 +118,66 @@ class EventLog:
         The buffer keeps plain tuples (one per op on the hot path); :meth:`events` turns them into
         :class:`EngineEvent` objects when someone looks.
         """
-        raw = (next(self._counter), name, reads, writes, threading.current_thread(), start,
-               end, error, pushed, push_seq, bulk)
-        if self.enabled:
+        # NOTE: a tuple of numbers and strings only (a key for the thread, not the Thread): the
+        #   garbage collector stops tracking it, so a full buffer adds nothing to every collection.
+        #   The thread's name is read when someone looks.
+        try:
+            thread = self._thread_key.key
+        except AttributeError:
+            thread = self._register_thread()
+        raw = (next(self._counter), name, reads, writes, thread, start, end, error, pushed,
+               push_seq, bulk)
+        if self._enabled:
             self._events.append(raw)   # NOTE: deque.append is atomic; no lock on the hot path.
-        listeners = self._listeners
-        if listeners:
-            event = _event(raw)
-            for callback in listeners:
-                _notify(callback, event)
+        if self._listeners:
+            self._notify_all(raw)
+
+    def record_unary(self, name, read_id, read_version, write_id, start, push_seq):
+        """:meth:`record` of an op that read one var, wrote version 1 of a fresh one and ran on
+        this thread from its push at ``start`` until now (the imperative fast lane's common case).
+
+        NOTE: kept as one flat tuple of nine numbers and strings (no nested tuples to build and
+        free per op); :meth:`_event` expands it.
+        """
+        end = self.now()
+        try:
+            thread = self._thread_key.key
+        except AttributeError:
+            thread = self._register_thread()
+        raw = (next(self._counter), name, read_id, read_version, write_id, thread, start, end,
+               push_seq)
+        if self._enabled:
+            self._events.append(raw)
+        if self._listeners:
+            self._notify_all(raw)
+
+    def _notify_all(self, raw):
+        event = self._event(raw)
+        for callback in self._listeners:
+            _notify(callback, event)
 
     def events(self):
         """A list copy of the buffered events, oldest first."""
         with self._lock:
             raws = list(self._events)
-        return [_event(raw) for raw in raws]
+        return [self._event(raw) for raw in raws]
+
+    def _register_thread(self):
+        """A new key for the calling thread (keys are never reused, unlike thread idents)."""
+        with self._lock:
+            key = len(self._threads)
+            self._threads[key] = threading.current_thread()
+        self._thread_key.key = key
+        return key
+
+    def _event(self, raw):
+        if len(raw) == 9:   # record_unary's flat tuple
+            seq, name, read_id, read_version, write_id, thread, start, end, push_seq = raw
+            return EngineEvent(seq, name, ((read_id, read_version),), ((write_id, 1),),
+                               self._threads[thread].name, start, end, None, start, push_seq)
+        seq, name, reads, writes, thread, start, end, error, pushed, push_seq, bulk = raw
+        return EngineEvent(seq, name, reads, writes, self._threads[thread].name, start, end,
+                           error, pushed, push_seq, bulk)
 
     def clear(self):
         with self._lock:
@@ -129,13 +187,6 @@ class EventLog:
         return len(self._events)
 
     now = staticmethod(time.perf_counter)
-
-
-def _event(raw):
-    # NOTE: the buffer holds the Thread object; its name is read only when someone looks.
-    seq, name, reads, writes, thread, start, end, error, pushed, push_seq, bulk = raw
-    return EngineEvent(seq, name, reads, writes, thread.name, start, end, error, pushed, push_seq,
-                       bulk)
 
 
 def _notify(callback, event):

@@ -21,6 +21,7 @@ _ERROR_TYPES = ((numpy.exceptions.AxisError, MXNetAxisError), (KeyError, MXNetKe
                 (ValueError, MXNetValueError), (NotImplementedError, MXNetNotImplementedError),
                 (AttributeError, MXNetAttributeError), (RuntimeError, MXNetRuntimeError))
 _push_seq = itertools.count(1)
+next_push_seq = _push_seq.__next__
 
 
 def op_error(exc, name):
@@ -67,19 +68,18 @@ class ErrorRef:
 class EngineOp:
     """One pushed function and its deduplicated vars (``reads`` has no var of ``writes``).
 
-    ``pushed`` is the push time (None when the log is off), ``carried`` the thread-local snapshot
-    the threaded engine installs around ``fn``, ``push_seq`` the op's place in the push order.
+    ``pushed`` is the push time (None when the log is off), ``push_seq`` the op's place in the push
+    order.
     """
 
-    __slots__ = ("fn", "name", "reads", "writes", "pushed", "carried", "push_seq")
+    __slots__ = ("fn", "name", "reads", "writes", "pushed", "push_seq")
 
-    def __init__(self, fn, name, reads, writes, pushed, carried=()):
+    def __init__(self, fn, name, reads, writes, pushed):
         self.fn = fn
         self.name = name
         self.reads = reads
         self.writes = writes
         self.pushed = pushed
-        self.carried = carried
         self.push_seq = next(_push_seq)
 
     def __repr__(self):

@@ -15,9 +15,10 @@ reading or writing such a var skip and share it; :meth:`ThreadedEngine.wait_for_
 (``wait_to_read``, ``asnumpy``) and :meth:`ThreadedEngine.wait_all` raise it once, after which the
 engine carries on.
 
-Thread state: kernels may read thread-local flags (``autograd.is_training()`` in Dropout and
-BatchNorm, np-shape scopes). Each ``threading.local`` registered with :func:`carry_thread_local` is
-copied from the pushing thread when an op is pushed and installed around the op on the worker.
+Thread state: none is copied to workers. What a kernel needs of its caller's mode comes in its
+:class:`~mxlab.ops.context.OpContext` (``is_train``, the rng, temp space), fixed when the op is
+pushed; shape inference, the only reader of the np-shape scopes, runs on the pushing thread (or
+is handed every shape, so it consults no scope).
 
 Bulking: with ``set_bulk_size(n)`` (n > 1) consecutive pushes from one thread are gathered and run
 as one task of up to ``n`` ops (MXNet's ``BulkAppend``/``BulkFlush``); every op is still logged on
@@ -25,7 +26,6 @@ its own, with ``bulk`` set. A gathered bulk is flushed when full, at any wait, a
 size changes; gathering is per pushing thread, so a wait flushes only the waiting thread's bulk.
 """
 import collections
-import contextlib
 import dataclasses
 import queue
 import threading
@@ -34,53 +34,7 @@ from ..base import MXNetRuntimeError, env_int
 from .log import EventLog
 from .op import EngineOp, inherited_error, run_op, split_vars
 
-__all__ = ["ThreadedEngine", "ThreadedEnginePerDevice", "carry_thread_local"]
-
-_carried = []
-
-
-def carry_thread_local(local):
-    """Run every op pushed from now on with the pushing thread's attributes of ``local``.
-
-    ``local`` is a ``threading.local``; its per-thread attributes are snapshotted at push time and
-    installed on the worker thread while the op runs (then the worker's own are put back).
-
-    Examples
-    --------
-    >>> import threading
-    >>> from mxlab.engine import ThreadedEngine, Var, carry_thread_local
-    >>> flags = threading.local()
-    >>> carry_thread_local(flags)
-    >>> flags.training, seen, engine = True, [], ThreadedEngine()
-    >>> engine.push(lambda: seen.append(flags.training), (), (Var(),), "read_flag")
-    >>> engine.wait_all(); engine.shutdown()
-    >>> seen
-    [True]
-    """
-    if not any(local is known for known in _carried):
-        _carried.append(local)
-
-
-def _snapshot():
-    return tuple((local, dict(local.__dict__)) for local in _carried)
-
-
-@contextlib.contextmanager
-def _installed(snapshot):
-    """Give this thread the snapshotted thread-local attributes for the duration of the block."""
-    saved = [(local, dict(local.__dict__)) for local, _ in snapshot]
-    _replace(snapshot)
-    try:
-        yield
-    finally:
-        _replace(saved)
-
-
-def _replace(snapshot):
-    for local, values in snapshot:
-        local.__dict__.clear()
-        local.__dict__.update(values)
-
+__all__ = ["ThreadedEngine", "ThreadedEnginePerDevice"]
 
 @dataclasses.dataclass(eq=False)
 class _Task:
@@ -141,7 +95,7 @@ class ThreadedEngine:
         """Schedule ``fn()`` after the earlier ops it depends on by ``read_vars``/``write_vars``."""
         log = self.event_log
         reads, writes = split_vars(read_vars, write_vars)
-        op = EngineOp(fn, name, reads, writes, log.now() if log.active else None, _snapshot())
+        op = EngineOp(fn, name, reads, writes, log.now() if log.active else None)
         if self.bulk_size > 1 and not self._in_worker():
             self._bulk_append(op)
         else:
@@ -244,8 +198,7 @@ class ThreadedEngine:
         try:
             bulk = task.ops[0].push_seq if len(task.ops) > 1 else None
             for op in task.ops:
-                with _installed(op.carried):
-                    error = run_op(op, self.event_log, inherited_error(op), bulk)
+                error = run_op(op, self.event_log, inherited_error(op), bulk)
                 if error is not None:
                     for var in op.writes:
                         var.exception = error

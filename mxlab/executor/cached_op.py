@@ -5,8 +5,10 @@ A call infers shapes and dtypes from the inputs, plans the graph once per signat
 each call takes a frame of buffers from the device's pool (and reuses the last call's bound
 kernels when the pool hands back the same blocks). ``static_alloc``: each state keeps its buffers
 and its kernels bound to them; ``static_shape``: an inference call whose inputs match the last one
-(device, shapes, dtypes, parameter arrays) skips all planning look-ups, so it is one engine push
-per segment of ``ufunc(..., out)`` calls. States come from a per-device pool; a state is
+(device, shapes, dtypes, parameter arrays) skips all planning look-ups. A static call (both
+flags) runs each plan as ONE engine push: a straight-line program of
+``ufunc(..., out)`` / ``compute_into`` calls over the planned buffers (the bulk segments stay in
+the plan for inspection). States come from a per-device pool; a state is
 reused only when nobody else holds it (a recorded forward awaiting backward holds its state), so
 ``y = op(x) + op(x)`` under ``autograd.record`` uses two states.
 
@@ -29,23 +31,24 @@ import types
 
 import numpy
 
-from .. import engine as _engine
 from ..autograd import record_op
-from ..base import MXNetNotImplementedError, MXNetValueError
+from ..base import MXNetNotImplementedError, MXNetValueError, env_int
 from ..imperative import STATE
 from ..ops.registry import Op
 from ..symbol.evaluate import evaluate_graph
 from .config import CachedOpConfig
 from .planning import gradient_graph, head_entry_ids, infer_graph, plan_graph
-from .runtime import (BufferPool, Frame, Program, ReplanEvent, finalize_release, run_segments,
-                      take_blocks)
-from .static_call import FastCall, KeptState, signature_of
+from .runtime import (BufferPool, Frame, Program, ReplanEvent, finalize_release, release_frame,
+                      run_segments, take_blocks)
+from .static_call import FastCall, KeptState, grad_array, signature_of
 
 __all__ = ["CachedOp", "HIGHER_ORDER_MSG", "NO_GRAD_INPUTS_MSG"]
 
 HIGHER_ORDER_MSG = ("CachedOp does not support higher order gradients. If you want to do backward "
                     "with create_graph=True please do not use hybridize.")
 NO_GRAD_INPUTS_MSG = "There are no inputs in computation graph that require gradients."
+_BULK_ENV = {"forward": "MXNET_EXEC_BULK_EXEC_INFERENCE", "full": "MXNET_EXEC_BULK_EXEC_TRAIN",
+             "backward": "MXNET_EXEC_BULK_EXEC_TRAIN"}
 
 
 class _Run:
@@ -55,6 +58,7 @@ class _Run:
         self.cached_op, self.backward_plan = cached_op, backward
         self.frame, self.state = frame, state
         self.device, self.cls = device, cls
+        self.entries = []   # the inputs' autograd entries (direct gradient buffers)
 
     def backward(self, out_grads):
         if STATE.recording:
@@ -101,6 +105,7 @@ class CachedOp:
         self._pools = {}
         self._last_recording = None
         self._last_dynamic = None
+        self._last_recorded = None
         self._fast = None
         self._op = Op(name="_CachedOp", compute=_not_runnable, num_inputs=len(self.input_names),
                       num_outputs=len(self._graph.outputs), gradient=_cached_op_gradient,
@@ -193,6 +198,14 @@ class CachedOp:
     def _unplanned_full(self):
         return gradient_graph(self._graph, self._grad_names(self._default_reqs()),
                               sum_cap=self.config.sum_cap)
+
+    def _straight(self, kind):
+        """static_alloc + static_shape: plan ``kind`` runs as one straight-line program (one
+        engine push per call over the kept buffers) instead of one push per bulk segment, unless
+        bulk execution is switched off (MXNET_EXEC_BULK_EXEC_INFERENCE / _TRAIN = 0). Other calls
+        keep MXNet's bulk segments (at most ``*_bulk_size`` nodes per push)."""
+        return (self.config.static_alloc and self.config.static_shape
+                and bool(env_int(_BULK_ENV[kind], 1)))
 
     def _inlines(self):
         return not self.config.static_alloc and self.num_ops <= self.config.inline_limit
@@ -417,7 +430,7 @@ class CachedOp:
         return bound
 
     def _bind(self, planned, frame):
-        bound = planned.program.bind(frame)
+        bound = planned.program.bind(frame, straight=self._straight(planned.kind))
         if self.time_nodes:
             self.last_run_times = {}
             for seg in bound:
@@ -438,7 +451,7 @@ class CachedOp:
             run_segments(bound)
         finally:
             _unbind_arrays(frame)
-            _release_frame(frame, pool)
+            release_frame(frame, pool)
 
     def _dynamic_frame(self, planned, device, pool, inputs, outputs):
         """A frame on blocks from the pool; when the pool hands back the very blocks of the last
@@ -458,6 +471,23 @@ class CachedOp:
         self._last_dynamic = (key, frame, bound)
         return frame, bound
 
+    def _recorded_frame(self, planned, device, pool):
+        """A recorded dynamic call's frame on blocks from the pool and its bound kernels. When
+        the pool hands back the very blocks of the last recorded call, that call's run is over
+        (its blocks came back when it died), so its frame and bindings -- the backward's too --
+        are reused."""
+        blocks = take_blocks(planned.memory_plan, device.xp, pool)
+        key = (planned, tuple(id(b) for b in blocks))
+        cached = self._last_recorded
+        if cached is not None and cached[0] == key:
+            cached[1].blocks["full"] = blocks
+            return cached[1], cached[2]
+        frame = Frame(planned.graph.indexed.num_entries, device, ordered=True)
+        frame.allocate("full", planned.memory_plan, planned.node_range, planned.graph.indexed,
+                       blocks=blocks)
+        self._last_recorded = (key, frame, [])   # NOTE: bound once the caller's arrays are in
+        return frame, self._last_recorded[2]
+
     def _forward_recorded(self, planned, inputs, outputs, device):
         pool = self._pool(device)
         if self.config.static_alloc:
@@ -465,19 +495,22 @@ class CachedOp:
             frame = self._static_frame(state, planned, device, inputs)
         else:
             state = None
-            frame = Frame(planned.graph.indexed.num_entries, device, ordered=True)
-            frame.allocate("full", planned.memory_plan, planned.node_range,
-                           planned.graph.indexed, pool=pool)
+            frame, bound = self._recorded_frame(planned, device, pool)
         self._bind_arrays(planned, frame, inputs, outputs)
         frame.saved_vars = {e: a._var for e, a in frame.arrays.items() if a is not None}
-        run_segments(self._bound(state, planned, frame))
+        if state is not None:
+            bound = self._bound(state, planned, frame)
+        elif not bound:
+            bound.extend(self._bind(planned, frame))
+        run_segments(bound)
         _unbind_arrays(frame)
         run = _Run(self, self._plans["backward"], frame, state, device, type(inputs[0]))
+        run.entries = [x._ag for x in inputs]
         if state is not None:
             state.hold()
             finalize_release(run, state.unhold)
         else:
-            finalize_release(run, _release_frame, frame, pool)
+            finalize_release(run, release_frame, frame, pool)
         record_op(self._op, {"run": run}, list(inputs), outputs)
 
     def _backward(self, run, out_grads):
@@ -494,20 +527,40 @@ class CachedOp:
         num_fwd = graph.attrs["num_forward_outputs"]
         grads = dict(zip(graph.attrs["xs"], idx.outputs[num_fwd:]))
         results = []
-        for name in self.input_names:
+        for name, input_entry in zip(self.input_names, run.entries):
             eid = grads.get(name)
-            entry = None if eid is None else backward.memory_plan.entries[eid]
-            arr = None if eid is None else run.cls._empty_handle(run.device, entry.shape,
-                                                                  entry.dtype)
+            arr = None if eid is None else grad_array(run, input_entry,
+                                                            backward.memory_plan.entries[eid])
             if arr is not None:
                 frame.arrays[eid] = arr
             results.append(arr)
-        if "backward" not in frame.blocks:
-            pool = None if run.state is not None else self._pool(run.device)
-            frame.allocate("backward", backward.memory_plan, backward.node_range, idx, pool=pool)
-        run_segments(self._bound(run.state, backward, frame), training=True)
+        if run.state is not None:
+            if "backward" not in frame.blocks:
+                frame.allocate("backward", backward.memory_plan, backward.node_range, idx)
+            bound = self._bound(run.state, backward, frame)
+        else:
+            bound = self._dynamic_backward(backward, frame, run.device)
+        run_segments(bound, training=True)
         _unbind_arrays(frame)
         return results
+
+
+    def _dynamic_backward(self, backward, frame, device):
+        """The backward kernels of a dynamic frame, on blocks from the pool (bound again only
+        when the pool hands back other blocks than last time)."""
+        blocks = frame.blocks.get("backward")
+        if blocks is None:   # NOTE: present when the run is differentiated again (retain_graph)
+            blocks = frame.blocks["backward"] = take_blocks(backward.memory_plan, device.xp,
+                                                            self._pool(device))
+        key = (backward, tuple(id(b) for b in blocks))
+        cached = frame.bound_backward
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        frame.allocate("backward", backward.memory_plan, backward.node_range,
+                       backward.graph.indexed, blocks=blocks)
+        bound = self._bind(backward, frame)
+        frame.bound_backward = (key, bound)
+        return bound
 
 
 def _unbind_arrays(frame):
@@ -516,17 +569,6 @@ def _unbind_arrays(frame):
     arrays = frame.arrays
     for eid in arrays:
         arrays[eid] = None
-
-
-def _release_frame(frame, pool):
-    """Give a dynamic frame's blocks back to the pool once the ops using them are done (the
-    release is an engine op writing the blocks' vars)."""
-    block_vars = [v for vs in frame.block_vars.values() for v in vs]
-
-    def release():
-        for name in list(frame.blocks):
-            frame.release(name, pool)
-    _engine.push(release, (), block_vars, "CachedOp:release")
 
 
 def _single(outputs):

@@ -41,7 +41,8 @@ from ..imperative import STATE
 from ..ops.context import op_context
 from ..ops.registry import OpReq, run_kernel
 
-__all__ = ["ReplanEvent", "BufferPool", "Frame", "Program", "BoundSegment", "bind_kernel"]
+__all__ = ["ReplanEvent", "BufferPool", "Frame", "Program", "BoundSegment", "bind_kernel",
+           "release_frame"]
 
 # NOTE: NumPy deprecates a positional ``out`` for these two; they keep the op's compute_into.
 _NO_POSITIONAL_OUT = frozenset({"maximum", "minimum"})
@@ -128,6 +129,7 @@ class Frame:
         # NOTE: with ``ordered`` every segment run on this frame writes this var, so a later push
         #   (backward reading the forward's saved inputs from the slots) waits for earlier ones.
         self.sync_var = Var("frame") if ordered else None
+        self.bound_backward = None   # CachedOp: (key, bound backward kernels) of a reused frame
 
     def allocate(self, name, plan, node_range, idx, pool=None, shared=None, blocks=None):
         """Give every entry produced in ``node_range`` with a pool storage id its view.
@@ -209,8 +211,33 @@ def kernel_caller(op, xp, attrs, reqs, dtypes, num_inputs):
         return getattr(xp, name), lambda ins, outs: (ins[0], scalar, outs[0])
     if plain and op.compute_into is not None:
         return op.compute_into, lambda ins, outs: (xp, ins, attrs, outs)
+    if plain:   # NOTE: errors are translated by BoundSegment._raise_for (re-run via run_kernel)
+        return _compute_then_copy, lambda ins, outs: (op.compute, xp, ins, attrs, outs)
+    if _skips_null(op, reqs):
+        skip = [r == OpReq.NULL for r in reqs]
+        return op.compute_into, lambda ins, outs: (
+            xp, ins, attrs, [None if s else out for s, out in zip(skip, outs)])
     reqs = list(reqs)
     return run_kernel, lambda ins, outs: (op, xp, ins, attrs, outs, reqs)
+
+
+def _compute_then_copy(compute, xp, ins, attrs, outs):
+    """An op without ``compute_into``: its kernel, then each result copied into its buffer (what
+    ``Op.forward`` does for write requests, without its dispatch)."""
+    results = compute(xp, ins, attrs)
+    if not isinstance(results, (tuple, list)):
+        results = (results,)
+    for buf, res in zip(outs, results):
+        if buf is not res:
+            xp.copyto(buf, res, casting="unsafe")
+
+
+def _skips_null(op, reqs):
+    """Whether ``op``'s ``compute_into`` takes None for outputs nobody reads (``skips_none``,
+    e.g. ``_backward_FullyConnected``) and every other output is simply written."""
+    into = op.compute_into
+    return (into is not None and getattr(into, "skips_none", False) and not op.takes_ctx
+            and all(r in (OpReq.WRITE, OpReq.INPLACE, OpReq.NULL) for r in reqs))
 
 
 def _ufunc_args(ins, outs):
@@ -411,12 +438,18 @@ class Program:
     def num_ops(self):
         return len(self.steps)
 
-    def bind(self, frame, monitor=None):
+    def bind(self, frame, monitor=None, straight=False):
         """:class:`BoundSegment` list for ``frame``; ``monitor.after(step, frame)`` gives a
-        callable run after each node (the executor's monitor callback)."""
+        callable run after each node (the executor's monitor callback). ``straight``: the whole
+        range as ONE segment (one engine push per run: a static CachedOp's straight-line
+        program)."""
         xp = frame.device.xp
         bound = []
-        for i, seg in enumerate(self.segments):
+        segments = self.segments
+        straight = straight and len(segments) > 1
+        if straight:
+            segments = [[step for seg in segments for step in seg]]
+        for i, seg in enumerate(segments):
             kernels, steps = [], []
             for step in seg:
                 kernels.append(self._kernel(step, frame, xp))
@@ -424,7 +457,7 @@ class Program:
                 if monitor is not None:
                     kernels.append(monitor.after(step, frame))
                     steps.append(None)
-            bound.append(self._bound_segment(i, seg, kernels, steps, frame))
+            bound.append(self._bound_segment(i, seg, kernels, steps, frame, straight))
         return bound
 
     def _kernel(self, step, frame, xp):
@@ -438,7 +471,7 @@ class Program:
             return lambda ctx: fn(*args, ctx)
         return functools.partial(fn, *args)
 
-    def _bound_segment(self, i, seg, kernels, steps, frame):
+    def _bound_segment(self, i, seg, kernels, steps, frame, all_names=False):
         plan, arrays = self.plan, frame.arrays
         reads, writes, mutated, resources = [], [], set(), []
         block_reads, block_writes = {}, {}
@@ -460,7 +493,11 @@ class Program:
                 var = _engine.resource_var(kind, frame.device)
                 if var not in resources:
                     resources.append(var)
-        name = f"segment{i}:" + ",".join(s.name for s in seg[:3]) + ("..." if len(seg) > 3 else "")
+        # NOTE: a straight-line program names every node, so the engine views (replay) can
+        #   tell which nodes its one event ran; a segment names its first three.
+        shown = seg if all_names else seg[:3]
+        name = f"segment{i}:" + ",".join(s.name for s in shown) + \
+            ("..." if len(seg) > len(shown) else "")
         return BoundSegment(name, kernels, steps, reads, writes, list(block_reads.values()),
                             list(block_writes.values()), frame, resources, mutated)
 
@@ -477,6 +514,17 @@ def run_segments(bound, training=None):
     ctx = op_context(STATE.training if training is None else training)
     for seg in bound:
         seg.push(ctx)
+
+
+def release_frame(frame, pool):
+    """Give a dynamic frame's blocks back to the pool once the ops using them are done (the
+    release is an engine op writing the blocks' vars)."""
+    block_vars = [v for vs in frame.block_vars.values() for v in vs]
+
+    def release():
+        for name in list(frame.blocks):
+            frame.release(name, pool)
+    _engine.push(release, (), block_vars, "CachedOp:release")
 
 
 def finalize_release(owner, callback, *args):

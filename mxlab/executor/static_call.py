@@ -7,7 +7,9 @@ recording logic lives there, what a repeated static call touches lives here.
 """
 import numpy
 
-__all__ = ["KeptState", "FastCall", "signature_of"]
+from ..autograd.backward import direct_grad_buffer
+
+__all__ = ["KeptState", "FastCall", "grad_array", "signature_of"]
 
 
 class KeptState:
@@ -78,6 +80,18 @@ class FastCall:
         for seg, reads, writes in self.segments:
             seg.push_arrays([arrays[i] for i in reads], [arrays[i] for i in writes])
         return outputs[0] if self.single else outputs
+
+
+def grad_array(run, input_entry, planned):
+    """The array a recorded run's backward writes an input's gradient into: the variable's own
+    ``.grad`` buffer when backward may write it directly (same device, shape, dtype and class;
+    see :func:`~mxlab.autograd.backward.direct_grad_buffer`), else a new one."""
+    buffer = direct_grad_buffer(input_entry)
+    if buffer is not None and type(buffer) is run.cls and buffer._device == run.device \
+            and buffer.shape == planned.shape \
+            and numpy.dtype(buffer.dtype) == numpy.dtype(planned.dtype):
+        return buffer
+    return run.cls._empty_handle(run.device, planned.shape, planned.dtype)
 
 
 def signature_of(x):

@@ -106,8 +106,17 @@ def shape_to_user(shape, np_shape):
 
 
 def _hint_shape(node, np_shape):
+    """The variable's ``__shape__`` hint in internal form; the caller's np-shape scope is read only
+    here, when a hint is used (a graph handed every shape reads no scope: engine workers plan
+    subgraphs that way)."""
     text = node.extra.get("__shape__")
-    return None if text is None else shape_from_user(ast.literal_eval(text), np_shape)
+    if text is None:
+        return None
+    if np_shape is None:
+        from ..util import is_np_shape
+
+        np_shape = is_np_shape()
+    return shape_from_user(ast.literal_eval(text), np_shape)
 
 
 def _hint_dtype(node):
@@ -199,18 +208,19 @@ def _run_rule(node, rule):
         raise MXNetValueError(f"Error in operator {node.name}: {exc}") from exc
 
 
-def _propagate(heads, values, step):
-    """Run ``step(node)`` over op nodes in topological order until no step adds information."""
-    order = [n for n in topo_sort(heads) if n.op is not None]
+def _propagate(order, values, step):
+    """Run ``step(node)`` over the op nodes of ``order`` (topological) until no step adds
+    information."""
+    order = [n for n in order if n.op is not None]
     for _ in range(_MAX_ROUNDS):
         if not any([step(node) for node in order]):
             return
     raise MXNetValueError("inference did not converge")
 
 
-def _init_variables(heads, known, hint):
+def _init_variables(order, known, hint):
     values = {}
-    for node in topo_sort(heads):
+    for node in order:
         if node.op is None:
             given = _lookup(known, node, 0)
             values[(node, 0)] = given if given is not None else hint(node)
@@ -245,11 +255,8 @@ def infer_shapes(heads, known=None, *, np_shape=None):
     MXNetValueError
         ``Error in operator <name>: ...`` when shapes conflict or an op rejects its input shapes.
     """
-    if np_shape is None:
-        from ..util import is_np_shape
-
-        np_shape = is_np_shape()
-    values = _init_variables(heads, known, lambda node: _hint_shape(node, np_shape))
+    order = topo_sort(heads)      # NOTE: sorted once; the graph walks below reuse it
+    values = _init_variables(order, known, lambda node: _hint_shape(node, np_shape))
 
     def step(node):
         in_keys = [(e.node, e.index) for e in node.inputs]
@@ -264,8 +271,8 @@ def infer_shapes(heads, known=None, *, np_shape=None):
         found = (in_keys, new_in, out_keys, new_out)
         return _store(values, node, found, _tuple, _merge_shape, _fmt_shape)
 
-    _propagate(heads, values, step)
-    return _complete(heads, values)
+    _propagate(order, values, step)
+    return _complete(order, values)
 
 
 def _tuple(shape):
@@ -288,7 +295,8 @@ def infer_types(heads, known=None, *, shapes=None):
     'float16'
     """
     known = {k: _dtype_name(v) for k, v in (known or {}).items()}
-    values = _init_variables(heads, known, _hint_dtype)
+    order = topo_sort(heads)
+    values = _init_variables(order, known, _hint_dtype)
     shapes = shapes or {}
 
     def step(node):
@@ -308,8 +316,8 @@ def infer_types(heads, known=None, *, shapes=None):
         found = (in_keys, new_in, out_keys, new_out)
         return _store(values, node, found, _dtype_name, _merge_dtype, str)
 
-    _propagate(heads, values, step)
-    return _complete(heads, values)
+    _propagate(order, values, step)
+    return _complete(order, values)
 
 
 def _same_type(in_dtypes, out_dtypes):
@@ -323,17 +331,26 @@ def _same_type(in_dtypes, out_dtypes):
     ]
 
 
+_DTYPE_NAMES = {}   # dtype (object or name) -> canonical name: numpy's .name is slow per node
+
+
 def _dtype_name(dtype):
     if dtype is None or dtype == "bfloat16":
         return dtype
-    return numpy.dtype(dtype).name
+    try:
+        return _DTYPE_NAMES[dtype]
+    except KeyError:
+        name = _DTYPE_NAMES[dtype] = numpy.dtype(dtype).name
+        return name
+    except TypeError:   # an unhashable dtype description
+        return numpy.dtype(dtype).name
 
 
-def _complete(heads, values):
+def _complete(order, values):
     """Every output of every reachable node, ``None`` where nothing is known."""
     return {
         (node, i): values.get((node, i))
-        for node in topo_sort(heads)
+        for node in order
         for i in range(node.num_outputs)
     }
 

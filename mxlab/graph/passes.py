@@ -14,7 +14,10 @@ Example
 >>> "count_nodes" in list_passes()
 True
 """
+import contextlib
 import dataclasses
+import gc
+import threading
 import time
 import typing
 
@@ -78,10 +81,34 @@ def apply_pass(graph, name, **options):
         raise MXNetValueError(f"graph pass '{name}' requires graph attributes {missing}; run the "
                               f"passes that provide them first ({_providers(missing)})")
     start = time.perf_counter()
-    result = info.fn(graph, **options)
+    with _gc_paused():
+        result = info.fn(graph, **options)
     result.pass_log.append(PassRecord(name, dict(options), time.perf_counter() - start,
                                       info.requires, info.provides))
     return result
+
+
+_GC_PAUSE = {"depth": 0, "was_enabled": False}
+_GC_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _gc_paused():
+    """Pause the cyclic garbage collector while a pass runs. A pass builds many small objects that
+    live as long as its graph, so collections during it find nothing and only cost time (about a
+    third of planning a 10k-node graph); nested and concurrent passes share one pause."""
+    with _GC_LOCK:
+        if _GC_PAUSE["depth"] == 0:
+            _GC_PAUSE["was_enabled"] = gc.isenabled()
+            gc.disable()
+        _GC_PAUSE["depth"] += 1
+    try:
+        yield
+    finally:
+        with _GC_LOCK:
+            _GC_PAUSE["depth"] -= 1
+            if _GC_PAUSE["depth"] == 0 and _GC_PAUSE["was_enabled"]:
+                gc.enable()
 
 
 def _providers(attrs):

@@ -1,7 +1,7 @@
 """``mx.image``: decode, resize, crop and colour-adjust HWC images, as MXNet's ``mx.image``.
 
 Images are arrays of shape ``(height, width, channels)`` (uint8 from the decoders). Decoding uses
-Pillow; the geometric and colour kernels are NumPy (``kernels.py``) and are shared with
+Pillow; the geometric and colour kernels are NumPy (``ops/image_kernels.py``) and are shared with
 ``gluon.data.vision.transforms``.
 
 Example

@@ -10,9 +10,10 @@ import random
 
 import numpy
 
-from ..base import MXNetNotImplementedError, MXNetValueError
-from . import kernels
-from .image import _host, center_crop, color_normalize, imread, random_crop, \
+from .. import recordio
+from ..base import MXNetValueError
+from ..ops import image_kernels as kernels
+from .image import _host, center_crop, color_normalize, imdecode, imread, random_crop, \
     random_size_crop, resize_short, imresize
 
 __all__ = ["Augmenter", "SequentialAug", "RandomOrderAug", "ResizeAug", "ForceResizeAug",
@@ -24,9 +25,6 @@ __all__ = ["Augmenter", "SequentialAug", "RandomOrderAug", "ResizeAug", "ForceRe
 _COEF = numpy.array([[[0.299, 0.587, 0.114]]], dtype=numpy.float32)
 _GRAY = numpy.array([[0.21, 0.21, 0.21], [0.72, 0.72, 0.72], [0.07, 0.07, 0.07]],
                     dtype=numpy.float32)
-_EIGVAL = numpy.array([55.46, 4.794, 1.148])
-_EIGVEC = numpy.array([[-0.5675, 0.7192, 0.4009], [-0.5808, -0.0045, -0.8140],
-                       [-0.5836, -0.6948, 0.4203]])
 
 
 class Augmenter:
@@ -263,7 +261,7 @@ def CreateAugmenter(data_shape, resize=0, rand_crop=False, rand_resize=False,  #
     if hue:
         augs.append(HueJitterAug(hue))
     if pca_noise > 0:
-        augs.append(LightingAug(pca_noise, _EIGVAL, _EIGVEC))
+        augs.append(LightingAug(pca_noise, kernels.EIGVAL, kernels.EIGVEC))
     if rand_gray > 0:
         augs.append(RandomGrayAug(rand_gray))
     if mean is True:
@@ -285,8 +283,9 @@ def _read_list(path_imglist, imglist, label_width):
 
 
 class ImageIter:
-    """Batches of images named by ``path_imglist`` (MXNet's .lst) or ``imglist``
-    ([label, path] entries) under ``path_root``, augmented by ``aug_list`` and laid out CHW.
+    """Batches of images from a RecordIO file ``path_imgrec`` (labels from its headers), or named
+    by ``path_imglist`` (MXNet's .lst) or ``imglist`` ([label, path] entries) under
+    ``path_root``, augmented by ``aug_list`` and laid out CHW.
     Built on :class:`mx.io.NDArrayIter` semantics for shuffling and the last batch."""
 
     def __init__(self, batch_size, data_shape, label_width=1, path_imgrec=None,
@@ -294,15 +293,18 @@ class ImageIter:
                  part_index=0, num_parts=1, aug_list=None, imglist=None, data_name="data",
                  label_name="softmax_label", dtype="float32", last_batch_handle="pad",
                  **kwargs):
-        if path_imgrec is not None:
-            raise MXNetNotImplementedError("ImageIter(path_imgrec=...): RecordIO files are not "
-                                           "supported in mxlab; pass path_imglist or imglist")
-        if path_imglist is None and imglist is None:
-            raise MXNetValueError("ImageIter: give path_imglist or imglist")
+        if path_imgrec is None and path_imglist is None and imglist is None:
+            raise MXNetValueError("ImageIter: give path_imgrec, path_imglist or imglist")
         if len(data_shape) != 3 or data_shape[0] not in (1, 3):
             raise MXNetValueError(f"ImageIter: data_shape must be (1 or 3, H, W), got "
                                   f"{data_shape}")
-        self.items = _read_list(path_imglist, imglist, label_width)
+        self._reader = None
+        if path_imgrec is not None:
+            self.items = [(numpy.atleast_1d(numpy.asarray(h.label, numpy.float32))[:label_width],
+                           position) for h, position in recordio.header_positions(path_imgrec)]
+            self._reader = recordio.MXRecordIO(path_imgrec, "r")
+        else:
+            self.items = _read_list(path_imglist, imglist, label_width)
         self.items = self.items[part_index::num_parts] if num_parts > 1 else self.items
         self.path_root, self.data_shape, self.label_width = path_root, data_shape, label_width
         self.auglist = aug_list if aug_list is not None else CreateAugmenter(data_shape,
@@ -313,13 +315,19 @@ class ImageIter:
                                label_name=label_name)
         self.reset()
 
-    def _image(self, path):
-        img = imread(os.path.join(self.path_root, path), flag=int(self.data_shape[0] == 3))
+    def _image(self, source):
+        """Decode one item: a record at a byte position, or an image file under path_root."""
+        flag = int(self.data_shape[0] == 3)
+        if self._reader is not None:
+            _, payload = recordio.unpack(recordio.read_at(self._reader, source))
+            img = imdecode(payload, flag=flag)
+        else:
+            img = imread(os.path.join(self.path_root, source), flag=flag)
         for aug in self.auglist:
             img = aug(img)
         values = img.asnumpy()
         if values.shape[:2] != tuple(self.data_shape[1:]):
-            raise MXNetValueError(f"ImageIter: {path} is {values.shape[:2]} after "
+            raise MXNetValueError(f"ImageIter: {source} is {values.shape[:2]} after "
                                   f"augmentation, data_shape needs {self.data_shape[1:]}")
         return values.transpose(2, 0, 1).astype(self.dtype)
 

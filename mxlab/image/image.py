@@ -1,12 +1,13 @@
 """MXNet's ``mx.image`` functions on HWC arrays (decode with Pillow, NumPy kernels)."""
 import io
+import numbers
 import random
 
 import numpy
 
-from ..base import MXNetNotImplementedError, MXNetValueError
-from . import kernels
-from .kernels import scale_down
+from ..base import MXNetNotImplementedError, MXNetTypeError, MXNetValueError
+from ..ops import image_kernels as kernels
+from ..ops.image_kernels import scale_down
 
 __all__ = ["imread", "imdecode", "imresize", "resize_short", "fixed_crop", "random_crop",
            "center_crop", "color_normalize", "random_size_crop", "scale_down", "copyMakeBorder",
@@ -142,10 +143,77 @@ def copyMakeBorder(src, top, bot, left, right, type=0, value=0):  # noqa: N802 -
 
 
 def imrotate(src, rotation_degrees, zoom_in=False, zoom_out=False):
-    """Not built: rotation needs a bilinear affine sampler."""
-    raise MXNetNotImplementedError("mx.image.imrotate is not implemented in mxlab")
+    """Rotate a CHW image or an NCHW batch (float32) by ``rotation_degrees`` about its centre,
+    counter-clockwise, sampling bilinearly (MXNet's: a rotated normalised grid fed to
+    ``BilinearSampler``; differentiable in ``src``). A batch takes one angle or one per image.
+    ``zoom_in`` scales so no padding shows, ``zoom_out`` so the whole image stays in view."""
+    from .. import ndarray as nd
+    from ..ndarray.ndarray import NDArray
+
+    if zoom_in and zoom_out:
+        raise MXNetValueError("imrotate: `zoom_in` and `zoom_out` cannot be both True")
+    if numpy.dtype(src.dtype) != numpy.float32:
+        raise MXNetTypeError(f"imrotate: only float32 images are supported, got {src.dtype}")
+    single = src.ndim == 3
+    if single and not isinstance(rotation_degrees, numbers.Number):
+        raise MXNetTypeError("imrotate: a single image needs a scalar rotation angle")
+    if src.ndim not in (3, 4):
+        raise MXNetValueError(f"imrotate: images must be CHW or NCHW, got {src.ndim} dims")
+    flavour = type(src)
+    batch = (src.expand_dims(0) if single else src).as_nd_ndarray()
+    if isinstance(rotation_degrees, numbers.Number):
+        rotation_degrees = [rotation_degrees] * batch.shape[0]
+    angles = rotation_degrees.as_nd_ndarray() if isinstance(rotation_degrees, NDArray) else \
+        nd.array(rotation_degrees, ctx=batch.context)
+    if angles.shape[0] != batch.shape[0]:
+        raise MXNetValueError(f"imrotate: {batch.shape[0]} images but {angles.shape[0]} "
+                              f"rotation angles")
+    grid = _rotation_grid(nd, angles.as_in_context(batch.context) * (numpy.pi / 180),
+                          batch.shape[2], batch.shape[3], zoom_in, zoom_out)
+    rotated = nd.BilinearSampler(batch, grid)
+    rotated = rotated[0] if single else rotated
+    return rotated.as_np_ndarray() if flavour is not type(rotated) else rotated
+
+
+def _rotation_grid(nd, radians, height, width, zoom_in, zoom_out):
+    """(N, 2, H, W) normalised source positions of a rotation about the image centre."""
+    radians = radians.reshape((-1, 1, 1))
+    hscale, wscale = (height - 1) / 2.0, (width - 1) / 2.0
+    rows = nd.array(numpy.arange(height, dtype="float32")[:, None].repeat(width, 1) - hscale)
+    cols = nd.array(numpy.arange(width, dtype="float32")[None, :].repeat(height, 0) - wscale)
+    rows, cols = rows.as_in_context(radians.context), cols.as_in_context(radians.context)
+    cos, sin = nd.cos(radians), nd.sin(radians)
+    # NOTE: normalised after rotating, so the aspect ratio is kept (as MXNet does)
+    x = (nd.broadcast_mul(cos, cols.expand_dims(0)) - nd.broadcast_mul(sin, rows.expand_dims(0)))
+    y = (nd.broadcast_mul(sin, cols.expand_dims(0)) + nd.broadcast_mul(cos, rows.expand_dims(0)))
+    grid = nd.concat((x / wscale).expand_dims(1), (y / hscale).expand_dims(1), dim=1)
+    if zoom_in or zoom_out:
+        grid = nd.broadcast_mul(grid, _zoom(nd, radians, height, width, zoom_out))
+    return grid
+
+
+def _zoom(nd, radians, height, width, zoom_out):
+    """Per-image grid scale (N, 1, 1, 1) that fits the rotated corners (MXNet's formula)."""
+    rho = float(numpy.hypot(height, width))
+    corner = float(numpy.arctan(height / width))
+    turn = nd.abs(radians)
+    x1, y1 = nd.abs(rho * nd.cos(corner + turn)), nd.abs(rho * nd.sin(corner + turn))
+    x2, y2 = nd.abs(rho * nd.cos(corner - turn)), nd.abs(rho * nd.sin(corner - turn))
+    max_x, max_y = nd.maximum(x1, x2), nd.maximum(y1, y2)
+    if zoom_out:
+        scale = nd.maximum(max_x / width, max_y / height)
+    else:
+        scale = nd.minimum(width / max_x, height / max_y)
+    return scale.expand_dims(3)
 
 
 def random_rotate(src, angle_limits, zoom_in=False, zoom_out=False):
-    """Not built (see :func:`imrotate`)."""
-    raise MXNetNotImplementedError("mx.image.random_rotate is not implemented in mxlab")
+    """:func:`imrotate` by an angle drawn uniformly from ``angle_limits`` (degrees), one per
+    image of a batch."""
+    from .. import ndarray as nd
+
+    if src.ndim == 3:
+        degrees = numpy.random.uniform(*angle_limits)
+    else:
+        degrees = nd.array(numpy.random.uniform(*angle_limits, size=src.shape[0]))
+    return imrotate(src, degrees, zoom_in=zoom_in, zoom_out=zoom_out)

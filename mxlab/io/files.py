@@ -1,5 +1,6 @@
 """Iterators over files: ``CSVIter`` and ``MNISTIter`` (read with NumPy, batched like
-:class:`~mxlab.io.io.NDArrayIter`); RecordIO iterators are not built."""
+:class:`~mxlab.io.io.NDArrayIter`); ``LibSVMIter`` (sparse) is not built. RecordIO image
+iterators are in :mod:`mxlab.io.image_record`."""
 import gzip
 import struct
 
@@ -8,7 +9,7 @@ import numpy
 from ..base import MXNetFileNotFoundError, MXNetNotImplementedError, MXNetValueError
 from .io import NDArrayIter
 
-__all__ = ["CSVIter", "MNISTIter", "ImageRecordIter", "ImageRecordUInt8Iter", "LibSVMIter"]
+__all__ = ["CSVIter", "MNISTIter", "LibSVMIter"]
 
 
 def _read_csv(path, shape, what):
@@ -69,15 +70,7 @@ class MNISTIter(NDArrayIter):
         super().__init__(images, labels, batch_size, last_batch_handle="pad")
 
 
-def _record_io(name):
-    def refuse(*args, **kwargs):
-        raise MXNetNotImplementedError(f"mx.io.{name}: RecordIO files are not supported in "
-                                       f"mxlab; use gluon.data.vision.ImageFolderDataset or "
-                                       f"ImageListDataset with a DataLoader")
-    refuse.__name__ = name
-    return refuse
-
-
-ImageRecordIter = _record_io("ImageRecordIter")
-ImageRecordUInt8Iter = _record_io("ImageRecordUInt8Iter")
-LibSVMIter = _record_io("LibSVMIter")
+def LibSVMIter(*args, **kwargs):   # noqa: N802 - MXNet's name
+    """Not built: LibSVM files are sparse (CSR), and mxlab arrays are dense only."""
+    raise MXNetNotImplementedError("mx.io.LibSVMIter: sparse (LibSVM) data is not supported in "
+                                   "mxlab; mxlab arrays are dense only")

@@ -61,6 +61,7 @@ _populate(globals(), "nd", _make_array_frontend(NDArray))
 _ndarray_mod._namespaces["nd"] = __import__(__name__, fromlist=["_"])
 from . import random  # noqa: E402,F401
 from . import contrib  # noqa: E402,F401
+from . import image  # noqa: E402,F401
 from . import sparse  # noqa: E402,F401
 
 

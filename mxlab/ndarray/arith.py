@@ -6,7 +6,7 @@ Each public function picks the tensor op, the scalar op or the reflected scalar 
 import numpy
 
 from ..base import MXNetTypeError
-from ..imperative import invoke
+from ..imperative import invoke, invoke_one
 from ..ops.elemwise import COMPARISONS, legacy_stem
 from ..ops.infer import check_one_dtype
 from ..ops.registry import get_op
@@ -44,6 +44,11 @@ def binary_frontend(fname, tensor, scalar, rscalar):
     host = getattr(numpy, fname)
 
     def call(x1, x2, out=None):
+        if out is None and isinstance(x1, NDArray):   # NOTE: the hot paths, ``x * 1.5``, ``x * y``
+            if type(x2) is float:
+                return invoke_one(scalar_op_, [x1], {"scalar": x2, "is_int": False})
+            if isinstance(x2, NDArray):
+                return invoke_one(tensor_op, [x1, x2], {})
         outs = None if out is None else [out]
         if isinstance(x1, NDArray):
             if isinstance(x2, NDArray):

@@ -14,8 +14,8 @@ Example
 (array([1., 3., 6.], dtype=float32), array([6.], dtype=float32))
 """
 from ..attribute import unique_subgraph_name
-from ..ops.registry import get_op, list_ops
 from .frontend import make_array_frontend
+from .namespace import populate_prefixed
 from .ndarray import NDArray
 
 __all__ = ["NOT_BUILT", "cond", "foreach", "while_loop"]
@@ -23,7 +23,7 @@ __all__ = ["NOT_BUILT", "cond", "foreach", "while_loop"]
 # NOTE: contrib names MXNet code reaches for that mxlab does not build (see docs/compat.md).
 NOT_BUILT = ("BilinearResize2D", "AdaptiveAvgPooling2D", "ROIAlign", "PSROIPooling",
              "MultiProposal", "Proposal", "MultiBoxPrior", "MultiBoxTarget", "MultiBoxDetection",
-             "DeformableConvolution", "SyncBatchNorm", "interleaved_matmul_selfatt_qk",
+             "DeformableConvolution", "interleaved_matmul_selfatt_qk",
              "interleaved_matmul_selfatt_valatt", "interleaved_matmul_encdec_qk",
              "interleaved_matmul_encdec_valatt", "intgemm_fully_connected", "quantize",
              "dequantize", "hawkesll", "rand_zipfian", "dgl_csr_neighbor_uniform_sample",
@@ -31,14 +31,7 @@ NOT_BUILT = ("BilinearResize2D", "AdaptiveAvgPooling2D", "ROIAlign", "PSROIPooli
              "box_decode", "count_sketch", "fft", "ifft", "group_adagrad_update")
 
 
-def _publish(namespace, cls, make_frontend):
-    for name in list_ops():
-        if name.startswith("_contrib_"):
-            public = name[len("_contrib_"):]
-            namespace[public] = make_frontend(get_op(name), public)
-
-
-_publish(globals(), NDArray, make_array_frontend(NDArray))
+populate_prefixed(globals(), "_contrib_", make_array_frontend(NDArray))
 
 
 def __getattr__(name):

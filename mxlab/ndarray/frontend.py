@@ -6,7 +6,7 @@ Shared by every flavour (``mx.nd``, ``mx.np``, ``mx.npx``; ``mx.sym`` reuses
 in declared order, keywords named after inputs are inputs, everything else is an attribute.
 """
 from ..base import MXNetTypeError
-from ..imperative import invoke
+from ..imperative import invoke, invoke_one
 from .ndarray import NDArray
 
 __all__ = ["bind_arguments", "make_array_frontend"]
@@ -56,6 +56,13 @@ def _is_array(value):
     return isinstance(value, NDArray)
 
 
+def _all_arrays(args):
+    for arg in args:
+        if not isinstance(arg, NDArray):
+            return False
+    return True
+
+
 def make_array_frontend(cls):
     """A ``make_frontend(op, public)`` for :func:`~mxlab.ops.registry.populate_namespace` producing
     ``cls``."""
@@ -64,16 +71,22 @@ def make_array_frontend(cls):
         # parsing.
         fast_arity = op.num_inputs if isinstance(op.num_inputs, int) and not op._required \
             and "num_args" not in op._attr_specs else -1
+        one_output = op.num_visible_outputs in (None, 1) and op.num_outputs == 1
 
         def frontend(*args, out=None, name=None, ctx=None, device=None, **kwargs):
-            if not kwargs and len(args) == fast_arity and all(isinstance(a, NDArray) for a in args):
+            if not kwargs and len(args) == fast_arity and (
+                    isinstance(args[0], NDArray) if fast_arity == 1 else _all_arrays(args)):
                 inputs, attrs = list(args), dict(op._defaults)
+                if out is None and one_output and inputs and device is None and ctx is None:
+                    return invoke_one(op, inputs, attrs, cls)
             else:
                 inputs, attr_kwargs = bind_arguments(op, args, kwargs, _is_array)
                 attrs = op.parse_attrs(attr_kwargs)
             if out is not None and not isinstance(out, (list, tuple)):
                 out = [out]
             outputs = invoke(op, inputs, attrs, out=out, cls=cls, device=device or ctx)
+            if one_output:
+                return outputs[0]
             visible = op.get_num_visible_outputs(attrs)
             return outputs[0] if visible == 1 else outputs[:visible]
         frontend.__name__ = public

@@ -17,7 +17,8 @@ from ..ops.registry import get_op, list_ops, on_register
 from .frontend import make_array_frontend
 from .ndarray import NDArray, ndarray
 
-__all__ = ["register_frontend", "populate_namespace", "call_op", "invoke_op", "publish"]
+__all__ = ["register_frontend", "populate_namespace", "populate_prefixed", "call_op", "invoke_op",
+           "publish"]
 
 _FRONTENDS = {}   # flavour -> {public name: python function}
 _NAMESPACES = {}  # flavour -> populated namespaces (frontends registered later are added too)
@@ -37,6 +38,15 @@ def register_frontend(*flavours, name=None):
                 namespace[name or fn.__name__] = fn
         return fn
     return decorate
+
+
+def populate_prefixed(namespace, prefix, make_frontend):
+    """Fill a sub-namespace (``mx.nd.contrib``, ``mx.sym.image``, ...) with every registered op
+    named ``<prefix><name>``, as ``<name>``."""
+    for name in list_ops():
+        if name.startswith(prefix):
+            public = name[len(prefix):]
+            namespace[public] = make_frontend(get_op(name), public)
 
 
 def populate_namespace(namespace, flavour, make_frontend):

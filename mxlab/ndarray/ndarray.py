@@ -62,6 +62,18 @@ class NDArray:
         return arr
 
     @classmethod
+    def _produced(cls, data, device):
+        """An array holding ``data`` just written by an op run inline (its var at version 1)."""
+        arr = cls.__new__(cls)
+        arr._data = data
+        arr._var = Var(None, 1)
+        arr._device = device
+        arr._ag = arr._dc = arr._grad = arr._shape = arr._dtype = None
+        arr._grad_req = "null"
+        arr._fresh_grad = False
+        return arr
+
+    @classmethod
     def _wrap(cls, data, device, var=None):
         arr = cls._empty_handle(device)
         arr._data = data
@@ -145,7 +157,7 @@ class NDArray:
 
     @property
     def T(self):
-        return _ns(self).transpose(self)
+        return _namespaces[self._flavour].transpose(self)
 
     @property
     def handle(self):
@@ -279,7 +291,7 @@ class NDArray:
     as_in_ctx = to_device = as_in_context
 
     def copy(self):
-        return _ns(self).copy(self)
+        return _namespaces[self._flavour].copy(self)
 
     # -- autograd ----------------------------------------------------------------------------------
     def attach_grad(self, grad_req="write", stype=None):
@@ -318,95 +330,96 @@ class NDArray:
         return self.__repr__()
 
     # -- python operators: delegated to the flavour's namespace functions --------------------------
+    # NOTE: _namespaces[...] rather than _ns(): one call less on the per-op hot path.
     def __add__(self, other):
-        return _ns(self).add(self, other)
+        return _namespaces[self._flavour].add(self, other)
 
     def __radd__(self, other):
-        return _ns(self).add(other, self)
+        return _namespaces[self._flavour].add(other, self)
 
     def __sub__(self, other):
-        return _ns(self).subtract(self, other)
+        return _namespaces[self._flavour].subtract(self, other)
 
     def __rsub__(self, other):
-        return _ns(self).subtract(other, self)
+        return _namespaces[self._flavour].subtract(other, self)
 
     def __mul__(self, other):
-        return _ns(self).multiply(self, other)
+        return _namespaces[self._flavour].multiply(self, other)
 
     def __rmul__(self, other):
-        return _ns(self).multiply(other, self)
+        return _namespaces[self._flavour].multiply(other, self)
 
     def __truediv__(self, other):
-        return _ns(self).true_divide(self, other)
+        return _namespaces[self._flavour].true_divide(self, other)
 
     def __rtruediv__(self, other):
-        return _ns(self).true_divide(other, self)
+        return _namespaces[self._flavour].true_divide(other, self)
 
     def __floordiv__(self, other):
-        return _ns(self).floor_divide(self, other)
+        return _namespaces[self._flavour].floor_divide(self, other)
 
     def __rfloordiv__(self, other):
-        return _ns(self).floor_divide(other, self)
+        return _namespaces[self._flavour].floor_divide(other, self)
 
     def __mod__(self, other):
-        return _ns(self).mod(self, other)
+        return _namespaces[self._flavour].mod(self, other)
 
     def __rmod__(self, other):
-        return _ns(self).mod(other, self)
+        return _namespaces[self._flavour].mod(other, self)
 
     def __pow__(self, other):
-        return _ns(self).power(self, other)
+        return _namespaces[self._flavour].power(self, other)
 
     def __rpow__(self, other):
-        return _ns(self).power(other, self)
+        return _namespaces[self._flavour].power(other, self)
 
     def __matmul__(self, other):
-        return _ns(self).matmul(self, other)
+        return _namespaces[self._flavour].matmul(self, other)
 
     def __neg__(self):
-        return _ns(self).negative(self)
+        return _namespaces[self._flavour].negative(self)
 
     def __pos__(self):
         return self
 
     def __abs__(self):
-        return _ns(self).abs(self)
+        return _namespaces[self._flavour].abs(self)
 
     def __invert__(self):
-        return _ns(self).invert(self)
+        return _namespaces[self._flavour].invert(self)
 
     def __eq__(self, other):
-        return _ns(self).equal(self, other)
+        return _namespaces[self._flavour].equal(self, other)
 
     def __ne__(self, other):
-        return _ns(self).not_equal(self, other)
+        return _namespaces[self._flavour].not_equal(self, other)
 
     def __lt__(self, other):
-        return _ns(self).less(self, other)
+        return _namespaces[self._flavour].less(self, other)
 
     def __le__(self, other):
-        return _ns(self).less_equal(self, other)
+        return _namespaces[self._flavour].less_equal(self, other)
 
     def __gt__(self, other):
-        return _ns(self).greater(self, other)
+        return _namespaces[self._flavour].greater(self, other)
 
     def __ge__(self, other):
-        return _ns(self).greater_equal(self, other)
+        return _namespaces[self._flavour].greater_equal(self, other)
 
     def __iadd__(self, other):
-        return _ns(self).add(self, other, out=self)
+        return _namespaces[self._flavour].add(self, other, out=self)
 
     def __isub__(self, other):
-        return _ns(self).subtract(self, other, out=self)
+        return _namespaces[self._flavour].subtract(self, other, out=self)
 
     def __imul__(self, other):
-        return _ns(self).multiply(self, other, out=self)
+        return _namespaces[self._flavour].multiply(self, other, out=self)
 
     def __itruediv__(self, other):
-        return _ns(self).true_divide(self, other, out=self)
+        return _namespaces[self._flavour].true_divide(self, other, out=self)
 
     def __getitem__(self, key):
-        return _ns(self)._getitem(self, key)
+        return _namespaces[self._flavour]._getitem(self, key)
 
     def __setitem__(self, key, value):
         _ns(self)._setitem(self, key, value)
@@ -418,7 +431,7 @@ class NDArray:
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
         try:
-            return _ns(self).reshape(self, shape, **kwargs)
+            return _namespaces[self._flavour].reshape(self, shape, **kwargs)
         except ReshapeSizeError as exc:
             if not (STATE.recording or STATE.deferred):
                 raise
@@ -431,12 +444,12 @@ class NDArray:
     def astype(self, dtype, copy=True):
         if not copy and numpy.dtype(self.dtype) == numpy.dtype(dtype):
             return self
-        return _ns(self).cast(self, dtype=dtype)
+        return _namespaces[self._flavour].cast(self, dtype=dtype)
 
     def transpose(self, *axes):
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             axes = tuple(axes[0])
-        return _ns(self).transpose(self, axes or None)
+        return _namespaces[self._flavour].transpose(self, axes or None)
 
 
 def _delegate(name):

@@ -56,3 +56,4 @@ def load(file, device=None):
 from ..util import is_np_array, is_np_shape, reset_np, set_np, use_np  # noqa: E402,F401
 from .utils import *  # noqa: E402,F401,F403
 from . import random  # noqa: E402,F401
+from . import image  # noqa: E402,F401

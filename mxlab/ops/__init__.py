@@ -18,6 +18,7 @@ from . import shape  # noqa: F401
 from . import join  # noqa: F401
 from . import broadcast  # noqa: F401
 from . import matrix  # noqa: F401
+from . import fc_backward  # noqa: F401
 from . import creation  # noqa: F401
 from . import random  # noqa: F401
 from . import indexing  # noqa: F401
@@ -36,4 +37,6 @@ from . import contrib  # noqa: F401
 from . import ctc  # noqa: F401
 from . import pad  # noqa: F401
 from . import control_flow  # noqa: F401
+from . import image  # noqa: F401
+from . import khatri_rao, straight_through  # noqa: F401
 from .registry import F, Op, get_op, list_ops, register  # noqa: F401

@@ -351,21 +351,20 @@ def _fc_infer(a, in_shapes, out_shapes=None):
 
 
 def _fc_grad(node, g):
-    x, w = node.inputs[0], node.inputs[1]
-    hidden = node.attrs["num_hidden"]
-    gx = F.reshape_like(F.dot(g[0], w), x)
-    if node.attrs["flatten"]:
-        gw = F.dot(g[0], F.Flatten(x), transpose_a=True)
-    else:
-        gw = F.dot(
-            F.Reshape(g[0], shape=(-1, hidden)),
-            F.Reshape(x, shape=(-1, 0), reverse=True),
-            transpose_a=True,
-        )
-    grads = [gx, gw]
-    if not node.attrs["no_bias"]:
-        grads.append(F._reduce_sum_like(g[0], node.inputs[2]))
-    return grads
+    """All gradients in one ``_backward_FullyConnected`` node (see :mod:`.fc_backward`)."""
+    a = node.attrs
+    grads = F._backward_FullyConnected(g[0], node.inputs[0], node.inputs[1],
+                                       num_hidden=a["num_hidden"], no_bias=a["no_bias"],
+                                       flatten=a["flatten"])
+    return list(grads)
+
+
+def _fc_into(xp, inputs, a, outs):
+    """Planned execution: the product straight into the output buffer, then the bias."""
+    x, w, out = inputs[0], inputs[1], outs[0]
+    xp.matmul(x.reshape(x.shape[0], -1) if a["flatten"] else x, w.T, out=out)
+    if not a["no_bias"]:
+        out += inputs[2]
 
 
 register(
@@ -373,6 +372,7 @@ register(
         name="FullyConnected",
         aliases=("_npx_fully_connected",),
         compute=_fc_compute,
+        compute_into=_fc_into,
         num_inputs=lambda a: 2 if a["no_bias"] else 3,
         input_names=_fc_inputs,
         attrs=(

@@ -1,5 +1,6 @@
-"""Fused optimizer updates (MXNet's ``sgd_update``, ``sgd_mom_update``): one op per parameter,
-updating the weight (and momentum) in place instead of a chain of temporaries.
+"""Fused optimizer updates (MXNet's ``sgd_update``, ``sgd_mom_update``, ``signsgd_update``,
+``signum_update``): one op per parameter, updating the weight (and momentum) in place instead of
+a chain of temporaries.
 
 The formulas are MXNet's kernels: ``g = clip(rescale_grad * grad, clip_gradient)`` (no clip when
 ``clip_gradient < 0``); plain SGD ``w = w - lr * (g + wd * w)``; with momentum
@@ -75,3 +76,34 @@ register(Op(name="sgd_mom_update", compute=_fresh(_sgd_mom_into), compute_into=_
             gradient=_no_gradient, inplace=((0, 0),), mutate_inputs=(2,),
             npx_name="sgd_mom_update", doc="Fused SGD step with momentum (MXNet's "
                                            "``sgd_mom_update``)."))
+
+
+def _signsgd_into(xp, inputs, attrs, outs):
+    """MXNet's SignSGD: ``w = (1 - lr * wd) * w - lr * sign(grad)`` (no rescale or clip)."""
+    weight, grad = inputs
+    xp.multiply(weight, 1 - attrs["lr"] * attrs["wd"], out=outs[0])
+    outs[0] -= attrs["lr"] * xp.sign(grad)
+
+
+def _signum_into(xp, inputs, attrs, outs):
+    """MXNet's Signum: ``mom = momentum * mom - (1 - momentum) * (g + wd * w)``, then
+    ``w = (1 - lr * wd_lh) * w + lr * sign(mom)``."""
+    weight, grad, mom = inputs
+    step = _scaled_grad(xp, grad, attrs)
+    if attrs["wd"]:
+        step += weight * attrs["wd"]
+    mom *= attrs["momentum"]
+    mom -= (1 - attrs["momentum"]) * step
+    xp.multiply(weight, 1 - attrs["lr"] * attrs["wd_lh"], out=outs[0])
+    outs[0] += attrs["lr"] * xp.sign(mom)
+
+
+register(Op(name="signsgd_update", compute=_fresh(_signsgd_into), compute_into=_signsgd_into,
+            attrs=_COMMON, num_inputs=2, input_names=("weight", "grad"), infer_shape=same_shape,
+            infer_type=same_dtype, gradient=_no_gradient, inplace=((0, 0),),
+            npx_name="signsgd_update", doc="Fused SignSGD step (MXNet's ``signsgd_update``)."))
+register(Op(name="signum_update", compute=_fresh(_signum_into), compute_into=_signum_into,
+            attrs=_COMMON + (Attr("momentum", "float", 0.0), Attr("wd_lh", "float", 0.0)),
+            num_inputs=3, input_names=("weight", "grad", "mom"), infer_shape=same_shape,
+            infer_type=same_dtype, gradient=_no_gradient, inplace=((0, 0),), mutate_inputs=(2,),
+            npx_name="signum_update", doc="Fused Signum step (MXNet's ``signum_update``)."))

@@ -127,6 +127,10 @@ class Op:
         self._shape_rule_reads_outputs = self.infer_shape is not None and \
             "out_shapes" in inspect.signature(self.infer_shape).parameters
         self.takes_ctx = _names_parameter(self.compute, "ctx")
+        # NOTE: one output, no written inputs, no shared resource: the imperative dispatcher may
+        #   run the op inline (see mxlab.imperative's fast lane).
+        self.runs_inline = type(self.num_outputs) is int and self.num_outputs == 1 \
+            and not self.mutate_inputs and not self.resources
 
     def __repr__(self):
         return f"<Op {self.name}>"

@@ -9,15 +9,13 @@ Example
 [(2,)]
 """
 from ..ndarray.contrib import NOT_BUILT as _NOT_BUILT
-from ..ops.registry import get_op as _get_op
-from ..ops.registry import list_ops as _list_ops
+from ..ndarray.namespace import populate_prefixed as _populate_prefixed
 from .control_flow import cond, foreach, while_loop  # noqa: F401
 from .frontend import make_symbol_frontend as _make
 from .symbol import Symbol as _Symbol
 
-for _name in _list_ops():
-    if _name.startswith("_contrib_"):
-        globals()[_name[len("_contrib_"):]] = _make(_Symbol)(_get_op(_name), _name)
+_populate_prefixed(globals(), "_contrib_",
+                   lambda op, public: _make(_Symbol)(op, op.name))
 
 
 def __getattr__(name):

@@ -20,15 +20,15 @@ Example
 """
 import contextlib
 import json
-import warnings
 
 import numpy
 
 from .. import imperative, name as _name
-from ..base import MXNetAssertionError, MXNetTypeError, MXNetValueError
+from ..base import MXNetAssertionError, MXNetError, MXNetTypeError, MXNetValueError
 from ..device import cpu, gpu
 from ..graph.gradient import build_gradient_graph
 from ..graph.graph import Graph
+from ..graph.infer import infer_shapes, infer_types
 from ..graph.node import Entry, Node, topo_sort
 from ..ndarray.ndarray import NDArray
 from ..ops.control_flow import LOADERS
@@ -84,6 +84,15 @@ def _entry(sym, what):
     return sym._outputs[0]
 
 
+def _shapes_or_none(heads):
+    """Shapes from the variables' hints, to help ops without a dtype rule; none on a conflict (a
+    shape conflict is not a type error)."""
+    try:
+        return infer_shapes(heads)
+    except MXNetError:
+        return {}
+
+
 # -- running subgraphs ----------------------------------------------------------------------------
 class _Subgraph:
     """One traced function: its output entries, its variables, and cached gradient graphs."""
@@ -113,19 +122,22 @@ class _Subgraph:
         return [grads[n] if n in grads else zeros_like(args[n]) for n in wrt]
 
     def infer(self, method, known, out_prefix):
-        """``infer_shape``/``infer_type`` of the outputs given the known input facts."""
+        """``infer_shape``/``infer_type`` of the outputs given the known input facts, in internal
+        form (shapes with ``None`` for unknown dims; not the user form, whose reading depends on
+        the caller's np-shape scope: this also runs on engine workers)."""
         if not self.heads:
             return []
         known = {k: v for k, v in known.items() if v is not None and k in self.inputs}
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                result = getattr(Symbol(self.heads), method + "_partial")(**known)[1]
-        except Exception:   # noqa: BLE001 - not inferable yet: the executor asks again later
-            result = None
-        if result is None:
+            if method == "infer_shape":
+                values = infer_shapes(self.heads, known)
+            else:
+                known = {k: numpy.dtype(v).name for k, v in known.items()}
+                values = infer_types(self.heads, known, shapes=_shapes_or_none(self.heads))
+        except MXNetError:   # not inferable yet: the executor asks again later
             return [None] * len(self.heads)
-        return [None if r is None or r == () else out_prefix(r) for r in result]
+        result = [values.get((e.node, e.index)) for e in self.heads]
+        return [None if r is None else out_prefix(r) for r in result]
 
 
 @contextlib.contextmanager

@@ -44,5 +44,6 @@ def test_image_iter_batches_a_file_list(tmp_path):
     assert [b.data[0].shape for b in batches] == [(2, 3, 8, 8)] * 2 and batches[1].pad == 1
     assert batches[0].label[0].asnumpy().tolist() == [0, 1]
     assert float(batches[1].data[0].asnumpy()[0].mean()) == 100.0
-    with pytest.raises(NotImplementedError, match="RecordIO"):
-        mx.image.ImageIter(2, (3, 8, 8), path_imgrec="x.rec")
+    with pytest.raises(mx.MXNetError, match="x.rec") as err:
+        mx.image.ImageIter(2, (3, 8, 8), path_imgrec=str(tmp_path / "x.rec"))
+    assert isinstance(err.value, FileNotFoundError)

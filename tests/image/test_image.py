@@ -66,12 +66,10 @@ def test_imdecode_and_imread_round_trip_png(tmp_path):
         mx.image.imdecode(b"not an image")
 
 
-def test_copy_make_border_and_not_built_rotation():
+def test_copy_make_border():
     padded = mx.image.copyMakeBorder(IMG, 1, 2, 3, 4, type=1)
     assert padded.shape == (23, 37, 3)
     assert (padded.asnumpy()[0, 3:-4] == WANT["image"][0]).all()
-    with pytest.raises(NotImplementedError, match="imrotate"):
-        mx.image.imrotate(IMG, 30)
 
 
 @pytest.mark.parametrize("transform", [
@@ -97,3 +95,80 @@ def test_flips_are_exact_and_batches_work():
     batch = mx.nd.array(numpy.stack([WANT["image"]] * 2), dtype="uint8")
     tensor = T.Compose([T.Resize(8), T.ToTensor()])(batch)
     assert tensor.shape == (2, 3, 8, 8) and tensor.dtype == numpy.float32
+
+
+# -- imrotate --------------------------------------------------------------------------------------
+def _square(n=5):
+    return numpy.arange(3 * n * n, dtype="float32").reshape(3, n, n)
+
+
+def test_imrotate_by_zero_and_by_a_quarter_turn():
+    img = _square()
+    numpy.testing.assert_allclose(mx.image.imrotate(mx.nd.array(img), 0).asnumpy(), img,
+                                  atol=1e-4)
+    quarter = mx.image.imrotate(mx.nd.array(img), 90).asnumpy()
+    numpy.testing.assert_allclose(quarter, numpy.rot90(img, k=1, axes=(1, 2)), atol=1e-3)
+
+
+def test_imrotate_batch_takes_one_angle_per_image_and_keeps_the_flavour():
+    batch = numpy.stack([_square(), _square()[::-1].copy()])
+    angles = mx.nd.array([90, 0])
+    both = mx.image.imrotate(mx.nd.array(batch), angles).asnumpy()
+    for i, degrees in enumerate((90, 0)):
+        one = mx.image.imrotate(mx.nd.array(batch[i]), degrees).asnumpy()
+        numpy.testing.assert_allclose(both[i], one, atol=1e-5)
+    assert isinstance(mx.image.imrotate(mx.np.array(batch[0]), 10), mx.np.ndarray)
+
+
+def test_imrotate_zoom_in_shows_no_padding_and_zoom_out_keeps_the_corners():
+    ones = mx.nd.ones((1, 8, 8))
+    zoomed_in = mx.image.imrotate(ones, 45, zoom_in=True).asnumpy()
+    plain = mx.image.imrotate(ones, 45).asnumpy()
+    assert zoomed_in.min() > 0.99 and plain[0, 0, 0] < 0.5   # a plain turn pads the corners
+    zoomed_out = mx.image.imrotate(ones, 45, zoom_out=True).asnumpy()
+    assert zoomed_out.sum() < plain.sum()                     # shrunk: more border shows
+
+
+def test_random_rotate_draws_within_the_limits():
+    img = mx.nd.array(_square())
+    numpy.random.seed(0)
+    out = mx.image.random_rotate(img, (-1e-6, 1e-6)).asnumpy()
+    numpy.testing.assert_allclose(out, img.asnumpy(), atol=1e-3)
+
+
+@pytest.mark.parametrize("call, kind", [
+    (lambda: mx.image.imrotate(mx.nd.ones((3, 4, 4)), 5, zoom_in=True, zoom_out=True),
+     ValueError),
+    (lambda: mx.image.imrotate(mx.nd.ones((3, 4, 4), dtype="float64"), 5), TypeError),
+    (lambda: mx.image.imrotate(mx.nd.ones((2, 3, 4, 4)), mx.nd.array([1, 2, 3])), ValueError),
+    (lambda: mx.image.imrotate(mx.nd.ones((3, 4, 4)), mx.nd.array([1])), TypeError),
+])
+def test_imrotate_errors_are_mxnet_errors_of_the_natural_type(call, kind):
+    with pytest.raises(mx.MXNetError) as err:
+        call()
+    assert isinstance(err.value, kind)
+
+
+def test_to_tensor_and_normalize_hybridize_into_one_graph():
+    img = numpy.random.default_rng(2).integers(0, 256, (2, 6, 5, 3)).astype("uint8")
+    pipeline = T.HybridCompose([T.ToTensor(), T.Normalize(mean=(0.4, 0.5, 0.6),
+                                                          std=(0.2, 0.25, 0.3))])
+    eager = pipeline(mx.nd.array(img, dtype="uint8")).asnumpy()
+    pipeline.hybridize()
+    traced = pipeline(mx.nd.array(img, dtype="uint8")).asnumpy()
+    ops = [n.op.name for n in pipeline.cached_op.symbol.graph.indexed.nodes if n.op is not None]
+    assert ops == ["_image_to_tensor", "_image_normalize"]
+    want = (img.transpose(0, 3, 1, 2) / 255.0 - numpy.array([0.4, 0.5, 0.6])[:, None, None]) \
+        / numpy.array([0.2, 0.25, 0.3])[:, None, None]
+    numpy.testing.assert_allclose(eager, want, rtol=1e-5)
+    numpy.testing.assert_allclose(traced, eager, rtol=1e-6)
+
+
+def test_rotate_transforms_use_imrotate_and_want_float32():
+    x = mx.nd.array(_square())
+    numpy.testing.assert_allclose(T.Rotate(90)(x).asnumpy(), mx.image.imrotate(x, 90).asnumpy())
+    assert T.RandomRotation((-10, 10), rotate_with_proba=0.0)(x) is x
+    with pytest.raises(TypeError, match="float32"):
+        T.Rotate(10)(mx.nd.ones((3, 4, 4), dtype="uint8"))
+    with pytest.raises(ValueError, match="angle_limits"):
+        T.RandomRotation((10, -10))

@@ -55,7 +55,7 @@ def test_csv_iter(tmp_path):
         mx.io.CSVIter(data_csv=str(tmp_path / "d.csv"), data_shape=(2, 2))
 
 
-def test_mnist_iter_and_recordio_refusal(tmp_path):
+def test_mnist_iter_and_libsvm_refusal(tmp_path):
     pixels = numpy.random.default_rng(0).integers(0, 255, (5, 28, 28), dtype=numpy.uint8)
     with gzip.open(tmp_path / "img.gz", "wb") as f:
         f.write(struct.pack(">IIII", 2051, 5, 28, 28) + pixels.tobytes())
@@ -67,5 +67,5 @@ def test_mnist_iter_and_recordio_refusal(tmp_path):
     assert batch.data[0].shape == (5, 784)
     numpy.testing.assert_allclose(batch.data[0].asnumpy()[2], pixels[2].ravel() / 255.0,
                                   rtol=1e-6)
-    with pytest.raises(NotImplementedError, match="RecordIO"):
-        mx.io.ImageRecordIter(path_imgrec="x.rec")
+    with pytest.raises(NotImplementedError, match="LibSVMIter"):
+        mx.io.LibSVMIter(data_libsvm="x.libsvm", data_shape=(4,))

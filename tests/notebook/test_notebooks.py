@@ -50,3 +50,21 @@ def test_tutorial_03_what_if_shows_a_difference():
     first, second = (int(x) for x in full.strip("() ").split(","))
     assert first == second                  # the full graph keeps every output: nothing shares
     assert alone > shared                   # the backward graph shares unless match_range=0
+
+
+SEED_TUTORIALS = ["02_deferred_compute_and_hybridize", "03_cachedop_and_memory_planning",
+                  "04_subgraph_partitioning", "05_engine_and_variable_versions",
+                  "06_op_state_cache"]
+
+
+@pytest.mark.parametrize("name", SEED_TUTORIALS)
+def test_seed_tutorials_have_an_exercise_and_a_real_model_beside_a_published_source(name):
+    nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    cells = nb.cells
+    exercise = next(i for i, c in enumerate(cells)
+                    if c.cell_type == "markdown" and "### Exercise" in c.source)
+    assert any(c.cell_type == "code" and "assert " in c.source for c in cells[exercise:])
+    real = next(i for i, c in enumerate(cells)
+                if c.cell_type == "markdown" and "## A real model" in c.source)
+    assert "https://" in cells[real].source                      # the published source, cited
+    assert any(c.cell_type == "code" and "vision.resnet18" in c.source for c in cells[real:])

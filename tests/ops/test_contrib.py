@@ -106,3 +106,10 @@ def test_sparse_storage_names_say_it_is_not_built():
         mx.nd.ones(2).tostype("csr")
     with pytest.raises(AttributeError):
         mx.nd.sparse.no_such_name  # noqa: B018
+
+
+def test_mx_contrib_nd_and_sym_are_the_contrib_op_namespaces():
+    assert mx.contrib.nd is mx.nd.contrib and mx.contrib.ndarray is mx.nd.contrib
+    assert mx.contrib.sym is mx.sym.contrib and mx.contrib.symbol is mx.sym.contrib
+    out = mx.contrib.nd.quadratic(mx.nd.array([1.0, 2.0]), a=1.0, b=1.0, c=1.0)
+    assert out.asnumpy().tolist() == [3.0, 7.0]

@@ -565,3 +565,23 @@ def test_traced_matches_eager(name, fn, flavour):
         traced = fn(traced_input)
     assert (traced.shape, traced.dtype) == (eager.shape, eager.dtype)
     numpy.testing.assert_allclose(traced.asnumpy(), eager.asnumpy(), rtol=1e-6)
+
+
+def test_straight_through_estimators_pass_the_gradient_unchanged():
+    x = mx.np.array([1.5, -1.5, 0.4, -2.0])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.npx.round_ste(x) * 3 + mx.npx.sign_ste(x)
+    y.backward()
+    assert y.tolist() == [7.0, -7.0, 1.0, -7.0]
+    assert x.grad.tolist() == [4.0, 4.0, 4.0, 4.0]
+    assert mx.nd.contrib.round_ste(mx.nd.array([2.5])).asnumpy().tolist() == [3.0]
+
+
+def test_khatri_rao_is_the_columnwise_kronecker_product():
+    a, b, c = (numpy.arange(1, 1 + m * 2, dtype="float32").reshape(m, 2) for m in (3, 1, 2))
+    out = mx.nd.khatri_rao(mx.nd.array(a), mx.nd.array(b), mx.nd.array(c)).asnumpy()
+    want = numpy.stack([numpy.kron(numpy.kron(a[:, j], b[:, j]), c[:, j]) for j in range(2)], 1)
+    numpy.testing.assert_array_equal(out, want)
+    with pytest.raises(mx.MXNetError, match="equal column counts"):
+        mx.nd.khatri_rao(mx.nd.ones((2, 2)), mx.nd.ones((2, 3))).asnumpy()

@@ -101,3 +101,25 @@ def test_embedding_shapes_types_and_errors():
     assert op.infer_types(attrs, ["int32", None]) == (["int32", "float16"], ["float16"])
     with pytest.raises(MXNetValueError, match="Embedding.*'weight'"):
         op.infer_shapes(attrs, [(2, 3), (10, 5)])
+
+
+def test_upsampling_nearest_concat_sum_and_bilinear_as_deconvolution():
+    a = numpy.arange(12, dtype="float32").reshape(1, 2, 2, 3)
+    b = numpy.arange(24, dtype="float32").reshape(1, 1, 4, 6)
+    up_a = a.repeat(2, axis=2).repeat(2, axis=3)
+    cat = mx.nd.UpSampling(mx.nd.array(a), mx.nd.array(b), scale=2, sample_type="nearest",
+                           num_args=2)
+    numpy.testing.assert_array_equal(cat.asnumpy(), numpy.concatenate([up_a, b], axis=1))
+    total = mx.nd.UpSampling(mx.nd.array(a), mx.nd.array(a), scale=2, sample_type="nearest",
+                             num_args=2, multi_input_mode="sum")
+    numpy.testing.assert_array_equal(total.asnumpy(), 2 * up_a)
+    weight = mx.nd.array(numpy.random.default_rng(0).uniform(size=(2, 1, 4, 4)))
+    bilinear = mx.nd.UpSampling(mx.nd.array(a), weight, scale=2, sample_type="bilinear",
+                                num_filter=2)
+    deconv = mx.nd.Deconvolution(mx.nd.array(a), weight, kernel=(4, 4), stride=(2, 2),
+                                 pad=(1, 1), num_filter=2, num_group=2, no_bias=True)
+    assert bilinear.shape == (1, 2, 4, 6)
+    numpy.testing.assert_allclose(bilinear.asnumpy(), deconv.asnumpy(), rtol=1e-6)
+    with pytest.raises(mx.MXNetError, match="does not divide"):
+        mx.nd.UpSampling(mx.nd.array(a), mx.nd.ones((1, 1, 5, 6)), scale=2,
+                         sample_type="nearest", num_args=2).asnumpy()

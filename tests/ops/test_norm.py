@@ -223,3 +223,27 @@ def test_npx_names_and_group_errors():
         get_op("GroupNorm").infer_shapes(
             get_op("GroupNorm").parse_attrs({"num_groups": 2}), [(2, 4, 3), (4,), None]
         )
+
+
+def test_contrib_sync_batch_norm_is_batch_norm_returning_the_variance():
+    rng = numpy.random.default_rng(5)
+    data = mx.nd.array(rng.uniform(size=(4, 3, 2)))
+    gamma, beta = mx.nd.array(rng.uniform(size=3)), mx.nd.array(rng.uniform(size=3))
+    stats = [(mx.nd.zeros(3), mx.nd.ones(3)) for _ in range(2)]
+    head = mx.nd.array(rng.uniform(size=(4, 3, 2)))
+    outs = []
+    for op, (mean, var) in zip((mx.nd.BatchNorm, mx.nd.contrib.SyncBatchNorm), stats):
+        x = data.copy()
+        x.attach_grad()
+        with mx.autograd.record():
+            y, _, third = op(x, gamma, beta, mean, var, fix_gamma=False, output_mean_var=True)
+        y.backward(head)
+        outs.append((y.asnumpy(), third.asnumpy(), mean.asnumpy(), x.grad.asnumpy()))
+    numpy.testing.assert_allclose(outs[1][0], outs[0][0], rtol=1e-5)
+    numpy.testing.assert_allclose(outs[1][2], outs[0][2], rtol=1e-6)        # moving mean
+    numpy.testing.assert_allclose(outs[1][3], outs[0][3], rtol=1e-4, atol=1e-6)  # data gradient
+    batch_var = data.asnumpy().var(axis=(0, 2))
+    numpy.testing.assert_allclose(outs[1][1], batch_var, rtol=1e-3)         # variance, not 1/std
+    numpy.testing.assert_allclose(outs[0][1], 1 / numpy.sqrt(batch_var + 1e-3), rtol=1e-3)
+    with pytest.raises(mx.MXNetError, match="ndev"):
+        mx.nd.contrib.SyncBatchNorm(data, gamma, beta, *stats[0], ndev=2).asnumpy()

@@ -1,12 +1,12 @@
 """The op context replaces thread-local modes: kernels on engine workers get the mode fixed at
-push time, and the engine copies no autograd flags to its workers."""
+push time, and the engine copies no thread-local state (autograd modes, np scopes) to workers."""
 import threading
 
 import numpy
 import pytest
 
 import mxlab as mx
-from mxlab.engine import Var, threaded
+from mxlab.engine import Var
 from mxlab.imperative import STATE
 
 
@@ -17,8 +17,12 @@ def threaded_engine():
     mx.engine.set_engine(previous)
 
 
-def test_the_engine_carries_no_autograd_flags():
-    assert not any(local is STATE for local in threaded._carried)
+def test_a_worker_sees_its_own_np_shape_scope_not_the_pushing_threads(threaded_engine):
+    seen = []
+    with mx.util.np_shape(True):
+        mx.engine.push(lambda: seen.append(mx.util.is_np_shape()), (), (Var(),), "read_scope")
+        mx.engine.wait_all()
+    assert seen == [False]
 
 
 def test_a_worker_sees_its_own_mode_not_the_pushing_threads(threaded_engine):

@@ -48,3 +48,19 @@ def test_missing_learning_rate_names_the_op():
     w0, g = _arrays()
     with pytest.raises(mx.MXNetError, match="sgd_update: required attribute 'lr'"):
         mx.nd.sgd_update(mx.nd.array(w0), mx.nd.array(g))
+
+
+def test_signsgd_and_signum_follow_mxnets_kernels():
+    rng = numpy.random.default_rng(0)
+    w0, g0, m0 = (rng.standard_normal(6).astype("float32") for _ in range(3))
+    w = mx.nd.array(w0)
+    mx.nd.signsgd_update(w, mx.nd.array(g0), lr=0.1, wd=0.01, out=w)
+    numpy.testing.assert_allclose(w.asnumpy(), (1 - 0.001) * w0 - 0.1 * numpy.sign(g0),
+                                  rtol=1e-6)
+    w, m = mx.nd.array(w0), mx.nd.array(m0)
+    mx.nd.signum_update(w, mx.nd.array(g0), m, lr=0.1, momentum=0.9, wd=0.01, wd_lh=0.02,
+                        rescale_grad=0.5, clip_gradient=0.3, out=w)
+    mom = 0.9 * m0 - 0.1 * (numpy.clip(0.5 * g0, -0.3, 0.3) + 0.01 * w0)
+    numpy.testing.assert_allclose(m.asnumpy(), mom, rtol=1e-5, atol=1e-7)
+    numpy.testing.assert_allclose(w.asnumpy(), (1 - 0.002) * w0 + 0.1 * numpy.sign(mom),
+                                  rtol=1e-6)

@@ -60,6 +60,7 @@ class Case:
     flavour: str = "nd"
     low: float = -1.0
     high: float = 1.0
+    backward: bool = True    # False where MXNet 1.9.1's gradient is broken (said at the case)
 
 
 X234 = {"x": (2, 3, 4)}
@@ -140,6 +141,27 @@ CASES = [
     Case("npx_fully_connected", "mx.npx.fully_connected(x, w, b, num_hidden=3)",
          {"x": (2, 4), "w": (3, 4), "b": (3,)}, flavour="np"),
     Case("np_matmul", "mx.np.matmul(a, b)", {"a": (2, 3, 4), "b": (4, 2)}, flavour="np"),
+    Case("bilinear_sampler", "mx.nd.BilinearSampler(x, g)",
+         {"x": (2, 3, 5, 6), "g": (2, 2, 4, 3)}, low=-1.2, high=1.2),
+    Case("grid_generator_affine",
+         "mx.nd.GridGenerator(a, transform_type='affine', target_shape=(3, 4))", {"a": (2, 6)}),
+    Case("grid_generator_warp", "mx.nd.GridGenerator(f, transform_type='warp')",
+         {"f": (2, 2, 3, 4)}),
+    Case("spatial_transformer", "mx.nd.SpatialTransformer(x, a * 0.3 + mx.nd.array("
+         "[[1, 0, 0, 0, 1, 0]]), target_shape=(4, 4), transform_type='affine', "
+         "sampler_type='bilinear')", {"x": (1, 2, 5, 5), "a": (1, 6)}),
+    Case("imrotate", "mx.image.imrotate(x, 25, zoom_in=True)", {"x": (3, 5, 7)}),
+    Case("image_normalize", "mx.nd.image.normalize(x, mean=(0.1, 0.2, 0.3), std=(0.5, 2, 1.5))",
+         {"x": (3, 4, 5)}),
+    # NOTE: MXNet 1.9.1's to_tensor backward fails its own shape check; its flip_left_right
+    #   gradient is the identity (unflipped), and its forward scrambles odd widths
+    Case("image_to_tensor", "mx.nd.image.to_tensor(x * 100 + 120)", {"x": (4, 5, 3)},
+         backward=False),
+    Case("image_flip_left_right", "mx.nd.image.flip_left_right(x) * x", {"x": (4, 6, 3)},
+         backward=False),
+    Case("image_crop", "mx.nd.image.crop(x, 1, 0, 2, 3)", {"x": (4, 5, 3)}),
+    Case("image_adjust_lighting", "mx.nd.image.adjust_lighting(x * 100, alpha=(0.01, -0.02, "
+         "0.03))", {"x": (4, 5, 3)}),
     Case("np_reshape", "x.reshape(-1, 4)", X234, flavour="np"),
     Case("npx_softmax", "mx.npx.softmax(x)", X234, flavour="np"),
     Case("npx_relu", "mx.npx.relu(x) * x", X234, flavour="np"),
@@ -195,7 +217,7 @@ def test_forward_matches_mxnet(case, mxnet_results):
     _compare(got["y"], want["y"], ("mxlab", "mxnet"))
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+@pytest.mark.parametrize("case", [c for c in CASES if c.backward], ids=lambda c: c.name)
 def test_backward_matches_mxnet(case, mxnet_results):
     want = _expected(mxnet_results, case, "backward")
     got = _run_mxlab(case, backward=True)
@@ -204,7 +226,8 @@ def test_backward_matches_mxnet(case, mxnet_results):
         _compare(got[key], want[key], (f"mxlab_{key}", f"mxnet_{key}"))
 
 
-SYMBOL_CASES = [c for c in CASES if c.flavour == "nd" and "mx.nd.array" not in c.expr]
+SYMBOL_CASES = [c for c in CASES if c.flavour == "nd" and "mx.nd.array" not in c.expr
+                and "mx.image." not in c.expr]
 
 
 @pytest.mark.parametrize("case", SYMBOL_CASES, ids=lambda c: c.name)

@@ -116,13 +116,16 @@ NOT_BUILT = {
         "detection-specific kernels; not built yet",
     "`contrib.BilinearResize2D`, `AdaptiveAvgPooling2D`, `ROIAlign`, `ROIPooling`, "
     "`interleaved_matmul_*`": "not built yet (listed in `mx.nd.contrib.NOT_BUILT`)",
-    "`contrib.quantize`/`dequantize`, `intgemm_fully_connected`, `SyncBatchNorm`, `fft`, "
+    "`contrib.quantize`/`dequantize`, `intgemm_fully_connected`, `SyncBatchNorm(ndev>1)`, `fft`, "
     "`count_sketch`, `hawkesll`, `dgl_*`": "quantization, multi-device and specialised kernels",
     "RNN `projection_size` (LSTMP), `use_sequence_length`, `lstm_state_clip_*`":
         "the fused RNN op raises for them; not built yet",
-    "`mx.image.imrotate`, `mx.io.ImageRecordIter`, `gluon.data.vision.ImageRecordDataset`":
-        "not built yet (`mx.recordio` reads and writes the files)",
+    "`mx.io.ImageRecordIter` augmentations beyond crop/resize/pad/mirror/normalise "
+    "(`max_rotate_angle`, `random_resized_crop`, colour jitter, ...), `mx.io.LibSVMIter`":
+        "not built yet (each raises naming the parameter); LibSVM is sparse",
     "`gluon.contrib` (estimator, event handlers, batch processor)": "not built yet",
+    "`nd.image.random_hue`, `random_color_jitter`, `random_crop`, `random_resized_crop` "
+    "(also `sym.image`, `npx.image`)": "not built yet (listed in `mx.nd.image.NOT_BUILT`)",
     "`recordio.pack_img` byte equality": "images are encoded with Pillow, not OpenCV: the "
                                          "record layout is identical, the JPEG/PNG bytes differ",
 }

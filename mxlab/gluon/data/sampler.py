@@ -3,7 +3,8 @@ import numpy
 
 from ...base import MXNetValueError
 
-__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "BatchSampler"]
+__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "BatchSampler", "FilterSampler",
+           "IntervalSampler"]
 
 
 class Sampler:
@@ -14,13 +15,13 @@ class Sampler:
 
 
 class SequentialSampler(Sampler):
-    """``0, 1, ..., length - 1``."""
+    """``start, start + 1, ..., start + length - 1``."""
 
-    def __init__(self, length):
-        self._length = length
+    def __init__(self, length, start=0):
+        self._length, self._start = length, start
 
     def __iter__(self):
-        return iter(range(self._length))
+        return iter(range(self._start, self._start + self._length))
 
     def __len__(self):
         return self._length
@@ -71,3 +72,34 @@ class BatchSampler(Sampler):
         if self._last_batch == "discard":
             return size // self._batch_size
         return (len(self._prev) + size) // self._batch_size
+
+
+class FilterSampler(Sampler):
+    """The indices of ``dataset``'s samples for which ``fn(sample)`` is true (found once)."""
+
+    def __init__(self, fn, dataset):
+        self._indices = [i for i in range(len(dataset)) if fn(dataset[i])]
+
+    def __iter__(self):
+        return iter(self._indices)
+
+    def __len__(self):
+        return len(self._indices)
+
+
+class IntervalSampler(Sampler):
+    """Every ``interval``-th index of ``range(length)``; with ``rollover`` the skipped ones follow
+    in further passes (``0, 3, 6, ..., 1, 4, 7, ...``)."""
+
+    def __init__(self, length, interval, rollover=True):
+        if not 0 < interval <= length:
+            raise MXNetValueError(f"IntervalSampler: interval {interval} must be in (0, length "
+                                  f"{length}]")
+        self._length, self._interval, self._rollover = length, interval, rollover
+
+    def __iter__(self):
+        for first in range(self._interval if self._rollover else 1):
+            yield from range(first, self._length, self._interval)
+
+    def __len__(self):
+        return self._length if self._rollover else len(range(0, self._length, self._interval))

@@ -1,8 +1,10 @@
-"""Neural-network op family: convolution, pooling, normalisation, dropout and embedding.
+"""Neural-network op family: convolution, pooling, normalisation, dropout, embedding and spatial
+transformers.
 
 Importing the package registers the ops (``Convolution``/``npx.convolution``, ``Deconvolution``,
 ``Pooling``, ``BatchNorm``, ``LayerNorm``, ``GroupNorm``, ``InstanceNorm``, ``Dropout``,
-``Embedding``) and their hidden ``_backward_*`` ops, which the gradient rules call through ``F``.
+``Embedding``, ``GridGenerator``, ``BilinearSampler``, ``SpatialTransformer``, ``UpSampling``) and
+their hidden ``_backward_*`` ops, which the gradient rules call through ``F``.
 """
 
-from . import conv, misc, norm, pool  # noqa: F401
+from . import conv, misc, norm, pool, spatial, upsampling  # noqa: F401

@@ -231,29 +231,19 @@ _BN_ATTRS = (
 )
 _BN_IGNORED = ("cudnn_off", "min_calib_range", "max_calib_range")
 
-register(
-    Op(
-        name="BatchNorm",
-        compute=_bn_forward,
-        attrs=_BN_ATTRS,
-        num_inputs=5,
-        input_names=_BN_INPUTS,
-        num_outputs=3,
-        output_names=("output", "mean", "var"),
-        num_visible_outputs=_visible,
-        infer_shape=_bn_infer,
-        infer_type=_fill_dtypes(3),
-        gradient=_bn_grad,
-        mutate_inputs=(3, 4),
-        save_inputs=True,
-        save_outputs=(1, 2),
-        never_mirror=True,
-        ignored_attrs=_BN_IGNORED,
-        npx_name="batch_norm",
-        nd_names=("BatchNorm",),
-        doc="Batch normalisation with moving statistics as mutable aux state.",
-    )
-)
+def _register_batch_norm(name, compute, attrs, gradient, **fields):
+    """BatchNorm's op shape (five inputs, moving statistics mutated, three outputs) for
+    ``BatchNorm`` and ``contrib.SyncBatchNorm``."""
+    register(Op(name=name, compute=compute, attrs=attrs, num_inputs=5, input_names=_BN_INPUTS,
+                num_outputs=3, output_names=("output", "mean", "var"),
+                num_visible_outputs=_visible, infer_shape=_bn_infer, infer_type=_fill_dtypes(3),
+                gradient=gradient, mutate_inputs=(3, 4), save_outputs=(1, 2),
+                never_mirror=True, ignored_attrs=_BN_IGNORED, **fields))
+
+
+_register_batch_norm("BatchNorm", _bn_forward, _BN_ATTRS, _bn_grad, npx_name="batch_norm",
+                     nd_names=("BatchNorm",),
+                     doc="Batch normalisation with moving statistics as mutable aux state.")
 register(
     Op(
         name="_backward_BatchNorm",
@@ -270,6 +260,34 @@ register(
         doc="Lean BatchNorm backward: 8 inputs, 3 outputs, no gradient to the moving statistics.",
     )
 )
+
+
+_SYNC_ATTRS = _BN_ATTRS + (
+    Attr("ndev", "int", 1, check=(lambda v: v == 1, "must be 1: statistics shared across "
+                                                    "devices are not built in mxlab")),
+    Attr("key", "str", ""),
+)
+
+
+def _sync_bn_forward(xp, inputs, attrs, ctx):
+    """BatchNorm, whose third output is the batch variance here (BatchNorm's is 1/std)."""
+    out, mean, inv_std = _bn_forward(xp, inputs, attrs, ctx)
+    return out, mean, (1 / (inv_std * inv_std) - attrs["eps"]).astype(inv_std.dtype)
+
+
+def _sync_bn_grad(node, out_grads):
+    """BatchNorm's gradient, from the saved variance (the backward op takes BatchNorm's
+    attributes only)."""
+    attrs = {k: v for k, v in node.attrs.items() if k not in ("ndev", "key")}
+    inv_std = F.rsqrt(F._plus_scalar(node.outputs[2], scalar=attrs["eps"]))
+    grads = F._backward_BatchNorm(out_grads[0], node.outputs[1], inv_std, *node.inputs, **attrs)
+    return list(grads) + [None, None]
+
+
+_register_batch_norm(
+    "_contrib_SyncBatchNorm", _sync_bn_forward, _SYNC_ATTRS, _sync_bn_grad,
+    doc="contrib.SyncBatchNorm on one device: BatchNorm returning the batch variance (ndev "
+        "devices sharing statistics under key are not built; ndev must be 1).")
 
 
 # -- LayerNorm -------------------------------------------------------------------------------------

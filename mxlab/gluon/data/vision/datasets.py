@@ -13,10 +13,10 @@ import warnings
 import numpy
 
 from ....base import MXNetFileNotFoundError, MXNetValueError, data_dir
-from ..dataset import Dataset
+from ..dataset import Dataset, RecordFileDataset
 
-__all__ = ["MNIST", "FashionMNIST", "CIFAR10", "CIFAR100", "ImageFolderDataset",
-           "ImageListDataset"]
+__all__ = ["MNIST", "FashionMNIST", "CIFAR10", "CIFAR100", "ImageRecordDataset",
+           "ImageFolderDataset", "ImageListDataset"]
 
 
 def _default_root(name):
@@ -210,3 +210,22 @@ class ImageListDataset(Dataset):
 
     def __len__(self):
         return len(self.items)
+
+
+class ImageRecordDataset(RecordFileDataset):
+    """Images of a RecordIO file (``mx.recordio.pack_img``) with their header labels: sample
+    ``i`` is ``(HWC uint8 image, label)``; ``flag`` 1 decodes RGB, 0 grayscale."""
+
+    def __init__(self, filename, flag=1, transform=None):
+        super().__init__(filename)
+        if transform is not None:
+            raise DeprecationWarning("Directly apply transform to dataset is deprecated. Please "
+                                     "use dataset.transform() or dataset.transform_first() "
+                                     "instead...")
+        self._flag = flag
+
+    def __getitem__(self, idx):
+        from .... import image, recordio
+
+        header, payload = recordio.unpack(super().__getitem__(idx))
+        return image.imdecode(payload, self._flag), header.label

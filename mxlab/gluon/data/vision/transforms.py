@@ -1,17 +1,20 @@
 """``gluon.data.vision.transforms``: MXNet's image transforms as Blocks.
 
-They run on the host with the NumPy kernels of :mod:`mxlab.image` (data loading is CPU work, and
-worker processes run them in parallel) and return arrays of the input's flavour (``mx.nd`` or
-``mx.np``). Inputs are HWC images (or NHWC batches); ``ToTensor`` turns them into CHW float32.
-Random transforms draw from Python's ``random`` module, as ``mx.image`` does.
+``ToTensor`` and ``Normalize`` are HybridBlocks over the ``_image_*`` ops (they hybridize, as
+MXNet's); the others run on the host with the NumPy kernels of :mod:`mxlab.ops.image_kernels`
+(data loading is CPU work, and worker processes run them in parallel). All return arrays of the
+input's flavour (``mx.nd`` or ``mx.np``). Inputs are HWC images (or NHWC batches); ``ToTensor``
+turns them into CHW float32. Random transforms draw from Python's ``random`` module, as
+``mx.image`` does (the rotations from NumPy's, as MXNet's).
 """
 import random
 
 import numpy
 
-from ....base import MXNetNotImplementedError, MXNetValueError
-from ....image import image as _image, kernels
-from ...block import Block
+from ....base import MXNetTypeError, MXNetValueError
+from ....image import image as _image
+from ....ops import image_kernels as kernels
+from ...block import Block, HybridBlock
 from ...nn import HybridSequential, Sequential
 
 __all__ = ["Compose", "HybridCompose", "Cast", "RandomApply", "HybridRandomApply", "ToTensor",
@@ -78,45 +81,69 @@ class RandomApply(Sequential):
 HybridRandomApply = RandomApply
 
 
-class ToTensor(_ImageTransform):
-    """(H, W, C) uint8 in [0, 255] -> (C, H, W) float32 in [0, 1] (batches: NHWC -> NCHW)."""
+def _image_ops(x):
+    """``mx.npx.image`` for ``mx.np`` arrays, else ``mx.nd.image`` (the same ``_image_*`` ops)."""
+    from .... import ndarray, numpy_extension
+    from ....ndarray.ndarray import ndarray as np_ndarray
 
-    def apply(self, values):
-        if values.ndim not in (3, 4):
-            raise MXNetValueError(f"ToTensor expects (H, W, C) or (N, H, W, C), got shape "
-                                  f"{values.shape}")
-        return numpy.moveaxis(values.astype(numpy.float32) / 255.0, -1, -3).copy()
+    return numpy_extension.image if isinstance(x, np_ndarray) else ndarray.image
 
 
-class Normalize(_ImageTransform):
-    """``(x - mean) / std`` per channel of a (C, H, W) or (N, C, H, W) tensor."""
+class ToTensor(HybridBlock):
+    """(H, W, C) uint8 in [0, 255] -> (C, H, W) float32 in [0, 1] (batches: NHWC -> NCHW); the
+    ``_image_to_tensor`` op, so it hybridizes (MXNet's)."""
+
+    def forward(self, x):
+        return _image_ops(x).to_tensor(x)
+
+
+class Normalize(HybridBlock):
+    """``(x - mean) / std`` per channel of a (C, H, W) or (N, C, H, W) tensor (the
+    ``_image_normalize`` op; one value or one per channel)."""
 
     def __init__(self, mean=0.0, std=1.0):
         super().__init__()
         self._mean, self._std = mean, std
 
-    def apply(self, values):
-        shape = (-1, 1, 1)
-        mean = numpy.asarray(self._mean, dtype=numpy.float32).reshape(shape)
-        std = numpy.asarray(self._std, dtype=numpy.float32).reshape(shape)
-        if values.shape[-3] not in (1, mean.shape[0], std.shape[0]) and mean.shape[0] > 1:
-            raise MXNetValueError(f"Normalize: {mean.shape[0]} means for "
-                                  f"{values.shape[-3]} channels")
-        return ((values - mean) / std).astype(numpy.float32)
+    def forward(self, x):
+        return _image_ops(x).normalize(x, mean=self._mean, std=self._std)
 
 
 class Rotate(Block):
-    """Not built (rotation needs an affine sampler)."""
+    """Rotate float32 CHW images (NCHW batches) by ``rotation_degrees`` (``mx.image.imrotate``)."""
 
     def __init__(self, rotation_degrees, zoom_in=False, zoom_out=False):
-        raise MXNetNotImplementedError("transforms.Rotate is not implemented in mxlab")
+        super().__init__()
+        self._args = (rotation_degrees, zoom_in, zoom_out)
+
+    def forward(self, x):
+        if numpy.dtype(x.dtype) != numpy.float32:
+            raise MXNetTypeError("Rotate only supports float32 images; call it after ToTensor")
+        return _image.imrotate(x, *self._args)
 
 
-class RandomRotation(Rotate):
-    """Not built (see :class:`Rotate`)."""
+class RandomRotation(Block):
+    """Rotate by an angle drawn from ``angle_limits`` (degrees), with probability
+    ``rotate_with_proba`` (``mx.image.random_rotate``)."""
 
     def __init__(self, angle_limits, zoom_in=False, zoom_out=False, rotate_with_proba=1.0):
-        raise MXNetNotImplementedError("transforms.RandomRotation is not implemented in mxlab")
+        super().__init__()
+        lower, upper = angle_limits
+        if lower >= upper:
+            raise MXNetValueError(f"RandomRotation: angle_limits {angle_limits} must be "
+                                  f"(lower, upper) with lower < upper")
+        if not 0 <= rotate_with_proba <= 1:
+            raise MXNetValueError(f"RandomRotation: rotate_with_proba must be in [0, 1], got "
+                                  f"{rotate_with_proba}")
+        self._args, self._proba = (angle_limits, zoom_in, zoom_out), rotate_with_proba
+
+    def forward(self, x):
+        if numpy.random.random() > self._proba:
+            return x
+        if numpy.dtype(x.dtype) != numpy.float32:
+            raise MXNetTypeError("RandomRotation only supports float32 images; call it after "
+                                 "ToTensor")
+        return _image.random_rotate(x, *self._args)
 
 
 class _PerImage(_ImageTransform):

@@ -6,6 +6,10 @@ from ..base import MXNetValueError
 
 # MXNet's (and ITU-R 601's) luma weights, used by brightness-free colour jitter and grey.
 LUMA = numpy.array([0.299, 0.587, 0.114], dtype=numpy.float32)
+# ImageNet's RGB principal components (AlexNet's PCA lighting noise), as MXNet uses them.
+EIGVAL = numpy.array([55.46, 4.794, 1.148])
+EIGVEC = numpy.array([[-0.5675, 0.7192, 0.4009], [-0.5808, -0.0045, -0.8140],
+                      [-0.5836, -0.6948, 0.4203]])
 
 
 def _source_coords(out_size, in_size):
