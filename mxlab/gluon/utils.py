@@ -7,14 +7,21 @@ Example
 >>> [p.asnumpy().tolist() for p in parts]
 [[0.0, 1.0], [2.0, 3.0]]
 """
+import hashlib
 import itertools
 import math
+import os
+import shutil
+import ssl
+import tempfile
+import urllib.request
 import warnings
 
 from .. import autograd
-from ..base import MXNetValueError
+from ..base import MXNetRuntimeError, MXNetValueError
 
-__all__ = ["split_data", "split_and_load", "clip_global_norm", "fit", "split_rnn_params"]
+__all__ = ["split_data", "split_and_load", "clip_global_norm", "fit", "split_rnn_params",
+           "check_sha1", "download"]
 
 
 def split_data(data, num_slice, batch_axis=0, even_split=True):
@@ -125,3 +132,52 @@ def split_rnn_params(param, mode, num_layers, input_size, hidden_size, bidirecti
     from .rnn.rnn_layer import split_rnn_params as split
     return split(param, mode, num_layers, input_size, hidden_size, bidirectional,
                  projection_size)
+
+
+def check_sha1(filename, sha1_hash):
+    """Whether the SHA-1 of the file ``filename`` is ``sha1_hash`` (hexadecimal digits; a prefix,
+    as MXNet compares, when shorter than 40)."""
+    digest = hashlib.sha1()
+    with open(filename, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    found = digest.hexdigest()
+    return found[:len(sha1_hash)] == sha1_hash if len(sha1_hash) < 40 else found == sha1_hash
+
+
+def download(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_ssl=True):
+    """Download ``url`` to ``path`` (a file, or a directory to put the URL's file name in; default
+    the URL's file name here) and return the file's path. An existing file is kept unless
+    ``overwrite`` or its SHA-1 differs from ``sha1_hash``; the file appears only once complete
+    (written to a temporary name, then renamed). No network: an error naming the URL."""
+    name = url.split("/")[-1]
+    if path is None and not name:
+        raise MXNetValueError(f"download: cannot name a file from {url!r}; pass path")
+    target = name if path is None else os.path.expanduser(path)
+    if os.path.isdir(target):
+        target = os.path.join(target, name)
+    if retries < 0:
+        raise MXNetValueError(f"download: retries must be at least 0, got {retries}")
+    if not overwrite and os.path.exists(target) and (
+            sha1_hash is None or check_sha1(target, sha1_hash)):
+        return target
+    if not verify_ssl:
+        warnings.warn("Unverified HTTPS request is being made (verify_ssl=False).", stacklevel=2)
+    context = None if verify_ssl else ssl._create_unverified_context()  # noqa: SLF001
+    folder = os.path.dirname(os.path.abspath(target))
+    os.makedirs(folder, exist_ok=True)
+    error = None
+    for _ in range(retries + 1):
+        try:
+            with urllib.request.urlopen(url, context=context) as response, \
+                    tempfile.NamedTemporaryFile(dir=folder, delete=False) as part:
+                shutil.copyfileobj(response, part)
+            if sha1_hash and not check_sha1(part.name, sha1_hash):
+                os.unlink(part.name)
+                raise MXNetRuntimeError(f"download: {url} does not match SHA-1 {sha1_hash}")
+            os.replace(part.name, target)
+            return target
+        except OSError as exc:   # URLError, HTTPError, socket errors
+            error = exc
+    raise MXNetRuntimeError(f"download: could not fetch {url} after {retries + 1} tries "
+                            f"({error})") from error

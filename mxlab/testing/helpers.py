@@ -7,6 +7,7 @@ import numpy as np
 
 __all__ = [
     "assign_each",
+    "download",
     "assign_each2",
     "collapse_sum_like",
     "create_2d_tensor",
@@ -142,3 +143,13 @@ def new_matrix_with_real_eigvals_nd(shape):
 def new_sym_matrix_with_real_eigvals_nd(shape):
     """A stack of :func:`new_sym_matrix_with_real_eigvals_2d` matrices."""
     return _batched(new_sym_matrix_with_real_eigvals_2d, shape)
+
+
+def download(url, fname=None, dirname=None, overwrite=False, retries=5):
+    """MXNet's test helper: fetch ``url`` to ``dirname/fname`` (``fname`` defaults to the URL's
+    file name), keeping an existing file unless ``overwrite``; returns the file name."""
+    from ..gluon.utils import download as _download
+
+    fname = fname or url.split("/")[-1]
+    path = os.path.join(dirname, fname) if dirname is not None else fname
+    return _download(url, path=path, overwrite=overwrite, retries=retries)
