@@ -25,10 +25,18 @@ EXCLUDED_FILES = {
 }
 
 # Single tests that need a C-API handle or a build option, deselected with the reason.
+_CPP_DATA = ("compares a dataset or batchify function with its C++ twin (__mx_handle__, "
+             "MXNet 2.0's C++ data pipeline)")
 EXCLUDED_TESTS = {
     "test_engine.py": {
         "test_engine_openmp_after_fork": "calls libmxnet's OpenMP through mx.base._LIB",
     },
+    "test_gluon_data.py": dict.fromkeys(
+        ("test_recordimage_dataset_handle", "test_datasets_handles",
+         "test_image_folder_dataset_handle", "test_image_list_dataset_handle",
+         "test_dataset_filter_handle", "test_dataset_shard_handle", "test_dataset_take_handle",
+         "test_mx_datasets_handle", "test_batchify_stack", "test_batchify_pad",
+         "test_batchify_group"), _CPP_DATA),
 }
 
 # MXNet's environment knobs that make the runs reproducible.
