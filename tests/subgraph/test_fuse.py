@@ -259,3 +259,15 @@ def test_ufunc_program_is_bitwise_numpy_for_chain64():
     for _ in range(16):
         want = np.tanh(want * np.float32(1.01) + np.float32(0.1)) - np.float32(0.05)
     np.testing.assert_array_equal(kernel.run_ufunc([data])[0], want)
+
+
+def test_integer_chain_through_abs_wraps_like_the_ops_do():
+    """numexpr computes abs of int32 in float64, so the squares after it did not wrap around and
+    the cast back gave INT_MIN (found by the slow fuzzer): such kernels now run op by op."""
+    x = mx.sym.var("x")
+    y = mx.sym.square(mx.sym.square(mx.sym.abs(mx.sym.negative(x))))
+    values = mx.nd.array(np.array([1000, 60000, -7, 123456], dtype="int32"), dtype="int32")
+    want = y.eval(x=values)[0].asnumpy()
+    got = y.optimize_for("fuse").eval(x=values)[0].asnumpy()
+    assert want.dtype == got.dtype == np.int32
+    np.testing.assert_array_equal(got, want)

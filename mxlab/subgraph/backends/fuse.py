@@ -226,9 +226,14 @@ def _numexpr_kernel(stage, signature, xp):
     samples = [numpy.zeros(1, d) for d in signature]
     try:
         compiled = numexpr.NumExpr(stage.expr, signature=sig)
-        return compiled, compiled(*samples).dtype.name
+        result = compiled(*samples).dtype
     except (ValueError, TypeError, KeyError, NotImplementedError, SyntaxError):
         return None
+    # NOTE: numexpr computes some integer functions (abs) in float64; the rest of the chain would
+    #   then not wrap around as integer arithmetic does, and the cast back gives INT_MIN: op by op
+    if result.kind == "f" and any(numpy.dtype(d).kind in "iu" for d in signature):
+        return None
+    return compiled, result.name
 
 
 def stage_function(stage, xp):
