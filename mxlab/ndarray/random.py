@@ -7,14 +7,20 @@ Example
 (2, 3)
 """
 
-from ..base import MXNetNotImplementedError, MXNetValueError
+from ..base import MXNetNotImplementedError, MXNetTypeError, MXNetValueError
 from ..imperative import invoke
+from ..ops.distributions import DISTRIBUTIONS
 from ..ops.random import check_randint
 from ..ops.registry import get_op
 from .namespace import call_op
 from .ndarray import NDArray
+from ..util import is_np_shape
 
-__all__ = ["uniform", "normal", "randint", "shuffle", "sample", "categorical", "multinomial"]
+__all__ = ["uniform", "normal", "randn", "randint", "shuffle", "sample", "categorical",
+           "multinomial", "exponential", "gamma", "poisson", "negative_binomial",
+           "generalized_negative_binomial", "uniform_like", "normal_like", "exponential_like",
+           "gamma_like", "poisson_like", "negative_binomial_like",
+           "generalized_negative_binomial_like"]
 
 
 def sample(op_name, cls, device=None, out=None, **attrs):
@@ -40,41 +46,69 @@ def reject_array_params(op_name, *params):
         )
 
 
-def _sample_arrays(op_name, first, second, shape, dtype, out, kwargs):
+def _sample_arrays(op_name, params, shape, dtype, out, kwargs):
     """MXNet's ``_sample_*`` ops: one draw per parameter element (scalars become arrays like it)."""
-    like = first if isinstance(first, NDArray) else second
-    first, second = (
-        p if isinstance(p, NDArray) else call_op("_npi_full_like", [like], fill_value=p)
-        for p in (first, second)
-    )
-    result = call_op(op_name, [first, second], shape=shape, dtype=dtype, **kwargs)
+    like = next(p for p in params if isinstance(p, NDArray))
+    arrays = [p if isinstance(p, NDArray) else call_op("_npi_full_like", [like], fill_value=p)
+              for p in params]
+    result = call_op(op_name, arrays, shape=shape, dtype=dtype, **kwargs)
     return result if out is None else result.copyto(out)
 
 
-def uniform(low=0, high=1, shape=(), dtype=None, ctx=None, out=None, **kwargs):
-    """Samples from U[low, high) of ``shape``; array ``low``/``high`` give one draw per element."""
-    if array_params(low, high):
-        return _sample_arrays("_sample_uniform", low, high, shape, dtype, out, kwargs)
-    return sample(
-        "_random_uniform", NDArray, ctx, out, low=low, high=high, shape=shape, dtype=dtype, **kwargs
-    )
+def _distribution(name, params, sample_op=None, random_op=None):
+    """``mx.nd.random.<name>(*params, shape=(), dtype=None, ctx=None, out=None)``: scalar
+    parameters run ``_random_<name>``; array ones ``_sample_<name>`` (a draw per element)."""
+    names = [n for n, _ in params]
+
+    def draw(*args, shape=(), dtype=None, ctx=None, out=None, **kwargs):
+        values = bind_params(f"random.{name}", params, args, kwargs)
+        if array_params(*values):
+            return _sample_arrays(sample_op or f"_sample_{name}", values, shape, dtype, out,
+                                  kwargs)
+        return sample(random_op or f"_random_{name}", NDArray, ctx, out, shape=legacy_shape(shape),
+                      dtype=dtype, **dict(zip(names, values)), **kwargs)
+    draw.__name__ = draw.__qualname__ = name
+    draw.__doc__ = (f"Samples from the {name} distribution ({', '.join(names)}); array "
+                    "parameters give ``shape`` draws per element.")
+    return draw
 
 
-def normal(loc=0, scale=1, shape=(), dtype=None, ctx=None, out=None, **kwargs):
-    """Samples from N(loc, scale^2) of ``shape``; array ``loc``/``scale``: a draw per element."""
-    if array_params(loc, scale):
-        return _sample_arrays("_sample_normal", loc, scale, shape, dtype, out, kwargs)
-    return sample(
-        "_random_normal",
-        NDArray,
-        ctx,
-        out,
-        loc=loc,
-        scale=scale,
-        shape=shape,
-        dtype=dtype,
-        **kwargs,
-    )
+def _distribution_like(name, params):
+    """``mx.nd.random.<name>_like(data, *params)``: draws of ``data``'s shape and dtype."""
+    def draw(data=None, *args, out=None, **kwargs):
+        values = bind_params(f"random.{name}_like", params, args, kwargs)
+        result = call_op(f"_random_{name}_like", [data], **dict(zip([n for n, _ in params],
+                                                                     values)), **kwargs)
+        return result if out is None else result.copyto(out)
+    draw.__name__ = draw.__qualname__ = f"{name}_like"
+    draw.__doc__ = f"{name} samples of the shape and dtype of ``data``."
+    return draw
+
+
+def legacy_shape(shape):
+    """MXNet 1.x reads an empty ``shape`` as unknown and draws one value: shape (1,) (under
+    ``np_shape`` it is a 0-d array)."""
+    if shape in ((), None, []) and not is_np_shape():
+        return (1,)
+    return (shape,) if isinstance(shape, int) else shape
+
+
+def bind_params(where, params, args, kwargs):
+    """The distribution parameters from positional ``args`` and ``kwargs`` (defaults filled)."""
+    if len(args) > len(params):
+        raise MXNetTypeError(f"{where}: takes {len(params)} distribution parameters, "
+                             f"got {len(args)} positional arguments")
+    values = list(args) + [kwargs.pop(n, d) for n, d in params[len(args):]]
+    return values
+
+
+uniform = _distribution("uniform", DISTRIBUTIONS["uniform"][0])
+normal = _distribution("normal", DISTRIBUTIONS["normal"][0])
+
+
+def randn(*shape, loc=0, scale=1, dtype=None, ctx=None, out=None, **kwargs):
+    """Normal samples of shape ``shape`` given positionally."""
+    return normal(loc, scale, shape=shape, dtype=dtype, ctx=ctx, out=out, **kwargs)
 
 
 def randint(low, high, shape=(), dtype=None, ctx=None, out=None, **kwargs):
@@ -128,3 +162,20 @@ def bernoulli_into(cls, prob, logit, size, dtype, device, out):
     size = (size,) if isinstance(size, int) else size
     return sample("_npi_bernoulli", cls, device, out, prob=prob, logit=logit, size=size,
                   dtype=dtype)
+
+
+exponential = _distribution("exponential", DISTRIBUTIONS["exponential"][0])
+gamma = _distribution("gamma", DISTRIBUTIONS["gamma"][0])
+poisson = _distribution("poisson", DISTRIBUTIONS["poisson"][0])
+negative_binomial = _distribution("negative_binomial", DISTRIBUTIONS["negative_binomial"][0])
+generalized_negative_binomial = _distribution(
+    "generalized_negative_binomial", DISTRIBUTIONS["generalized_negative_binomial"][0])
+uniform_like = _distribution_like("uniform", DISTRIBUTIONS["uniform"][0])
+normal_like = _distribution_like("normal", DISTRIBUTIONS["normal"][0])
+exponential_like = _distribution_like("exponential", DISTRIBUTIONS["exponential"][0])
+gamma_like = _distribution_like("gamma", DISTRIBUTIONS["gamma"][0])
+poisson_like = _distribution_like("poisson", DISTRIBUTIONS["poisson"][0])
+negative_binomial_like = _distribution_like("negative_binomial",
+                                            DISTRIBUTIONS["negative_binomial"][0])
+generalized_negative_binomial_like = _distribution_like(
+    "generalized_negative_binomial", DISTRIBUTIONS["generalized_negative_binomial"][0])

@@ -11,9 +11,12 @@ Example
 
 from ..ndarray.ndarray import ndarray
 from ..ndarray.random import bernoulli_into, reject_array_params, sample
+from ..ndarray.random import bind_params
+from ..ops.distributions import NP_DISTRIBUTIONS
 from ..ops.random import check_pvals, check_randint
 
-__all__ = ["uniform", "normal", "randint", "rand", "randn", "shuffle", "bernoulli", "multinomial"]
+__all__ = ["uniform", "normal", "randint", "rand", "randn", "shuffle", "bernoulli", "multinomial",
+           "choice", *NP_DISTRIBUTIONS]
 
 
 def _size(size):
@@ -99,3 +102,41 @@ def shuffle(x):
     from ..ops.registry import get_op
 
     invoke(get_op("_shuffle"), [x], {}, out=[x])
+
+
+def _np_distribution(name, params):
+    """``mx.np.random.<name>(*params, size=None, dtype=None, device=None, out=None)`` with
+    NumPy's parameter names (scalar parameters)."""
+    names = [n for n, _ in params]
+    op_name = "_npi_powerd" if name == "power" else f"_npi_{name}"
+
+    def draw(*args, size=None, dtype=None, ctx=None, device=None, out=None, **kwargs):
+        values = bind_params(f"np.random.{name}", params, args, kwargs)
+        if kwargs:
+            raise TypeError(f"np.random.{name}: unexpected arguments {sorted(kwargs)}")
+        reject_array_params(f"np.random.{name}", *values)
+        attrs = dict(zip(names, values), size=_size(size))
+        if dtype is not None:       # NOTE: None keeps the op's default (int64 for poisson)
+            attrs["dtype"] = dtype
+        return sample(op_name, ndarray, device or ctx, out, **attrs)
+    draw.__name__ = draw.__qualname__ = name
+    draw.__doc__ = f"NumPy's ``random.{name}({', '.join(names)}, size)`` on mx.np arrays."
+    return draw
+
+
+for _name, (_params, _) in NP_DISTRIBUTIONS.items():
+    globals()[_name] = _np_distribution(_name, _params)
+
+
+def choice(a, size=None, replace=True, p=None, ctx=None, device=None, out=None):
+    """Draws from ``range(a)`` (an int) or from the 1-d array ``a``, with probabilities ``p``."""
+    if isinstance(p, ndarray):
+        p = p.asnumpy()
+    probs = None if p is None else tuple(float(v) for v in p)
+    if isinstance(a, int):
+        return sample("_npi_choice", ndarray, device or ctx, out, a=a, size=_size(size),
+                      replace=replace, p=probs)
+    picks = sample("_npi_choice", ndarray, device or ctx, None, a=len(a), size=_size(size),
+                   replace=replace, p=probs)
+    result = a[picks]
+    return result if out is None else result.copyto(out)

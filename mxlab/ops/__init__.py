@@ -10,7 +10,7 @@ adding a module here and importing it below.
 """
 from . import context, rng, registry  # noqa: F401
 from . import elemwise  # noqa: F401
-from . import unary  # noqa: F401
+from . import unary, special  # noqa: F401
 from . import reduce  # noqa: F401
 from . import activation  # noqa: F401
 from . import graph_ops  # noqa: F401
@@ -20,7 +20,7 @@ from . import broadcast  # noqa: F401
 from . import matrix  # noqa: F401
 from . import fc_backward  # noqa: F401
 from . import creation  # noqa: F401
-from . import random  # noqa: F401
+from . import random, distributions, random_pdf  # noqa: F401
 from . import indexing  # noqa: F401
 from . import gather  # noqa: F401
 from . import sorting  # noqa: F401

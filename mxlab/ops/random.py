@@ -19,7 +19,8 @@ from .attrs import Attr
 from .registry import Op, register
 from .rng import draw, generator, seed  # noqa: F401  (mx.random.seed and older imports)
 
-__all__ = ["seed", "generator", "draw", "check_randint", "check_pvals"]
+__all__ = ["seed", "generator", "draw", "check_randint", "check_pvals", "register_sampler",
+           "register_param_sampler"]
 
 
 # -- sampling kernels ------------------------------------------------------------------------------
@@ -63,16 +64,31 @@ def _sampler(kernel, size_key):
     return compute
 
 
+def _sampler_into(kernel):
+    """Draws of the planned output's shape: a graph may know it when the ``shape`` attribute is
+    empty (MXNet 1.x's "unknown", inferred from the consumers), as MXNet's kernels read it."""
+    def compute_into(xp, inputs, a, outs, ctx):
+        out = outs[0]
+        out[...] = ctx.draw(xp, lambda gen: kernel(xp, gen, a, out.shape))
+
+    return compute_into
+
+
 def _size_infer(size_key):
-    return lambda a, s: [() if a[size_key] is None else tuple(a[size_key])]
+    """``size`` (NumPy style): None is a 0-d draw. ``shape`` (MXNet 1.x): empty is unknown, left
+    for the graph to infer from the consumers (the frontends pass (1,) for one draw, as MXNet)."""
+    if size_key == "size":
+        return lambda a, s: [() if a[size_key] is None else tuple(a[size_key])]
+    return lambda a, s: [tuple(a[size_key]) if a[size_key] else None]
 
 
-def _random_op(name, kernel, params, size_key, dtype, **kwargs):
+def register_sampler(name, kernel, params, size_key, dtype, **kwargs):
     """Register a sampling op with no inputs; ``params`` are its distribution attributes."""
     return register(
         Op(
             name=name,
             compute=_sampler(kernel, size_key),
+            compute_into=_sampler_into(kernel),
             num_inputs=0,
             input_names=(),
             attrs=tuple(params)
@@ -98,7 +114,7 @@ _NORMAL = (
     Attr("loc", "float", 0.0),
     Attr("scale", "float", 1.0, check=(lambda v: v >= 0, "must be non-negative")),
 )
-_random_op(
+register_sampler(
     "_random_uniform",
     _uniform,
     _UNIFORM,
@@ -107,7 +123,7 @@ _random_op(
     aliases=("random_uniform", "uniform"),
     doc="Samples from U[low, high).",
 )
-_random_op(
+register_sampler(
     "_random_normal",
     _normal,
     _NORMAL,
@@ -116,7 +132,7 @@ _random_op(
     aliases=("random_normal", "normal"),
     doc="Samples from N(loc, scale^2).",
 )
-_random_op(
+register_sampler(
     "_random_randint",
     _randint,
     (Attr("low", "int"), Attr("high", "int")),
@@ -125,13 +141,13 @@ _random_op(
     aliases=("random_randint", "randint"),
     doc="Integers from [low, high).",
 )
-_random_op(
+register_sampler(
     "_npi_uniform", _uniform, _UNIFORM, "size", "float32", hidden=True, doc="NumPy uniform samples."
 )
-_random_op(
+register_sampler(
     "_npi_normal", _normal, _NORMAL, "size", "float32", hidden=True, doc="NumPy normal samples."
 )
-_random_op(
+register_sampler(
     "_npi_random_randint",
     _randint,
     (Attr("low", "int"), Attr("high", "int")),
@@ -140,7 +156,7 @@ _random_op(
     hidden=True,
     doc="NumPy integer samples.",
 )
-_random_op(
+register_sampler(
     "_npi_bernoulli",
     _bernoulli,
     (
@@ -201,12 +217,12 @@ def _sample_compute(sampler):
     """Per-element parameters (MXNet's ``_sample_*``): output shape ``params.shape + shape``."""
 
     def compute(xp, inputs, a, ctx):
-        first, second = inputs
         extra = tuple(a["shape"] or ())
-        full = first.shape + extra
+        full = inputs[0].shape + extra
         expand = (Ellipsis,) + (None,) * len(extra)
-        out = ctx.draw(xp, lambda gen: sampler(gen, first[expand], second[expand], full))
-        return xp.asarray(out).astype(a["dtype"] or first.dtype)
+        params = [p[expand] for p in inputs]
+        out = ctx.draw(xp, lambda gen: sampler(gen, *params, full))
+        return xp.asarray(out).astype(a["dtype"] or inputs[0].dtype)
 
     return compute
 
@@ -216,37 +232,38 @@ def _sample_infer(a, in_shapes):
     return [None if first is None else tuple(first) + tuple(a["shape"] or ())]
 
 
-for _name, _draw, _inputs in (
-    (
-        "_sample_uniform",
-        lambda gen, lo, hi, shape: gen.uniform(lo, hi, size=shape),
-        ("low", "high"),
-    ),
-    (
-        "_sample_normal",
-        lambda gen, mu, sigma, shape: gen.normal(mu, sigma, size=shape),
-        ("mu", "sigma"),
-    ),
-):
-    register(
+def register_param_sampler(name, draw_fn, input_names, doc):
+    """Register MXNet's ``_sample_<dist>``: ``draw_fn(gen, *params, size)`` with one array per
+    distribution parameter (all of one shape), ``shape`` draws per parameter element."""
+    return register(
         Op(
-            name=_name,
-            compute=_sample_compute(_draw),
-            num_inputs=2,
-            input_names=_inputs,
+            name=name,
+            compute=_sample_compute(draw_fn),
+            num_inputs=len(input_names),
+            input_names=tuple(input_names),
             attrs=(
                 Attr("shape", "shape", (), optional=True),
                 Attr("dtype", "dtype", None, optional=True),
             ),
             infer_shape=_sample_infer,
-            gradient=lambda node, g: [None, None],
+            # NOTE: a rule, so inference never runs the kernel (it would draw from the generator)
+            infer_type=lambda a, d: [a["dtype"] or d[0] or "float32"],
+            gradient=lambda node, g: [None] * len(input_names),
             resources=("rng",),
             is_random=True,
             save_inputs=False,
             save_outputs=False,
-            doc=f"Samples with per-element {_inputs}: output shape params.shape + shape.",
+            doc=doc,
         )
     )
+
+
+register_param_sampler("_sample_uniform",
+                       lambda gen, lo, hi, shape: gen.uniform(lo, hi, size=shape),
+                       ("low", "high"), "Uniform samples with per-element low/high.")
+register_param_sampler("_sample_normal",
+                       lambda gen, mu, sigma, shape: gen.normal(mu, sigma, size=shape),
+                       ("mu", "sigma"), "Normal samples with per-element mu/sigma.")
 
 
 def _shuffle(xp, inputs, a, ctx):

@@ -68,9 +68,9 @@ class Op:
         The kernel. ``inputs`` are xp arrays, ``attrs`` the parsed attribute dict. A kernel that
         names a ``ctx`` parameter gets the run's :class:`~mxlab.ops.context.OpContext` (training
         or inference, the random generator); ``takes_ctx`` records that.
-    compute_into(xp, inputs, attrs, outs) -> None, optional
+    compute_into(xp, inputs, attrs, outs[, ctx]) -> None, optional
         Writes straight into preallocated ``outs`` (e.g. ufuncs with ``out=``); used by planned
-        execution.
+        execution. One that names ``ctx`` gets the op context, as ``compute``.
     infer_shape(attrs, in_shapes[, out_shapes]) -> out_shapes | (in_shapes, out_shapes), optional
         A rule with an ``out_shapes`` parameter also gets the output shapes known so far, so it can
         infer inputs backwards (an elementwise op fills a partly known input from its output).
@@ -127,6 +127,8 @@ class Op:
         self._shape_rule_reads_outputs = self.infer_shape is not None and \
             "out_shapes" in inspect.signature(self.infer_shape).parameters
         self.takes_ctx = _names_parameter(self.compute, "ctx")
+        self.into_takes_ctx = self.compute_into is not None and \
+            _names_parameter(self.compute_into, "ctx")
         # NOTE: one output, no written inputs, no shared resource: the imperative dispatcher may
         #   run the op inline (see mxlab.imperative's fast lane).
         self.runs_inline = type(self.num_outputs) is int and self.num_outputs == 1 \
@@ -232,7 +234,10 @@ class Op:
                     for r in _as_list(self.run_compute(xp, inputs, attrs, ctx))]
         reqs = reqs or [OpReq.WRITE] * len(outs)
         if self.compute_into is not None and all(r in (OpReq.WRITE, OpReq.INPLACE) for r in reqs):
-            self.compute_into(xp, inputs, attrs, outs)
+            if self.into_takes_ctx:
+                self.compute_into(xp, inputs, attrs, outs, ctx or PREDICT)
+            else:
+                self.compute_into(xp, inputs, attrs, outs)
             return outs
         results = _as_list(self.run_compute(xp, inputs, attrs, ctx))
         for buf, res, req in zip(outs, results, reqs):

@@ -10,11 +10,17 @@ Example
 >>> s.eval()[0].shape
 (2, 3)
 """
+from ..ndarray.random import bind_params
 from ..ops import registry
+from ..ops.distributions import DISTRIBUTIONS
 from .frontend import compose_op
 from .symbol import Symbol
 
-__all__ = ["categorical", "multinomial", "normal", "randint", "randn", "shuffle", "uniform"]
+__all__ = ["categorical", "multinomial", "normal", "randint", "randn", "shuffle", "uniform",
+           "exponential", "gamma", "poisson", "negative_binomial",
+           "generalized_negative_binomial", "uniform_like", "normal_like", "exponential_like",
+           "gamma_like", "poisson_like", "negative_binomial_like",
+           "generalized_negative_binomial_like"]
 
 
 def _node(op_name, inputs=(), name=None, attr=None, **kwargs):
@@ -23,23 +29,50 @@ def _node(op_name, inputs=(), name=None, attr=None, **kwargs):
     return compose_op(op, tuple(inputs), kwargs, Symbol, name=name, attr=attr, hint=op_name)
 
 
-def _two_params(random_op, sample_op, first, second, names, shape, dtype, kwargs):
-    if isinstance(first, Symbol) or isinstance(second, Symbol):
-        return _node(sample_op, (first, second), shape=shape, dtype=dtype, **kwargs)
-    return _node(random_op, **{names[0]: first, names[1]: second}, shape=shape, dtype=dtype,
-                 **kwargs)
+def _distribution(name, params):
+    """``mx.sym.random.<name>``: scalar parameters give a ``_random_<name>`` node, symbol ones a
+    ``_sample_<name>`` node (a draw per element)."""
+    names = [n for n, _ in params]
+
+    def node(*args, shape=None, dtype=None, **kwargs):
+        values = bind_params(f"sym.random.{name}", params, args, kwargs)
+        kwargs.pop("data", None)   # NOTE: MXNet's samplers have no inputs and drop a data= symbol
+        if any(isinstance(v, Symbol) for v in values):
+            return _node(f"_sample_{name}", values, shape=shape, dtype=dtype, **kwargs)
+        return _node(f"_random_{name}", **dict(zip(names, values)), shape=shape, dtype=dtype,
+                     **kwargs)
+    node.__name__ = node.__qualname__ = name
+    node.__doc__ = f"A {name} sampling node ({', '.join(names)})."
+    return node
 
 
-def uniform(low=0, high=1, shape=None, dtype=None, **kwargs):
-    """Samples from U[low, high) (symbol ``low``/``high``: one draw per element)."""
-    return _two_params("_random_uniform", "_sample_uniform", low, high, ("low", "high"), shape,
-                       dtype, kwargs)
+def _distribution_like(name, params):
+    def node(data=None, *args, **kwargs):
+        values = bind_params(f"sym.random.{name}_like", params, args, kwargs)
+        return _node(f"_random_{name}_like", (data,), **dict(zip([n for n, _ in params], values)),
+                     **kwargs)
+    node.__name__ = node.__qualname__ = f"{name}_like"
+    node.__doc__ = f"{name} samples of ``data``'s shape and dtype."
+    return node
 
 
-def normal(loc=0, scale=1, shape=None, dtype=None, **kwargs):
-    """Samples from N(loc, scale^2) (symbol ``loc``/``scale``: one draw per element)."""
-    return _two_params("_random_normal", "_sample_normal", loc, scale, ("loc", "scale"), shape,
-                       dtype, kwargs)
+uniform = _distribution("uniform", DISTRIBUTIONS["uniform"][0])
+normal = _distribution("normal", DISTRIBUTIONS["normal"][0])
+exponential = _distribution("exponential", DISTRIBUTIONS["exponential"][0])
+gamma = _distribution("gamma", DISTRIBUTIONS["gamma"][0])
+poisson = _distribution("poisson", DISTRIBUTIONS["poisson"][0])
+negative_binomial = _distribution("negative_binomial", DISTRIBUTIONS["negative_binomial"][0])
+generalized_negative_binomial = _distribution(
+    "generalized_negative_binomial", DISTRIBUTIONS["generalized_negative_binomial"][0])
+uniform_like = _distribution_like("uniform", DISTRIBUTIONS["uniform"][0])
+normal_like = _distribution_like("normal", DISTRIBUTIONS["normal"][0])
+exponential_like = _distribution_like("exponential", DISTRIBUTIONS["exponential"][0])
+gamma_like = _distribution_like("gamma", DISTRIBUTIONS["gamma"][0])
+poisson_like = _distribution_like("poisson", DISTRIBUTIONS["poisson"][0])
+negative_binomial_like = _distribution_like("negative_binomial",
+                                            DISTRIBUTIONS["negative_binomial"][0])
+generalized_negative_binomial_like = _distribution_like(
+    "generalized_negative_binomial", DISTRIBUTIONS["generalized_negative_binomial"][0])
 
 
 def randn(*shape, loc=0, scale=1, dtype=None, **kwargs):

@@ -1,0 +1,128 @@
+"""Samplers of MXNet's other distributions: gamma, exponential, poisson, negative binomial,
+generalized negative binomial (``_random_*``, per-element ``_sample_*``, shape-of-input
+``_random_*_like``) and the NumPy-style ``_npi_*`` samplers of ``mx.np.random``.
+
+MXNet's parameterisations are kept: ``gamma(alpha, beta)`` has scale ``beta``, ``exponential(lam)``
+rate ``lam``, ``generalized_negative_binomial(mu, alpha)`` mean ``mu`` and dispersion ``alpha``
+(a Poisson draw whose rate is gamma-distributed, as MXNet samples it). Discrete draws come back
+as float32 unless ``dtype`` says otherwise, as in MXNet.
+
+Example
+-------
+>>> import mxlab as mx
+>>> mx.random.seed(1)
+>>> x = mx.nd.random.gamma(alpha=9.0, beta=0.5, shape=(20000,)).asnumpy()
+>>> bool(abs(x.mean() - 4.5) < 0.1)
+True
+"""
+from .attrs import Attr
+from .random import register_param_sampler, register_sampler
+from .registry import Op, register
+
+__all__ = ["DISTRIBUTIONS", "NP_DISTRIBUTIONS"]
+
+
+def _gnb(gen, mu, alpha, size):
+    """Poisson(Gamma(1/alpha, mu*alpha)); ``alpha == 0`` is Poisson(mu) (no over-dispersion)."""
+    zero = alpha == 0
+    safe = alpha + zero
+    rate = gen.gamma(1.0 / safe, mu * safe, size)
+    return gen.poisson(rate * (1 - zero) + mu * zero, size)
+
+
+# name: ((attribute name, default), ...), draw(gen, *params, size)
+DISTRIBUTIONS = {
+    "uniform": ((("low", 0.0), ("high", 1.0)), lambda gen, lo, hi, size: gen.uniform(lo, hi, size)),
+    "normal": ((("loc", 0.0), ("scale", 1.0)),
+               lambda gen, mu, sigma, size: gen.normal(mu, sigma, size)),
+    "gamma": ((("alpha", 1.0), ("beta", 1.0)),
+              lambda gen, alpha, beta, size: gen.gamma(alpha, beta, size)),
+    "exponential": ((("lam", 1.0),), lambda gen, lam, size: gen.exponential(1.0 / lam, size)),
+    "poisson": ((("lam", 1.0),), lambda gen, lam, size: gen.poisson(lam, size)),
+    "negative_binomial": ((("k", 1.0), ("p", 1.0)),
+                          lambda gen, k, p, size: gen.negative_binomial(k, p, size)),
+    "generalized_negative_binomial": ((("mu", 1.0), ("alpha", 1.0)), _gnb),
+}
+_SAMPLE_INPUTS = {"uniform": ("low", "high"), "normal": ("mu", "sigma")}
+
+
+def _scalar_kernel(params, draw_fn):
+    names = [name for name, _ in params]
+    return lambda xp, gen, a, shape: draw_fn(gen, *(a[n] for n in names), shape)
+
+
+def _like_compute(params, draw_fn):
+    kernel = _scalar_kernel(params, draw_fn)
+
+    def compute(xp, inputs, a, ctx):
+        data = inputs[0]
+        out = ctx.draw(xp, lambda gen: kernel(xp, gen, a, data.shape))
+        return xp.asarray(out).astype(data.dtype)
+    return compute
+
+
+def _register_like(name, params, draw_fn):
+    register(Op(
+        name=f"_random_{name}_like", aliases=(f"random_{name}_like",),
+        compute=_like_compute(params, draw_fn),
+        attrs=tuple(Attr(n, "float", d) for n, d in params),
+        infer_shape=lambda a, s: [s[0]], infer_type=lambda a, d: [d[0]],
+        gradient=lambda node, g: [None], resources=("rng",), is_random=True,
+        ignore_inputs=(0,), save_inputs=False, save_outputs=False,
+        doc=f"{name} samples of the shape and dtype of the input (its values are not read)."))
+
+
+for _name, (_params, _draw) in DISTRIBUTIONS.items():
+    _register_like(_name, _params, _draw)
+    if _name in _SAMPLE_INPUTS:
+        continue            # the scalar and per-element samplers live in mxlab.ops.random
+    register_sampler(f"_random_{_name}", _scalar_kernel(_params, _draw),
+                     tuple(Attr(n, "float", d) for n, d in _params), "shape", "float32",
+                     aliases=(f"random_{_name}",), doc=f"Samples from {_name}{_params}.")
+    register_param_sampler(f"_sample_{_name}", _draw, tuple(n for n, _ in _params),
+                           f"{_name} samples with per-element parameters.")
+
+
+# NumPy's names and parameterisations (mx.np.random): name -> ((attribute, default), ...), draw
+NP_DISTRIBUTIONS = {
+    "gamma": ((("shape", 1.0), ("scale", 1.0)),
+              lambda gen, k, theta, size: gen.gamma(k, theta, size)),
+    "exponential": ((("scale", 1.0),), lambda gen, scale, size: gen.exponential(scale, size)),
+    "beta": ((("a", None), ("b", None)), lambda gen, a, b, size: gen.beta(a, b, size)),
+    "chisquare": ((("df", None),), lambda gen, df, size: gen.chisquare(df, size)),
+    "f": ((("dfnum", None), ("dfden", None)), lambda gen, n, d, size: gen.f(n, d, size)),
+    "lognormal": ((("mean", 0.0), ("sigma", 1.0)),
+                  lambda gen, mu, sigma, size: gen.lognormal(mu, sigma, size)),
+    "logistic": ((("loc", 0.0), ("scale", 1.0)),
+                 lambda gen, loc, scale, size: gen.logistic(loc, scale, size)),
+    "gumbel": ((("loc", 0.0), ("scale", 1.0)),
+               lambda gen, loc, scale, size: gen.gumbel(loc, scale, size)),
+    "laplace": ((("loc", 0.0), ("scale", 1.0)),
+                lambda gen, loc, scale, size: gen.laplace(loc, scale, size)),
+    "pareto": ((("a", None),), lambda gen, a, size: gen.pareto(a, size)),
+    "power": ((("a", None),), lambda gen, a, size: gen.power(a, size)),
+    "rayleigh": ((("scale", 1.0),), lambda gen, scale, size: gen.rayleigh(scale, size)),
+    "weibull": ((("a", None),), lambda gen, a, size: gen.weibull(a, size)),
+    "poisson": ((("lam", 1.0),), lambda gen, lam, size: gen.poisson(lam, size)),
+}
+_INTEGER_DRAWS = {"poisson": "int64"}
+_OP_NAMES = {"power": "_npi_powerd"}    # MXNet's name (_npi_power is the arithmetic op)
+
+for _name, (_params, _draw) in NP_DISTRIBUTIONS.items():
+    register_sampler(
+        _OP_NAMES.get(_name, f"_npi_{_name}"), _scalar_kernel(_params, _draw),
+        tuple(Attr(n, "float") if d is None else Attr(n, "float", d) for n, d in _params),
+        "size", _INTEGER_DRAWS.get(_name, "float32"), hidden=True,
+        doc=f"NumPy {_name} samples.")
+
+
+def _choice(xp, gen, a, shape):
+    probs = None if a["p"] is None else xp.asarray(a["p"], dtype="float64")
+    return gen.choice(a["a"], size=shape, replace=a["replace"], p=probs)
+
+
+register_sampler("_npi_choice", _choice,
+                 (Attr("a", "int"), Attr("replace", "bool", True),
+                  Attr("p", "any", None, optional=True)),
+                 "size", "int64", hidden=True,
+                 doc="Indices drawn from range(a) (with ``p`` as their probabilities).")
