@@ -52,8 +52,8 @@ def from_numpy(ndarray, zero_copy=True):
     return _dlpack.from_numpy(ndarray, NDArray, zero_copy=zero_copy)
 
 
-def _dispatch(op, inputs, attrs):
-    return _invoke(op, inputs, attrs)
+def _dispatch(operator, inputs, attrs):
+    return _invoke(operator, inputs, attrs)
 
 
 _register_dispatch(NDArray, _dispatch)
@@ -63,6 +63,7 @@ from . import random  # noqa: E402,F401
 from . import contrib  # noqa: E402,F401
 from . import image  # noqa: E402,F401
 from . import sparse  # noqa: E402,F401
+from . import op  # noqa: E402,F401  (after _populate: it copies the op functions)
 
 
 def concatenate(arrays, axis=0, always_copy=True):

@@ -17,7 +17,7 @@ from .ndarray import NDArray
 from ..util import is_np_shape
 
 __all__ = ["uniform", "normal", "randn", "randint", "shuffle", "sample", "categorical",
-           "multinomial", "exponential", "gamma", "poisson", "negative_binomial",
+           "multinomial", "exponential", "binomial", "gamma", "poisson", "negative_binomial",
            "generalized_negative_binomial", "uniform_like", "normal_like", "exponential_like",
            "gamma_like", "poisson_like", "negative_binomial_like",
            "generalized_negative_binomial_like"]
@@ -55,17 +55,18 @@ def _sample_arrays(op_name, params, shape, dtype, out, kwargs):
     return result if out is None else result.copyto(out)
 
 
-def _distribution(name, params, sample_op=None, random_op=None):
+def _distribution(name, params, rate_from_scale=False):
     """``mx.nd.random.<name>(*params, shape=(), dtype=None, ctx=None, out=None)``: scalar
     parameters run ``_random_<name>``; array ones ``_sample_<name>`` (a draw per element)."""
-    names = [n for n, _ in params]
+    names = ["lam"] if rate_from_scale else [n for n, _ in params]
 
     def draw(*args, shape=(), dtype=None, ctx=None, out=None, **kwargs):
         values = bind_params(f"random.{name}", params, args, kwargs)
+        if rate_from_scale:     # NOTE: MXNet's exponential(scale) runs the op with lam=1/scale
+            values = [1.0 / values[0]]
         if array_params(*values):
-            return _sample_arrays(sample_op or f"_sample_{name}", values, shape, dtype, out,
-                                  kwargs)
-        return sample(random_op or f"_random_{name}", NDArray, ctx, out, shape=legacy_shape(shape),
+            return _sample_arrays(f"_sample_{name}", values, shape, dtype, out, kwargs)
+        return sample(f"_random_{name}", NDArray, ctx, out, shape=legacy_shape(shape),
                       dtype=dtype, **dict(zip(names, values)), **kwargs)
     draw.__name__ = draw.__qualname__ = name
     draw.__doc__ = (f"Samples from the {name} distribution ({', '.join(names)}); array "
@@ -143,14 +144,20 @@ def categorical(data, shape=(), get_prob=False, out=None, dtype="int32", **kwarg
     return result.copyto(out) if not get_prob else [r.copyto(o) for r, o in zip(result, out)]
 
 
-def multinomial(data=None, shape=(), get_prob=False, out=None, dtype=None, **kwargs):
-    """MXNet 1.x ``multinomial(data, ...)``: categorical sampling (:func:`categorical`).
-
-    MXNet 2.0 reuses the name for counts from ``n`` trials (``n=``, ``p=``); that form is not built.
-    """
-    if data is None or "n" in kwargs or "p" in kwargs:
-        raise NotImplementedError("nd.random.multinomial(n=..., p=...) (MXNet 2.0's counts of n "
-                                  "trials) is not built in mxlab; use the 1.x form with data=")
+def multinomial(data=None, shape=(), get_prob=False, out=None, dtype=None, n=None, p=None,
+                **kwargs):
+    """MXNet 1.x ``multinomial(data, ...)``: categorical sampling (:func:`categorical`); MXNet
+    2.0's ``multinomial(n=, p=)``: counts of ``n[i]`` trials over the outcomes of ``p[i]``."""
+    if n is not None or p is not None:
+        if data is not None or n is None or p is None:
+            raise MXNetValueError("random.multinomial: give data (1.x: categorical draws) or both "
+                                  "n and p (2.0: counts of n trials), not a mix")
+        kwargs.pop("ctx", None)
+        result = call_op("_sample_multinomial_counts", [n, p], shape=shape, dtype=dtype,
+                         **kwargs)
+        return result if out is None else result.copyto(out)
+    if data is None:
+        raise MXNetValueError("random.multinomial: data (or n and p) is required")
     return categorical(data, shape=shape, get_prob=get_prob, out=out, dtype=dtype or "int32",
                        **kwargs)
 
@@ -164,7 +171,8 @@ def bernoulli_into(cls, prob, logit, size, dtype, device, out):
                   dtype=dtype)
 
 
-exponential = _distribution("exponential", DISTRIBUTIONS["exponential"][0])
+exponential = _distribution("exponential", (("scale", 1.0),), rate_from_scale=True)
+binomial = _distribution("binomial", DISTRIBUTIONS["binomial"][0])
 gamma = _distribution("gamma", DISTRIBUTIONS["gamma"][0])
 poisson = _distribution("poisson", DISTRIBUTIONS["poisson"][0])
 negative_binomial = _distribution("negative_binomial", DISTRIBUTIONS["negative_binomial"][0])

@@ -30,6 +30,11 @@ def _gnb(gen, mu, alpha, size):
     return gen.poisson(rate * (1 - zero) + mu * zero, size)
 
 
+def _count(n):
+    """Trial counts as integers (NumPy's binomial will not cast float arrays)."""
+    return n.astype("int64") if hasattr(n, "astype") else int(n)
+
+
 # name: ((attribute name, default), ...), draw(gen, *params, size)
 DISTRIBUTIONS = {
     "uniform": ((("low", 0.0), ("high", 1.0)), lambda gen, lo, hi, size: gen.uniform(lo, hi, size)),
@@ -42,6 +47,8 @@ DISTRIBUTIONS = {
     "negative_binomial": ((("k", 1.0), ("p", 1.0)),
                           lambda gen, k, p, size: gen.negative_binomial(k, p, size)),
     "generalized_negative_binomial": ((("mu", 1.0), ("alpha", 1.0)), _gnb),
+    "binomial": ((("n", 1.0), ("p", 0.5)),
+                 lambda gen, n, p, size: gen.binomial(_count(n), p, size)),
 }
 _SAMPLE_INPUTS = {"uniform": ("low", "high"), "normal": ("mu", "sigma")}
 
@@ -126,3 +133,30 @@ register_sampler("_npi_choice", _choice,
                   Attr("p", "any", None, optional=True)),
                  "size", "int64", hidden=True,
                  doc="Indices drawn from range(a) (with ``p`` as their probabilities).")
+
+
+def _multinomial_counts(xp, inputs, a, ctx):
+    """MXNet 2.0's ``multinomial(n, p)``: counts of ``n[i]`` trials over ``p[i]``'s outcomes,
+    ``shape`` draws each: output ``n.shape + shape + (k,)``."""
+    n, p = inputs
+    extra = tuple(a["shape"] or ())
+
+    def draw(gen):
+        rows = [gen.multinomial(int(count), probs / probs.sum(), size=extra or None)
+                for count, probs in zip(n.reshape(-1).tolist(), p.reshape(-1, p.shape[-1]))]
+        return xp.stack([xp.asarray(r) for r in rows]) if rows else \
+            xp.zeros((0,) + extra + p.shape[-1:])
+    counts = ctx.draw(xp, draw)
+    return counts.reshape(n.shape + extra + p.shape[-1:]).astype(a["dtype"] or "float32")
+
+
+register(Op(
+    name="_sample_multinomial_counts", compute=_multinomial_counts, num_inputs=2,
+    input_names=("n", "p"),
+    attrs=(Attr("shape", "shape", (), optional=True), Attr("dtype", "dtype", None, optional=True)),
+    infer_shape=lambda a, s: [None if s[0] is None or s[1] is None
+                              else tuple(s[0]) + tuple(a["shape"] or ()) + tuple(s[1][-1:])],
+    infer_type=lambda a, d: [a["dtype"] or "float32"],
+    gradient=lambda node, g: [None, None], resources=("rng",), is_random=True, hidden=True,
+    save_inputs=False, save_outputs=False,
+    doc="Counts of n trials per distribution in p (MXNet 2.0's nd.random.multinomial(n, p))."))

@@ -17,7 +17,7 @@ from .frontend import compose_op
 from .symbol import Symbol
 
 __all__ = ["categorical", "multinomial", "normal", "randint", "randn", "shuffle", "uniform",
-           "exponential", "gamma", "poisson", "negative_binomial",
+           "exponential", "binomial", "gamma", "poisson", "negative_binomial",
            "generalized_negative_binomial", "uniform_like", "normal_like", "exponential_like",
            "gamma_like", "poisson_like", "negative_binomial_like",
            "generalized_negative_binomial_like"]
@@ -29,13 +29,15 @@ def _node(op_name, inputs=(), name=None, attr=None, **kwargs):
     return compose_op(op, tuple(inputs), kwargs, Symbol, name=name, attr=attr, hint=op_name)
 
 
-def _distribution(name, params):
+def _distribution(name, params, rate_from_scale=False):
     """``mx.sym.random.<name>``: scalar parameters give a ``_random_<name>`` node, symbol ones a
     ``_sample_<name>`` node (a draw per element)."""
-    names = [n for n, _ in params]
+    names = ["lam"] if rate_from_scale else [n for n, _ in params]
 
     def node(*args, shape=None, dtype=None, **kwargs):
         values = bind_params(f"sym.random.{name}", params, args, kwargs)
+        if rate_from_scale:     # NOTE: MXNet's exponential(scale) is the op with lam=1/scale
+            values = [1.0 / values[0]]
         kwargs.pop("data", None)   # NOTE: MXNet's samplers have no inputs and drop a data= symbol
         if any(isinstance(v, Symbol) for v in values):
             return _node(f"_sample_{name}", values, shape=shape, dtype=dtype, **kwargs)
@@ -58,7 +60,8 @@ def _distribution_like(name, params):
 
 uniform = _distribution("uniform", DISTRIBUTIONS["uniform"][0])
 normal = _distribution("normal", DISTRIBUTIONS["normal"][0])
-exponential = _distribution("exponential", DISTRIBUTIONS["exponential"][0])
+exponential = _distribution("exponential", (("scale", 1.0),), rate_from_scale=True)
+binomial = _distribution("binomial", DISTRIBUTIONS["binomial"][0])
 gamma = _distribution("gamma", DISTRIBUTIONS["gamma"][0])
 poisson = _distribution("poisson", DISTRIBUTIONS["poisson"][0])
 negative_binomial = _distribution("negative_binomial", DISTRIBUTIONS["negative_binomial"][0])

@@ -15,7 +15,8 @@ N = 40000
 # name, parameters, mean, variance (MXNet's parameterisations)
 MOMENTS = [
     ("gamma", {"alpha": 9.0, "beta": 0.5}, 4.5, 9.0 * 0.25),
-    ("exponential", {"lam": 4.0}, 0.25, 1 / 16),
+    ("exponential", {"scale": 0.25}, 0.25, 1 / 16),
+    ("binomial", {"n": 10.0, "p": 0.3}, 3.0, 2.1),
     ("poisson", {"lam": 3.0}, 3.0, 3.0),
     ("negative_binomial", {"k": 3.0, "p": 0.4}, 3.0 * 0.6 / 0.4, 3.0 * 0.6 / 0.16),
     ("generalized_negative_binomial", {"mu": 2.0, "alpha": 0.3}, 2.0, 2.0 + 0.3 * 4.0),
@@ -64,7 +65,7 @@ def test_legacy_empty_shape_draws_one_value_and_like_takes_the_inputs_shape():
 def test_a_symbol_sampler_with_no_shape_takes_the_consumers_shape():
     """MXNet 1.x reads an empty shape as unknown: the graph infers it (here from X)."""
     x = mx.sym.var("X")
-    y = mx.sym.random.exponential(lam=2.0) + x
+    y = mx.sym.random.exponential(scale=0.5) + x
     assert y.infer_shape(X=(300, 40))[1] == [(300, 40)]
     out = y._bind(mx.cpu(), {"X": mx.nd.zeros((300, 40))}).forward()[0].asnumpy()
     assert out.shape == (300, 40) and len(numpy.unique(out)) > 1000
@@ -185,7 +186,8 @@ def test_discrete_and_dirichlet_parameter_gradients_match_differences(name, para
 
 def test_density_shapes_are_checked():
     with pytest.raises(ValueError, match="random_pdf_normal: sample shape"):
-        mx.nd.random_pdf_normal(mx.nd.ones((3, 2)), mx.nd.ones((2,)), mx.nd.ones((2,))).wait_to_read()
+        mx.nd.random_pdf_normal(mx.nd.ones((3, 2)), mx.nd.ones((2,)),
+                                mx.nd.ones((2,))).wait_to_read()
     with pytest.raises(ValueError, match="random_pdf_dirichlet"):
         mx.nd.random_pdf_dirichlet(mx.nd.ones((2, 4)), mx.nd.ones((2, 3))).wait_to_read()
 
@@ -247,3 +249,23 @@ def test_densities_and_gradients_match_mxnet():
               "p2": rng.uniform(0.5, 2.0, size=(2, 3)),
               "counts": rng.integers(0, 6, size=(2, 3, 4)).astype("float64")}
     assert_same_results(*run_both(ORACLE_CODE, inputs), rtol=1e-6, atol=1e-9)
+
+
+def test_multinomial_counts_form_and_the_categorical_form():
+    mx.random.seed(9)
+    counts = mx.nd.random.multinomial(n=mx.nd.array([1000, 4]), p=mx.nd.array([[0.2, 0.8],
+                                                                               [0.5, 0.5]]),
+                                      shape=(3,))
+    assert counts.shape == (2, 3, 2) and counts.dtype == numpy.float32
+    numpy.testing.assert_array_equal(counts.asnumpy().sum(axis=-1), [[1000] * 3, [4] * 3])
+    assert abs(counts.asnumpy()[0, :, 0].mean() - 200) < 60
+    assert mx.nd.random.multinomial(mx.nd.array([[0.0, 1.0]]), shape=4).asnumpy().tolist() == \
+        [[1, 1, 1, 1]]
+    with pytest.raises(ValueError, match="not a mix"):
+        mx.nd.random.multinomial(mx.nd.array([[0.5, 0.5]]), n=mx.nd.array([3]))
+
+
+def test_nd_op_module_spells_the_same_functions():
+    assert mx.nd.op.random_pdf_poisson is mx.nd.random_pdf_poisson
+    res = mx.nd.op.random_pdf_dirichlet(sample=mx.nd.ones((4, 0)), alpha=mx.nd.ones((0,)))
+    assert res.shape == (4,)
