@@ -13,12 +13,14 @@ Example
 >>> outs.asnumpy().ravel(), state[0].asnumpy()
 (array([1., 3., 6.], dtype=float32), array([6.], dtype=float32))
 """
+import math
+
 from ..attribute import unique_subgraph_name
 from .frontend import make_array_frontend
 from .namespace import populate_prefixed
 from .ndarray import NDArray
 
-__all__ = ["NOT_BUILT", "cond", "foreach", "while_loop"]
+__all__ = ["NOT_BUILT", "cond", "foreach", "while_loop", "rand_zipfian", "zipfian_expected"]
 
 # NOTE: contrib names MXNet code reaches for that mxlab does not build (see docs/compat.md).
 NOT_BUILT = ("BilinearResize2D", "AdaptiveAvgPooling2D", "ROIAlign", "PSROIPooling",
@@ -26,7 +28,7 @@ NOT_BUILT = ("BilinearResize2D", "AdaptiveAvgPooling2D", "ROIAlign", "PSROIPooli
              "DeformableConvolution", "interleaved_matmul_selfatt_qk",
              "interleaved_matmul_selfatt_valatt", "interleaved_matmul_encdec_qk",
              "interleaved_matmul_encdec_valatt", "intgemm_fully_connected", "quantize",
-             "dequantize", "hawkesll", "rand_zipfian", "dgl_csr_neighbor_uniform_sample",
+             "dequantize", "hawkesll", "dgl_csr_neighbor_uniform_sample",
              "dgl_csr_neighbor_non_uniform_sample", "bipartite_matching", "box_encode",
              "box_decode", "count_sketch", "fft", "ifft", "group_adagrad_update")
 
@@ -38,6 +40,26 @@ def __getattr__(name):
     if name in NOT_BUILT:
         raise NotImplementedError(f"contrib.{name} is not built in mxlab (see docs/compat.md)")
     raise AttributeError(f"module 'mxlab.ndarray.contrib' has no attribute {name!r}")
+
+
+def rand_zipfian(true_classes, num_sampled, range_max, ctx=None):
+    """MXNet's candidate sampler: ``num_sampled`` classes from the log-uniform (Zipfian)
+    distribution over ``[0, range_max)``, with the expected counts of ``true_classes`` and of the
+    sampled classes (``P(c) = log((c + 2) / (c + 1)) / log(range_max + 1)``)."""
+    from .random import uniform
+    log_range = math.log(range_max + 1)
+    rand = uniform(0, log_range, shape=(num_sampled,), dtype="float64", ctx=ctx)
+    sampled = (rand.exp() - 1).astype("int64") % range_max
+    return (sampled,) + zipfian_expected(true_classes, sampled, num_sampled, log_range)
+
+
+def zipfian_expected(true_classes, sampled, num_sampled, log_range):
+    """Expected counts of ``true_classes`` and ``sampled`` in ``num_sampled`` Zipfian draws (array
+    or symbol arithmetic alike: :func:`rand_zipfian` for both)."""
+    def expected(classes):
+        classes = classes.astype("float64")
+        return ((classes + 2.0) / (classes + 1.0)).log() / log_range * num_sampled
+    return expected(true_classes), expected(sampled)
 
 
 def _as_list(x):

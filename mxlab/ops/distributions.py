@@ -15,6 +15,7 @@ Example
 >>> bool(abs(x.mean() - 4.5) < 0.1)
 True
 """
+from ..base import MXNetValueError
 from .attrs import Attr
 from .random import register_param_sampler, register_sampler
 from .registry import Op, register
@@ -160,3 +161,41 @@ register(Op(
     gradient=lambda node, g: [None, None], resources=("rng",), is_random=True, hidden=True,
     save_inputs=False, save_outputs=False,
     doc="Counts of n trials per distribution in p (MXNet 2.0's nd.random.multinomial(n, p))."))
+
+
+def _unique_zipfian(xp, inputs, a, ctx):
+    """``shape[1]`` distinct log-uniform classes per row from ``[0, range_max)`` and the number of
+    draws each row took (MXNet's ``_sample_unique_zipfian``, the sampled-softmax candidates)."""
+    import numpy
+    rows, count = a["shape"]
+    log_range = numpy.log(a["range_max"] + 1)
+    if count > a["range_max"]:
+        raise MXNetValueError(f"_sample_unique_zipfian: cannot draw {count} distinct classes "
+                              f"from range_max={a['range_max']}")
+
+    def draw(gen):
+        samples, tries = numpy.empty((rows, count), "int64"), numpy.empty(rows, "int64")
+        for row in range(rows):
+            seen, n = {}, 0
+            while len(seen) < count:
+                batch = (numpy.exp(gen.uniform(0, log_range, count)) - 1).astype("int64") \
+                    % a["range_max"]
+                for value in batch.tolist():
+                    n += 1
+                    seen.setdefault(value, None)
+                    if len(seen) == count:
+                        break
+            samples[row], tries[row] = list(seen), n
+        return samples, tries
+    samples, tries = ctx.draw(numpy, draw)
+    return xp.asarray(samples), xp.asarray(tries)
+
+
+register(Op(
+    name="_sample_unique_zipfian", compute=_unique_zipfian, num_inputs=0, input_names=(),
+    num_outputs=2, attrs=(Attr("range_max", "int"), Attr("shape", "shape")),
+    infer_shape=lambda a, s: [tuple(a["shape"]), tuple(a["shape"][:1])],
+    infer_type=lambda a, d: ["int64", "int64"],
+    gradient=lambda node, g: [], resources=("rng",), is_random=True,
+    save_inputs=False, save_outputs=False,
+    doc="Distinct log-uniform classes per row and the draws it took (sampled softmax)."))

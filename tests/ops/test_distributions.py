@@ -269,3 +269,27 @@ def test_nd_op_module_spells_the_same_functions():
     assert mx.nd.op.random_pdf_poisson is mx.nd.random_pdf_poisson
     res = mx.nd.op.random_pdf_dirichlet(sample=mx.nd.ones((4, 0)), alpha=mx.nd.ones((0,)))
     assert res.shape == (4,)
+
+
+def test_rand_zipfian_counts_follow_the_log_uniform_law():
+    mx.random.seed(6)
+    true = mx.nd.array([0, 3, 9], dtype="int32")
+    sampled, count_true, count_sampled = mx.nd.contrib.rand_zipfian(true, 4000, 20)
+    classes = sampled.asnumpy()
+    assert classes.dtype == numpy.int64 and classes.min() >= 0 and classes.max() < 20
+    law = numpy.log((numpy.arange(20) + 2) / (numpy.arange(20) + 1)) / math.log(21)
+    numpy.testing.assert_allclose(count_true.asnumpy(), law[[0, 3, 9]] * 4000)
+    numpy.testing.assert_allclose(count_sampled.asnumpy(), law[classes] * 4000)
+    assert abs((classes == 0).mean() - law[0]) < 0.03
+    outs = mx.sym.contrib.rand_zipfian(mx.sym.var("t"), 5, 20)
+    got = mx.sym.Group(outs).eval(t=true)
+    numpy.testing.assert_allclose(got[1].asnumpy(), law[[0, 3, 9]] * 5)
+
+
+def test_unique_zipfian_rows_are_distinct_and_count_their_draws():
+    classes, tries = mx.nd._sample_unique_zipfian(range_max=50, shape=(3, 20))
+    assert classes.shape == (3, 20) and tries.shape == (3,)
+    for row, n in zip(classes.asnumpy(), tries.asnumpy()):
+        assert len(set(row.tolist())) == 20 and row.max() < 50 and n >= 20
+    with pytest.raises(ValueError, match="cannot draw 60 distinct"):
+        mx.nd._sample_unique_zipfian(range_max=50, shape=(1, 60)).wait_to_read()
