@@ -247,3 +247,16 @@ def test_contrib_sync_batch_norm_is_batch_norm_returning_the_variance():
     numpy.testing.assert_allclose(outs[0][1], 1 / numpy.sqrt(batch_var + 1e-3), rtol=1e-3)
     with pytest.raises(mx.MXNetError, match="ndev"):
         mx.nd.contrib.SyncBatchNorm(data, gamma, beta, *stats[0], ndev=2).asnumpy()
+
+
+@pytest.mark.parametrize("shape", [(0, 1, 1), (1, 0, 1)])
+def test_instance_norm_runs_an_empty_batch_or_no_channels(shape):
+    """MXNet's issue 18933: zero-size inputs go forward and backward without an error."""
+    x, gamma, beta = mx.np.zeros(shape), mx.np.ones((1,)), mx.np.zeros((1,))
+    for v in (x, gamma, beta):
+        v.attach_grad()
+    with mx.autograd.record():
+        y = mx.npx.instance_norm(x, gamma, beta)
+    y.backward()
+    assert y.shape == shape and x.grad.shape == shape
+    assert gamma.grad.asnumpy().tolist() == [0.0]

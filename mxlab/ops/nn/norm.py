@@ -334,6 +334,9 @@ def _grouped(x, groups):
 def _group_forward(groups_of):
     def forward(xp, inputs, attrs):
         x, gamma, beta = inputs
+        if x.size == 0:     # NOTE: MXNet runs empty batches and channels (its issue 18933)
+            stats = (x.shape[0], groups_of(attrs, x.shape))
+            return xp.empty_like(x), xp.zeros(stats, x.dtype), xp.ones(stats, x.dtype)
         xr = _grouped(x, groups_of(attrs, x.shape))
         mean = xr.mean(axis=2)
         std = xp.sqrt(((xr - mean[..., None]) ** 2).mean(axis=2) + attrs["eps"])
@@ -346,6 +349,8 @@ def _group_forward(groups_of):
 def _group_backward(groups_of):
     def backward(xp, inputs, attrs):
         dy, x, gamma, mean, std = inputs
+        if x.size == 0:
+            return xp.empty_like(x), xp.zeros_like(gamma), xp.zeros_like(gamma)
         groups = groups_of(attrs, x.shape)
         xr, dyr = _grouped(x, groups), _grouped(dy, groups)
         xhat = (xr - mean[..., None]) / std[..., None]
@@ -371,6 +376,8 @@ def _group_infer(op_name, groups_of):
                 f"{op_name}: input 'data' must be (N, C, ...), got shape {tuple(data)}"
             )
         groups = groups_of(attrs, data)
+        if data[1] == 0:    # NOTE: no channels: nothing to normalise, parameters unchecked
+            return in_shapes, [tuple(data), (data[0], groups), (data[0], groups)]
         if groups < 1 or data[1] % groups:
             raise MXNetValueError(
                 f"{op_name}: channels ({data[1]}) must be divisible by num_groups ({groups})"
