@@ -22,12 +22,23 @@ EXCLUDED_FILES = {
     "test_extensions.py": "loads C++ custom-op/pass libraries compiled against MXNet's C API",
     "test_ffi_container.py": "tests MXNet's C++ FFI containers (mxnet._ffi, C API handles)",
     "test_subgraph_op.py": "drives subgraph properties through the C API (_LIB, SymbolHandle)",
+    "test_image.py": "every test reads images downloaded from repo.mxnet.io (network)",
+    "test_contrib_gluon_data_vision.py": "every test reads images downloaded from repo.mxnet.io "
+                                         "(network)",
+    "test_numpy_contrib_gluon_data_vision.py": "every test reads images downloaded from "
+                                               "repo.mxnet.io (network)",
 }
 
 # Single tests that need a C-API handle or a build option, deselected with the reason.
 _CPP_DATA = ("compares a dataset or batchify function with its C++ twin (__mx_handle__, "
              "MXNet 2.0's C++ data pipeline)")
+_NETWORK = "downloads its data (MNIST, CIFAR-10, LibSVM or test images) from the network"
 EXCLUDED_TESTS = {
+    "test_io.py": dict.fromkeys(
+        ("test_MNISTIter", "test_Cifar10Rec", "test_inter_methods_in_augmenter",
+         "test_image_iter_exception", "test_LibSVMIter", "test_ImageRecordIter_seed_augmentation"),
+        _NETWORK),
+    "test_gluon_model_zoo.py": {"test_parallel_download": "downloads model files (network)"},
     "test_engine.py": {
         "test_engine_openmp_after_fork": "calls libmxnet's OpenMP through mx.base._LIB",
     },
@@ -36,7 +47,10 @@ EXCLUDED_TESTS = {
          "test_image_folder_dataset_handle", "test_image_list_dataset_handle",
          "test_dataset_filter_handle", "test_dataset_shard_handle", "test_dataset_take_handle",
          "test_mx_datasets_handle", "test_batchify_stack", "test_batchify_pad",
-         "test_batchify_group"), _CPP_DATA),
+         "test_batchify_group"), _CPP_DATA) | dict.fromkeys(
+        ("test_recordimage_dataset", "test_recordimage_dataset_with_data_loader_multiworker",
+         "test_datasets", "test_image_folder_dataset", "test_image_list_dataset",
+         "test_mx_data_loader", "test_mx_data_loader_nopython"), _NETWORK),
 }
 
 # MXNet's environment knobs that make the runs reproducible.
