@@ -308,8 +308,12 @@ def _reshape_like_shape(attrs, lhs, rhs):
 
 
 def _range_of(begin, end, ndim):
-    begin = 0 if begin is None else begin % (ndim + 1) if begin < 0 else begin
-    end = ndim if end is None else end % (ndim + 1) if end < 0 else end
+    """MXNet's axis range: negative indices count from the end (``-1`` is the last axis)."""
+    begin = 0 if begin is None else begin + ndim if begin < 0 else begin
+    end = ndim if end is None else end + ndim if end < 0 else end
+    if not 0 <= begin <= end <= ndim:
+        raise MXNetValueError(f"reshape_like: axis range [{begin}, {end}) is outside the "
+                              f"{ndim} axes of the input")
     return begin, end
 
 

@@ -529,3 +529,12 @@ def test_nd_ops_against_mxnet():
         got = eval(call, {"mx": mx, "x": x}).asnumpy()
         numpy.testing.assert_allclose(got, expected[f"c{i}"], rtol=1e-6, err_msg=call)
         assert got.dtype == expected[f"c{i}"].dtype, call
+
+
+def test_reshape_like_negative_axis_ranges_count_from_the_end():
+    """MXNet reads lhs_begin=-2, lhs_end=-1 as the second-last axis (not modulo ndim + 1)."""
+    out = mx.nd.reshape_like(mx.nd.ones((16, 768)), mx.nd.ones((8, 2)), lhs_begin=-2,
+                             lhs_end=-1, rhs_begin=0)
+    assert out.shape == (8, 2, 768)
+    with pytest.raises(ValueError, match="axis range"):
+        mx.nd.reshape_like(mx.nd.ones((4, 3)), mx.nd.ones((2, 2)), lhs_begin=-5).wait_to_read()
