@@ -42,6 +42,7 @@ SPECIAL = {
     "_random_normal": {"attrs": {"shape": (2, 3)}},
     "_random_uniform": {"attrs": {"shape": (2, 3)}},
     "_sample_uniform": {"low_high": True},
+    "_sample_unique_zipfian": {"attrs": {"range_max": 50, "shape": (2, 3)}, "grad": False},
     # NOTE: MXNet gives discrete densities no gradient in the sample (a count); central differences
     #   in it would not be zero. tests/ops/test_distributions.py checks the parameter gradients.
     **{f"_random_pdf_{name}": {"numeric": False}

@@ -5,6 +5,10 @@ Shared by every flavour (``mx.nd``, ``mx.np``, ``mx.npx``; ``mx.sym`` reuses
 :func:`bind_arguments`): leading positional arrays are inputs, further positionals fill attributes
 in declared order, keywords named after inputs are inputs, everything else is an attribute.
 """
+import numbers
+
+import numpy
+
 from ..base import MXNetTypeError
 from ..imperative import invoke, invoke_one
 from .ndarray import NDArray
@@ -63,6 +67,15 @@ def _all_arrays(args):
     return True
 
 
+def _scalar_ufunc(op, public, cls):
+    """``mx.np``'s unary ufuncs take a Python scalar and return NumPy's scalar result, as MXNet's
+    (``mx.np.sqrt(2)``); None where that does not apply."""
+    if cls is NDArray or not op.elementwise or op.num_inputs != 1 or op.np_name != public:
+        return None
+    theirs = getattr(numpy, public, None)
+    return theirs if isinstance(theirs, numpy.ufunc) else None
+
+
 def make_array_frontend(cls):
     """A ``make_frontend(op, public)`` for :func:`~mxlab.ops.registry.populate_namespace` producing
     ``cls``."""
@@ -72,8 +85,12 @@ def make_array_frontend(cls):
         fast_arity = op.num_inputs if isinstance(op.num_inputs, int) and not op._required \
             and "num_args" not in op._attr_specs else -1
         one_output = op.num_visible_outputs in (None, 1) and op.num_outputs == 1
+        on_scalar = _scalar_ufunc(op, public, cls)
 
         def frontend(*args, out=None, name=None, ctx=None, device=None, **kwargs):
+            if on_scalar is not None and len(args) == 1 and not kwargs and out is None and \
+                    isinstance(args[0], (numbers.Number, numpy.generic)):
+                return on_scalar(args[0])
             if not kwargs and len(args) == fast_arity and (
                     isinstance(args[0], NDArray) if fast_arity == 1 else _all_arrays(args)):
                 inputs, attrs = list(args), dict(op._defaults)

@@ -59,10 +59,17 @@ def _check_hybrid(arr, key):
     entries = _as_tuple(key)
     if any(isinstance(k, numpy.ndarray) for k in entries):
         raise MXNetTypeError(_HYBRID_NUMPY_MSG)
-    if _single_mask(arr, key, full_rank=True):
+    if _single_mask(arr, key, full_rank=True) or _integer_arrays(key):
         return
     if not all(_is_basic(k) for k in entries):
         raise MXNetTypeError(_HYBRID_ADVANCED_MSG)
+
+
+def _integer_arrays(key):
+    """A tuple of integer mx arrays (none 0-d): MXNet 2.0 records it in a HybridBlock as one
+    ``advanced_indexing_multiple`` node."""
+    return isinstance(key, tuple) and bool(key) and all(
+        isinstance(k, NDArray) and k.ndim > 0 and numpy.dtype(k.dtype).kind in "iu" for k in key)
 
 
 def _single_mask(arr, key, full_rank=False):

@@ -13,7 +13,7 @@ from ..ops.distributions import DISTRIBUTIONS
 from ..ops.random import check_randint
 from ..ops.registry import get_op
 from .namespace import call_op
-from .ndarray import NDArray
+from .ndarray import NDArray, array
 from ..util import is_np_shape
 
 __all__ = ["uniform", "normal", "randn", "randint", "shuffle", "sample", "categorical",
@@ -152,7 +152,9 @@ def multinomial(data=None, shape=(), get_prob=False, out=None, dtype=None, n=Non
         if data is not None or n is None or p is None:
             raise MXNetValueError("random.multinomial: give data (1.x: categorical draws) or both "
                                   "n and p (2.0: counts of n trials), not a mix")
-        kwargs.pop("ctx", None)
+        device = kwargs.pop("ctx", None)
+        n, p = (v if isinstance(v, NDArray) else array(v, device=device, cls=NDArray)
+                for v in (n, p))
         result = call_op("_sample_multinomial_counts", [n, p], shape=shape, dtype=dtype,
                          **kwargs)
         return result if out is None else result.copyto(out)

@@ -54,6 +54,8 @@ def _publish_extras(namespace):
 
 
 _publish_extras(globals())
+from . import dispatch as _dispatch  # noqa: E402
+_dispatch.install(ndarray)
 
 
 def genfromtxt(*args, **kwargs):

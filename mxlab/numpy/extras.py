@@ -171,15 +171,25 @@ def dstack(tup):
     return _np().concatenate(atleast_3d(*tup) if len(tup) > 1 else [atleast_3d(*tup)], axis=2)
 
 
+def _split_rank(name, ary, ndim):
+    """NumPy's rule: vsplit needs 2 axes, dsplit 3, hsplit 1."""
+    if _arr(ary).ndim < ndim:
+        raise MXNetValueError(f"{name} only works on arrays of {ndim} or more dimensions, got "
+                              f"{_arr(ary).ndim}")
+
+
 def hsplit(ary, indices_or_sections):
+    _split_rank("hsplit", ary, 1)
     return _np().split(ary, indices_or_sections, axis=1 if _arr(ary).ndim > 1 else 0)
 
 
 def vsplit(ary, indices_or_sections):
+    _split_rank("vsplit", ary, 2)
     return _np().split(ary, indices_or_sections, axis=0)
 
 
 def dsplit(ary, indices_or_sections):
+    _split_rank("dsplit", ary, 3)
     return _np().split(ary, indices_or_sections, axis=2)
 
 
@@ -257,7 +267,7 @@ def meshgrid(*xi, indexing="xy", sparse=False, copy=True):
 def broadcast_arrays(*args):
     arrays = [_arr(a) for a in args]
     full = _onp.broadcast_shapes(*(a.shape for a in arrays))
-    return [_np().broadcast_to(a, full) for a in arrays]
+    return tuple(_np().broadcast_to(a, full) for a in arrays)     # NOTE: a tuple, as NumPy 2
 
 
 # -- products --------------------------------------------------------------------------------------

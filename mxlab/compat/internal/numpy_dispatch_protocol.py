@@ -1,31 +1,16 @@
-"""``mxnet.numpy_dispatch_protocol``: which NumPy functions and ufuncs mx.np provides, and the
-decorators MXNet's interoperability tests wrap themselves in.
-
-mx.np arrays do not implement NumPy's ``__array_function__`` / ``__array_ufunc__`` dispatch: the
-lists name the functions ``mx.np`` itself has under NumPy's names.
+"""``mxnet.numpy_dispatch_protocol``: which NumPy functions and ufuncs dispatch to mx.np (MXNet
+2.0's lists, :mod:`mxlab.numpy.dispatch`), and the decorators MXNet's interoperability tests wrap
+themselves in.
 """
 import functools
 
-import numpy
-
-from ... import numpy as mx_np
+from ...numpy.dispatch import FUNCTION_NAMES, UFUNC_NAMES
 
 __all__ = ["with_array_function_protocol", "with_array_ufunc_protocol",
            "_NUMPY_ARRAY_FUNCTION_LIST", "_NUMPY_ARRAY_UFUNC_LIST"]
 
-
-def _shared_names(kind):
-    names = []
-    for name in sorted(n for n in dir(mx_np) if not n.startswith("_")):
-        ours, theirs = getattr(mx_np, name, None), getattr(numpy, name, None)
-        if callable(ours) and callable(theirs) and isinstance(theirs, numpy.ufunc) == \
-                (kind == "ufunc") and not isinstance(theirs, type):
-            names.append(name)
-    return names
-
-
-_NUMPY_ARRAY_FUNCTION_LIST = _shared_names("function")
-_NUMPY_ARRAY_UFUNC_LIST = _shared_names("ufunc")
+_NUMPY_ARRAY_FUNCTION_LIST = list(FUNCTION_NAMES)
+_NUMPY_ARRAY_UFUNC_LIST = list(UFUNC_NAMES)
 
 
 def _reraising(protocol):
