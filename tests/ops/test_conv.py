@@ -220,8 +220,9 @@ def _plan(shape, kernel, nf, stride=()):
 
 
 def test_autotune_times_only_viable_candidates():
-    """The cost model: shift only up to 3x3, per-sample layouts not at batch 1, the transposed
-    data gradient only at stride 1 without widening the channels."""
+    """The cost model: shift only up to 3x3, per-sample and batch-innermost layouts not at
+    batch 1, per-sample GEMMs not on small maps, the transposed data gradient only at stride 1
+    without widening the channels."""
     mx.op_cache.clear()
     wide = _plan((1, 2, 7, 7), (5, 5), 4)
     assert viable_candidates(wide, numpy) == {
@@ -230,12 +231,12 @@ def test_autotune_times_only_viable_candidates():
         "backward_weight": ["folded"],
     }
     assert wide.tune_times == {}  # one candidate per direction: nothing to time
-    narrow = _plan((3, 4, 6, 6), (3, 3), 2)
+    narrow = _plan((3, 4, 10, 10), (3, 3), 2)
     assert viable_candidates(narrow, numpy)["backward_data"] == [
-        "col2im", "shift", "folded", "transposed"
+        "col2im", "shift", "transposed", "cn"
     ]
-    assert viable_candidates(_plan((3, 4, 6, 6), (3, 3), 2, (2, 2)), numpy)["backward_data"] == [
-        "col2im", "shift", "folded"
+    assert viable_candidates(_plan((3, 4, 10, 10), (3, 3), 2, (2, 2)), numpy)["backward_data"] == [
+        "cn"  # 4x4 outputs: per-sample GEMMs of 16 columns are not timed, nor folded col2im
     ]
     for direction, times in narrow.tune_times.items():
         assert set(times) == set(viable_candidates(narrow, numpy)[direction])
