@@ -12,6 +12,7 @@ import pytest
 import mxlab as mx
 from mxlab.base import MXNetNotImplementedError, MXNetValueError
 from mxlab.ops.nn.conv import ALGORITHMS, conv_plan
+from mxlab.ops.nn import conv_algo
 from mxlab.ops.nn.conv_algo import TUNE_BATCH, viable_candidates
 from mxlab.ops.registry import get_op
 from mxlab.test_utils import assert_almost_equal, check_numeric_gradient
@@ -136,9 +137,14 @@ ALGORITHM_CASES = CASES + [
 ]
 
 
+@pytest.mark.parametrize("chunk_bytes", [None, 1])
 @pytest.mark.parametrize("shape,kernel,stride,pad,dilate,nf,ng", ALGORITHM_CASES)
-def test_every_algorithm_matches_direct_loops(shape, kernel, stride, pad, dilate, nf, ng):
-    """Autotuning may pick any candidate: each must compute what the direct loops compute."""
+def test_every_algorithm_matches_direct_loops(shape, kernel, stride, pad, dilate, nf, ng,
+                                              chunk_bytes, monkeypatch):
+    """Autotuning may pick any candidate: each must compute what the direct loops compute
+    (``chunk_bytes=1``: per-sample layouts take one sample at a time, as for large maps)."""
+    if chunk_bytes is not None:
+        monkeypatch.setattr(conv_algo, "CHUNK_BYTES", chunk_bytes)
     x = numpy.random.randn(*shape)
     w = numpy.random.randn(nf, shape[1] // ng, *kernel)
     attrs = get_op("Convolution").parse_attrs(
