@@ -316,11 +316,9 @@ def _global_backward(xp, inputs, attrs):
         return xp.broadcast_to(_local_grad(xp, plan, x, y, dy), x.shape).astype(x.dtype)
     flat = x.reshape(x.shape[:2] + (-1,))
     hit = flat == y.reshape(y.shape[:2] + (1,))
-    first = hit.argmax(axis=2)[..., None]
-    grad = xp.where(xp.take_along_axis(hit, first, axis=2), dy.reshape(first.shape), 0)
-    dx = xp.zeros(flat.shape, dtype=x.dtype)
-    xp.put_along_axis(dx, first, grad.astype(x.dtype, copy=False), axis=2)
-    return dx.reshape(x.shape)
+    first = xp.arange(flat.shape[2]) == hit.argmax(axis=2)[..., None]
+    grad = xp.where(hit.any(axis=2, keepdims=True), dy.reshape(dy.shape[:2] + (1,)), 0)
+    return xp.where(first, grad, 0).reshape(x.shape).astype(x.dtype, copy=False)
 
 
 def _backward(xp, inputs, attrs):
