@@ -10,10 +10,11 @@ Usage::
 Every figure the table compares is a ratio of two figures measured in this run: times (µs per step)
 are medians over ``--repeats`` interleaved calls after warm-up (see :mod:`benchmarks.timing`),
 memory (MB) is the planned intermediate bytes. Real MXNet rows come from their own process, timed
-in the same rounds (targets using them are marked ``*``). Rows that cannot run here (an mxlab part
-not built yet, PyTorch/JAX not installed, ``MXLAB_MXNET_PYTHON`` unset) show why instead of a
-number. JSON goes to ``benchmarks/results/<UTC timestamp>.json`` unless ``--json PATH`` says
-otherwise.
+in the same rounds (targets using them are marked ``*``). ``MXLAB_BENCH_CLOCK=cpu`` times each
+process's CPU seconds instead of wall time (for a loaded machine). Rows that cannot run here (an
+mxlab part not built yet, PyTorch/JAX not installed, ``MXLAB_MXNET_PYTHON`` unset) show why
+instead of a number. JSON goes to ``benchmarks/results/<UTC timestamp>.json`` unless
+``--json PATH`` says otherwise.
 """
 import argparse
 import dataclasses
@@ -161,6 +162,7 @@ def _machine():
     return {"python": platform.python_version(), "numpy": numpy.__version__,
             "platform": platform.platform(), "cpu_count": os.cpu_count(),
             "threads": os.environ.get("MXLAB_BENCH_THREADS"),
+            "clock": os.environ.get("MXLAB_BENCH_CLOCK", "wall"),
             "load_avg": os.getloadavg() if hasattr(os, "getloadavg") else None}
 
 

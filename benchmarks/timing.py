@@ -15,8 +15,8 @@ import tempfile
 import time
 
 __all__ = ["Unavailable", "Row", "Candidate", "prepare", "time_round", "time_interleaved",
-           "RemoteWorker", "serve", "run_json_subprocess", "python_worker", "why_missing",
-           "NOT_BUILT", "OWN_PROCESS", "ROOT"]
+           "clock_fn", "RemoteWorker", "serve", "run_json_subprocess", "python_worker",
+           "why_missing", "NOT_BUILT", "OWN_PROCESS", "ROOT"]
 
 NOT_BUILT = "n/a (not built)"
 OWN_PROCESS = "own process"   # the note of rows a RemoteWorker timed in its own process
@@ -78,12 +78,24 @@ def prepare(candidates, warmup):
 def time_round(steps, number):
     """One interleaving round: seconds per call of each step, ``number`` calls each, in order."""
     times = {}
+    clock = clock_fn()
     for impl, step in steps.items():
-        start = time.perf_counter()
+        start = clock()
         for _ in range(number):
             step()
-        times[impl] = (time.perf_counter() - start) / number
+        times[impl] = (clock() - start) / number
     return times
+
+
+CLOCK_ENV = "MXLAB_BENCH_CLOCK"
+
+
+def clock_fn():
+    """The clock of every round: wall time, or with ``MXLAB_BENCH_CLOCK=cpu`` the process's CPU
+    time (all its threads: a peer's engine threads count), which load from other processes does
+    not inflate. NOTE: on the shared 2-core machine under load ~8 each step's wall time was ~3x its
+    CPU time and the ratios swung by 2x between runs; the env reaches the MXNet worker too."""
+    return time.process_time if os.environ.get(CLOCK_ENV) == "cpu" else time.perf_counter
 
 
 def time_interleaved(workload, case, candidates, repeats=15, number=1, warmup=3, remote=None):

@@ -159,11 +159,21 @@ def device_key(xp, array):
     return ("gpu", int(device.id))
 
 
+_DTYPE_NAMES = {}  # NOTE: NumPy's dtype.name is Python code (~3-10 us); a plan lookup is hot
+
+
+def _dtype_name(dtype):
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES[dtype] = dtype.name
+    return name
+
+
 def _array_sig(item):
     if isinstance(item, tuple):
         shape, dtype = item
         return (tuple(int(d) for d in shape), str(dtype))
-    return (tuple(item.shape), item.dtype.name)
+    return (item.shape, _dtype_name(item.dtype))
 
 
 def signature(op_name, attrs, arrays, device=("cpu", 0), extra=()):

@@ -119,3 +119,16 @@ def test_remote_worker_joins_every_round():
     assert list(by_impl) == ["local noop", "broken", "remote noop"]
     assert by_impl["remote noop"].value > 0 and by_impl["remote noop"].note == OWN_PROCESS
     assert by_impl["broken"].value is None and "ZeroDivisionError" in by_impl["broken"].note
+
+
+def test_cpu_clock_counts_work_not_waiting(monkeypatch):
+    """``MXLAB_BENCH_CLOCK=cpu``: rounds read CPU time, so a step that sleeps costs ~nothing."""
+    import time
+
+    from benchmarks.timing import CLOCK_ENV, clock_fn, time_round
+    monkeypatch.setenv(CLOCK_ENV, "cpu")
+    assert clock_fn() is time.process_time
+    assert time_round({"sleep": lambda: time.sleep(0.05)}, 1)["sleep"] < 0.02
+    monkeypatch.delenv(CLOCK_ENV)
+    assert clock_fn() is time.perf_counter
+    assert time_round({"sleep": lambda: time.sleep(0.05)}, 1)["sleep"] >= 0.05

@@ -12,6 +12,7 @@ import pytest
 import mxlab as mx
 from mxlab.base import MXNetNotImplementedError, MXNetValueError
 from mxlab.ops.nn.conv import ALGORITHMS, conv_plan
+from mxlab.ops.nn import conv_algo
 from mxlab.ops.nn.conv_algo import TUNE_BATCH, viable_candidates
 from mxlab.ops.registry import get_op
 from mxlab.test_utils import assert_almost_equal, check_numeric_gradient
@@ -136,9 +137,14 @@ ALGORITHM_CASES = CASES + [
 ]
 
 
+@pytest.mark.parametrize("chunk_bytes", [None, 1])
 @pytest.mark.parametrize("shape,kernel,stride,pad,dilate,nf,ng", ALGORITHM_CASES)
-def test_every_algorithm_matches_direct_loops(shape, kernel, stride, pad, dilate, nf, ng):
-    """Autotuning may pick any candidate: each must compute what the direct loops compute."""
+def test_every_algorithm_matches_direct_loops(shape, kernel, stride, pad, dilate, nf, ng,
+                                              chunk_bytes, monkeypatch):
+    """Autotuning may pick any candidate: each must compute what the direct loops compute
+    (``chunk_bytes=1``: per-sample layouts take one sample at a time, as for large maps)."""
+    if chunk_bytes is not None:
+        monkeypatch.setattr(conv_algo, "CHUNK_BYTES", chunk_bytes)
     x = numpy.random.randn(*shape)
     w = numpy.random.randn(nf, shape[1] // ng, *kernel)
     attrs = get_op("Convolution").parse_attrs(
@@ -220,8 +226,9 @@ def _plan(shape, kernel, nf, stride=()):
 
 
 def test_autotune_times_only_viable_candidates():
-    """The cost model: shift only up to 3x3, per-sample layouts not at batch 1, the transposed
-    data gradient only at stride 1 without widening the channels."""
+    """The cost model: shift only up to 3x3, per-sample and batch-innermost layouts not at
+    batch 1, per-sample GEMMs not on small maps, the transposed data gradient only at stride 1
+    without widening the channels."""
     mx.op_cache.clear()
     wide = _plan((1, 2, 7, 7), (5, 5), 4)
     assert viable_candidates(wide, numpy) == {
@@ -230,12 +237,12 @@ def test_autotune_times_only_viable_candidates():
         "backward_weight": ["folded"],
     }
     assert wide.tune_times == {}  # one candidate per direction: nothing to time
-    narrow = _plan((3, 4, 6, 6), (3, 3), 2)
+    narrow = _plan((3, 4, 10, 10), (3, 3), 2)
     assert viable_candidates(narrow, numpy)["backward_data"] == [
-        "col2im", "shift", "folded", "transposed"
+        "col2im", "shift", "transposed", "cn"
     ]
-    assert viable_candidates(_plan((3, 4, 6, 6), (3, 3), 2, (2, 2)), numpy)["backward_data"] == [
-        "col2im", "shift", "folded"
+    assert viable_candidates(_plan((3, 4, 10, 10), (3, 3), 2, (2, 2)), numpy)["backward_data"] == [
+        "cn"  # 4x4 outputs: per-sample GEMMs of 16 columns are not timed, nor folded col2im
     ]
     for direction, times in narrow.tune_times.items():
         assert set(times) == set(viable_candidates(narrow, numpy)[direction])

@@ -215,3 +215,112 @@ def test_errors_name_op_and_argument():
     with pytest.raises(MXNetValueError, match="Pooling.*'data'"):
         mx.nd.Pooling(mx.nd.array(numpy.ones((4, 4))), kernel=(2,))
         mx.engine.wait_all()
+
+
+# -- gradient kernels against MXNet's unpool loops (pool.h), bit for bit ---------------------------
+def _windows(x_shape, kernel, stride, pad, convention):
+    """MXNet's windows in output order: (output index, per-axis [start, end) clipped to the
+    input, the unclipped window size clipped to input + pad)."""
+    nd = len(kernel)
+    out_sp = [
+        _out_size(x_shape[2 + i], kernel[i], stride[i], pad[i], convention) for i in range(nd)
+    ]
+    for o in itertools.product(*(range(s) for s in out_sp)):
+        starts = [o[i] * stride[i] - pad[i] for i in range(nd)]
+        ends = [min(starts[i] + kernel[i], x_shape[2 + i] + pad[i]) for i in range(nd)]
+        size = int(numpy.prod([e - s for s, e in zip(starts, ends)]))
+        lo = [max(s, 0) for s in starts]
+        hi = [min(e, x_shape[2 + i]) for i, e in enumerate(ends)]
+        yield o, lo, hi, size
+
+
+def unpool_max_ref(x, y, dy, kernel, stride, pad, convention="valid"):
+    """``unpool_max_*_cpu``: each output's gradient goes to the first input (row-major in the
+    window clipped to the input) equal to the output, added in output order in x's dtype."""
+    dx = numpy.zeros_like(x)
+    for n, c in itertools.product(range(x.shape[0]), range(x.shape[1])):
+        for o, lo, hi, _ in _windows(x.shape, kernel, stride, pad, convention):
+            for pos in itertools.product(*(range(a, b) for a, b in zip(lo, hi))):
+                if x[(n, c) + pos] == y[(n, c) + o]:
+                    dx[(n, c) + pos] += dy[(n, c) + o]
+                    break
+    return dx
+
+
+def unpool_avg_ref(x, dy, kernel, stride, pad, convention="valid", count_include_pad=True):
+    """``unpool_sum_*_cpu`` for average pooling: dy / window size added to each input."""
+    dx = numpy.zeros_like(x)
+    for n, c in itertools.product(range(x.shape[0]), range(x.shape[1])):
+        for o, lo, hi, size in _windows(x.shape, kernel, stride, pad, convention):
+            if not count_include_pad:
+                size = int(numpy.prod([b - a for a, b in zip(lo, hi)]))
+            for pos in itertools.product(*(range(a, b) for a, b in zip(lo, hi))):
+                dx[(n, c) + pos] += dy[(n, c) + o] / x.dtype.type(max(size, 1))
+    return dx
+
+
+def _pool_grad(x, dy, **attrs):
+    xa = mx.nd.array(x, dtype=x.dtype)
+    xa.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Pooling(xa, **attrs)
+    y.backward(mx.nd.array(dy, dtype=dy.dtype))
+    return y.asnumpy(), xa.grad.asnumpy()
+
+
+GRAD_CASES = [  # shape, kernel, stride, pad, convention: overlap, padding, strides, 1-3 d
+    ((2, 3, 9, 9), (3, 3), (2, 2), (1, 1), "valid"),
+    ((1, 2, 8, 7), (3, 2), (1, 2), (1, 0), "full"),
+    ((2, 2, 6, 6), (2, 2), (2, 2), (0, 0), "valid"),
+    ((1, 2, 7, 5), (4, 3), (3, 1), (2, 1), "full"),
+    ((2, 3, 11), (3,), (2,), (1,), "valid"),
+    ((1, 2, 4, 5, 5), (2, 3, 3), (1, 2, 2), (1, 1, 0), "valid"),
+]
+
+
+@pytest.mark.parametrize("shape,kernel,stride,pad,convention", GRAD_CASES)
+def test_max_pool_gradient_ties_go_to_first_max_bit_for_bit(shape, kernel, stride, pad, convention):
+    rng = numpy.random.default_rng(len(shape) * 7 + kernel[0])
+    x = rng.integers(0, 3, size=shape).astype(numpy.float32)  # many tied maxima per window
+    attrs = dict(kernel=kernel, stride=stride, pad=pad, pool_type="max",
+                 pooling_convention=convention)
+    dy = rng.standard_normal(mx.nd.Pooling(mx.nd.array(x), **attrs).shape).astype(numpy.float32)
+    y, dx = _pool_grad(x, dy, **attrs)
+    expected = unpool_max_ref(x, y, dy, kernel, stride, pad, convention)
+    numpy.testing.assert_array_equal(dx, expected)
+    assert numpy.count_nonzero(dx) < x.size  # ties really left inputs without gradient
+
+
+def test_max_pool_gradient_skips_padding_and_nan_windows():
+    low = numpy.finfo(numpy.float32).min
+    x = numpy.full((1, 1, 3, 3), low, dtype=numpy.float32)  # equals the padding's fill value
+    x[0, 0, 2, 2] = numpy.nan
+    attrs = dict(kernel=(2, 2), stride=(1, 1), pad=(1, 1), pool_type="max")
+    dy = numpy.arange(1, 17, dtype=numpy.float32).reshape(1, 1, 4, 4)
+    y, dx = _pool_grad(x, dy, **attrs)
+    assert numpy.isnan(y[0, 0, 2:, 2:]).all()   # NaN windows: no input equals the output
+    expected = unpool_max_ref(x, y, dy, (2, 2), (1, 1), (1, 1))
+    numpy.testing.assert_array_equal(dx, expected)
+    assert dx[0, 0, 0, 0] == 1 + 2 + 5 + 6  # padding-first windows still reach the real input
+
+
+@pytest.mark.parametrize("shape,kernel,stride,pad,convention", GRAD_CASES)
+@pytest.mark.parametrize("include", [True, False])
+def test_avg_pool_gradient_matches_unpool_loop(shape, kernel, stride, pad, convention, include):
+    rng = numpy.random.default_rng(3)
+    x = rng.standard_normal(shape)
+    attrs = dict(kernel=kernel, stride=stride, pad=pad, pool_type="avg",
+                 pooling_convention=convention, count_include_pad=include)
+    dy = rng.standard_normal(mx.nd.Pooling(mx.nd.array(x), **attrs).shape)
+    _, dx = _pool_grad(x, dy, **attrs)
+    expected = unpool_avg_ref(x, dy, kernel, stride, pad, convention, include)
+    assert_almost_equal(dx, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_global_pool_gradients_first_max_and_mean():
+    x = numpy.array([[[[1.0, 3.0], [3.0, 0.0]], [[numpy.nan, 2.0], [2.0, 1.0]]]], "float32")
+    dy = numpy.array([[[[5.0]], [[7.0]]]], dtype=numpy.float32)
+    _, dx = _pool_grad(x, dy, global_pool=True, pool_type="max", kernel=(1, 1))
+    assert dx.tolist() == [[[[0.0, 5.0], [0.0, 0.0]], [[0.0, 0.0], [0.0, 0.0]]]]
+    _, dx = _pool_grad(x, dy, global_pool=True, pool_type="avg", kernel=(1, 1))
+    numpy.testing.assert_array_equal(dx[0, 0], numpy.full((2, 2), 1.25, "float32"))

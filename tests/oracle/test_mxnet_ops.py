@@ -128,6 +128,17 @@ CASES = [
          {"x": (2, 3, 4, 4)}),
     Case("avg_pooling_global", "mx.nd.Pooling(x, kernel=(1, 1), global_pool=True, pool_type='avg')",
          {"x": (2, 3, 4, 4)}),
+    # NOTE: x + BlockGrad(round(2x)/2 - x) has tied values and gradient 1: ties must pick the
+    #   first maximum of each window, overlapping windows and the padding as MXNet does
+    Case("max_pooling_ties", "mx.nd.Pooling(x + mx.nd.BlockGrad(mx.nd.round(x * 2) / 2 - x), "
+         "kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type='max')", {"x": (2, 3, 9, 9)}),
+    Case("max_pooling_ties_full", "mx.nd.Pooling(x + mx.nd.BlockGrad(mx.nd.round(x) - x), "
+         "kernel=(4, 3), stride=(3, 1), pad=(2, 1), pool_type='max', pooling_convention='full')",
+         {"x": (1, 2, 7, 5)}),
+    Case("max_pooling_global_ties", "mx.nd.Pooling(x + mx.nd.BlockGrad(mx.nd.round(x) - x), "
+         "kernel=(1, 1), global_pool=True, pool_type='max')", {"x": (2, 3, 4, 4)}),
+    Case("avg_pooling_exclude_pad", "mx.nd.Pooling(x, kernel=(3, 3), stride=(2, 1), pad=(1, 1), "
+         "pool_type='avg', count_include_pad=False)", {"x": (1, 2, 7, 5)}),
     Case("batch_norm", "mx.nd.BatchNorm(x, g, b, m, v, fix_gamma=False)",
          {"x": (4, 3, 2, 2), "g": (3,), "b": (3,), "m": (3,), "v": (3,)}, low=0.5, high=1.5),
     Case("layer_norm", "mx.nd.LayerNorm(x, g, b, axis=-1)", {"x": (2, 3, 4), "g": (4,), "b": (4,)}),

@@ -240,6 +240,22 @@ def _conv_backward(xp, inputs, attrs):
     return tuple(grads if attrs["no_bias"] else grads + [_bias_grad(xp, dy)])
 
 
+def _conv_backward_into(xp, inputs, attrs, outs):
+    """Static buffers: each gradient is written into its buffer; a ``None`` out (request null:
+    nobody reads it, e.g. the data gradient of a network's first layer) is not computed."""
+    dy, x, w = inputs
+    plan = conv_plan("Convolution", xp, attrs, x, w)
+    if outs[0] is not None:
+        plan.backward_data(xp, dy, w, outs[0])
+    if outs[1] is not None:
+        xp.copyto(outs[1], plan.backward_weight(xp, dy, x))
+    if len(outs) > 2 and outs[2] is not None:
+        xp.copyto(outs[2], _bias_grad(xp, dy))
+
+
+_conv_backward_into.skips_none = True  # runtime: outputs with request null are passed as None
+
+
 def _deconv_forward(xp, inputs, attrs):
     _check_arity("Deconvolution", inputs, attrs)
     x, w = inputs[0], inputs[1]
@@ -299,7 +315,8 @@ def _grad_infer(attrs, in_shapes):
     return in_shapes, outs
 
 
-def _register(name, forward, backward, no_bias_default, deconv, doc, forward_into=None):
+def _register(name, forward, backward, no_bias_default, deconv, doc, forward_into=None,
+              backward_into=None):
     attrs = _attrs(no_bias_default, deconv)
     register(
         Op(
@@ -326,6 +343,7 @@ def _register(name, forward, backward, no_bias_default, deconv, doc, forward_int
         Op(
             name=f"_backward_{name}",
             compute=backward,
+            compute_into=backward_into,
             attrs=attrs,
             num_inputs=3,
             input_names=("out_grad", "data", "weight"),
@@ -349,6 +367,7 @@ _register(
     False,
     "N-d convolution: out = sum over channels and kernel of data windows * weight (+ bias).",
     _conv_forward_into,
+    _conv_backward_into,
 )
 _register(
     "Deconvolution",

@@ -11,21 +11,43 @@ re-timing only near-winners, so a new shape's first call costs a few steady call
 
 import dataclasses
 import math
+import os
 import time
 
 import numpy
 
 from ...base import env_int
-from ._window import Window
+from ._window import Window, as_strided
 
 __all__ = ["ALGORITHMS", "DEFAULT_ALGORITHMS", "ConvPlan", "build_conv_plan", "dilated"]
 
 # -- algorithms: each direction has candidates with one signature ----------------------------------
-def _fwd_im2col(plan, xp, x, w):
-    cols = xp.ascontiguousarray(plan.win.windows(xp, plan.padded(xp, x), plan.groups))
-    cols = cols.reshape(plan.batch, plan.groups, -1, plan.out_size)
-    y = xp.matmul(w.reshape(plan.groups, -1, cols.shape[2]), cols)
-    return y.reshape(plan.out_shape)
+CHUNK_BYTES = 8 << 20  # per-sample layouts build the columns of this many bytes of samples at once
+
+
+def _chunks(plan, xp, dtype):
+    """Sample ranges whose per-sample im2col columns take about :data:`CHUNK_BYTES`.
+
+    NOTE: one buffer for the whole batch (231 MB for ResNet's 64-channel 56x56 layers at batch
+    32) is fresh mmap'd memory every call: its page faults and cache misses cost ~20%.
+    """
+    per_sample = plan.channels * math.prod(plan.win.kernel) * plan.out_size
+    step = max(1, CHUNK_BYTES // max(1, per_sample * xp.dtype(dtype).itemsize))
+    return [slice(n, n + step) for n in range(0, plan.batch, step)]
+
+
+def _fwd_im2col(plan, xp, x, w, out=None):
+    view = plan.win.windows(xp, plan.padded(xp, x), plan.groups)
+    wr = w.reshape(plan.groups, plan.fg, -1)
+    dtype = xp.result_type(x, w)
+    fits = out is not None and out.flags.c_contiguous and out.dtype == dtype
+    y = out if fits else xp.empty(plan.out_shape, dtype=dtype)
+    yr = y.reshape(plan.batch, plan.groups, plan.fg, plan.out_size)
+    for part in _chunks(plan, xp, x.dtype):
+        cols = xp.ascontiguousarray(view[part])
+        cols = cols.reshape(cols.shape[0], plan.groups, -1, plan.out_size)
+        xp.matmul(wr, cols, out=yr[part])
+    return y if out is None or fits else _into(xp, y, out)
 
 
 def _fwd_shift(plan, xp, x, w):
@@ -38,31 +60,53 @@ def _fwd_shift(plan, xp, x, w):
     return y.reshape(plan.out_shape)
 
 
-def _bwd_data_col2im(plan, xp, dy, w):
+def _interior(xp, dpad, win, out=None):
+    """The unpadded part of a padded gradient, contiguous (written into ``out`` when given)."""
+    if out is None:
+        return xp.ascontiguousarray(dpad[win.interior])
+    xp.copyto(out, dpad[win.interior])
+    return out
+
+
+def _bwd_data_col2im(plan, xp, dy, w, out=None):
     wt = w.reshape(plan.groups, plan.fg, -1).transpose(0, 2, 1)
-    dcols = xp.matmul(wt, dy.reshape(plan.batch, plan.groups, plan.fg, plan.out_size))
-    dcols = dcols.reshape((plan.batch, plan.channels, -1) + plan.win.out)
+    dyr = dy.reshape(plan.batch, plan.groups, plan.fg, plan.out_size)
     dpad = xp.zeros(plan.win.padded_shape, dtype=dy.dtype)
-    for k, index in enumerate(plan.win.offsets()):
-        dpad[index] += dcols[:, :, k]
-    return xp.ascontiguousarray(dpad[plan.win.interior])
+    offsets = plan.win.offsets()
+    for part in _chunks(plan, xp, dy.dtype):
+        dcols = xp.matmul(wt, dyr[part])
+        dcols = dcols.reshape((dcols.shape[0], plan.channels, -1) + plan.win.out)
+        dchunk = dpad[part]
+        for k, index in enumerate(offsets):
+            dchunk[index] += dcols[:, :, k]
+    return _interior(xp, dpad, plan.win, out)
 
 
-def _bwd_data_shift(plan, xp, dy, w):
+def _bwd_data_shift(plan, xp, dy, w, out=None):
     wk = w.reshape(plan.groups, plan.fg, plan.cg, -1).transpose(0, 2, 1, 3)
     dyr = dy.reshape(plan.batch, plan.groups, plan.fg, plan.out_size)
     dpad = xp.zeros(plan.win.padded_shape, dtype=dy.dtype)
     spatial_out = (plan.batch, plan.channels) + plan.win.out
     for k, index in enumerate(plan.win.offsets()):
         dpad[index] += xp.matmul(wk[..., k], dyr).reshape(spatial_out)
-    return xp.ascontiguousarray(dpad[plan.win.interior])
+    return _interior(xp, dpad, plan.win, out)
 
 
 def _bwd_weight_im2col(plan, xp, dy, x):
-    cols = xp.ascontiguousarray(plan.win.windows(xp, plan.padded(xp, x), plan.groups))
-    cols = cols.reshape(plan.batch, plan.groups, -1, plan.out_size)
+    """Per-sample ``dy @ cols^T`` summed over the batch in sample order (chunk by chunk)."""
+    view = plan.win.windows(xp, plan.padded(xp, x), plan.groups)
     dyr = dy.reshape(plan.batch, plan.groups, plan.fg, plan.out_size)
-    return xp.matmul(dyr, cols.swapaxes(-1, -2)).sum(axis=0).reshape(plan.w_shape)
+    dw = None
+    for part in _chunks(plan, xp, x.dtype):
+        cols = xp.ascontiguousarray(view[part])
+        cols = cols.reshape(cols.shape[0], plan.groups, -1, plan.out_size)
+        per_sample = xp.matmul(dyr[part], cols.swapaxes(-1, -2))
+        if dw is None:
+            dw = per_sample.sum(axis=0)
+            continue
+        for term in per_sample:
+            dw += term
+    return dw.reshape(plan.w_shape)
 
 
 def _bwd_weight_shift(plan, xp, dy, x):
@@ -115,7 +159,7 @@ def _fwd_folded(plan, xp, x, w, out=None):
     return _unfold(xp, y, plan.batch, plan.out_shape, out)
 
 
-def _bwd_data_folded(plan, xp, dy, w):
+def _bwd_data_folded(plan, xp, dy, w, out=None):
     """``W^T dy`` as one GEMM, then the columns added back per kernel offset (col2im)."""
     wt = w.reshape(plan.groups, plan.fg, -1).transpose(0, 2, 1)
     dcols = xp.matmul(wt, _fold_dy(plan, xp, dy))
@@ -125,20 +169,20 @@ def _bwd_data_folded(plan, xp, dy, w):
     dpad = xp.zeros(win.padded_shape, dtype=dy.dtype)
     for k, index in enumerate(win.offsets()):
         dpad[index] += dcols[:, k]
-    return xp.ascontiguousarray(dpad[win.interior])
+    return _interior(xp, dpad, win, out)
 
 
-def _bwd_data_transposed(plan, xp, dy, w):
+def _bwd_data_transposed(plan, xp, dy, w, out=None):
     """Stride 1: the data gradient is a convolution of ``dy`` with the flipped, transposed
     kernel, so it runs as a forward im2col + GEMM with no scatter."""
     dual = plan.dual(xp)
     if dual is None:
-        return _bwd_data_folded(plan, xp, dy, w)
+        return _bwd_data_folded(plan, xp, dy, w, out)
     flip = (slice(None),) * 3 + (slice(None, None, -1),) * plan.win.ndim
     wk = w.reshape((plan.groups, plan.fg, plan.cg) + plan.win.kernel)[flip].swapaxes(1, 2)
     cols = _folded_cols(dual.win, xp, dual.padded(xp, dy), plan.groups)
     dx = xp.matmul(xp.ascontiguousarray(wk).reshape(plan.groups, plan.cg, -1), cols)
-    return _unfold(xp, dx, plan.batch, plan.win.in_shape)
+    return _unfold(xp, dx, plan.batch, plan.win.in_shape, out)
 
 
 def _bwd_weight_folded(plan, xp, dy, x):
@@ -147,18 +191,87 @@ def _bwd_weight_folded(plan, xp, dy, x):
     return dw.reshape(plan.w_shape)
 
 
+# -- batch-innermost layout: (C, *spatial, N), so every window row copies ``width * N`` floats --
+def _cn_padded(plan, xp, x):
+    """``x`` moved to ``(C, *padded spatial, N)`` inside the plan's zero-bordered CN workspace."""
+    win = plan.win
+    if plan.cn_workspace is None:
+        plan.cn_workspace = xp.zeros(
+            (plan.channels,) + win.padded_shape[2:] + (plan.batch,), dtype=plan.dtype
+        )
+    ws = plan.cn_workspace
+    ws[(slice(None),) + win.interior[2:] + (slice(None),)] = xp.moveaxis(x, 0, -1)
+    return ws
+
+
+def _cn_cols(plan, xp, xt):
+    """im2col of the CN-layout ``xt``: ``(G, Cg * K, L * N)``, batch innermost."""
+    win, nd = plan.win, plan.win.ndim
+    st = xt.strides
+    shape = (plan.groups, plan.cg) + win.kernel + win.out + (plan.batch,)
+    strides = (
+        (st[0] * plan.cg, st[0])
+        + tuple(s * d for s, d in zip(st[1:1 + nd], win.dilate))
+        + tuple(s * k for s, k in zip(st[1:1 + nd], win.stride))
+        + (st[-1],)
+    )
+    view = as_strided(xp, xt, shape, strides)
+    return xp.ascontiguousarray(view).reshape(plan.groups, -1, plan.out_size * plan.batch)
+
+
+def _cn_dy(plan, xp, dy):
+    """``dy`` as ``(G, Fg, L * N)``, batch innermost."""
+    dyt = xp.ascontiguousarray(dy.reshape(plan.batch, -1, plan.out_size).transpose(1, 2, 0))
+    return dyt.reshape(plan.groups, plan.fg, -1)
+
+
+def _fwd_cn(plan, xp, x, w, out=None):
+    cols = _cn_cols(plan, xp, _cn_padded(plan, xp, x))
+    y = xp.matmul(w.reshape(plan.groups, plan.fg, -1), cols)
+    y = y.reshape(-1, plan.out_size, plan.batch).transpose(2, 0, 1).reshape(plan.out_shape)
+    if out is None:
+        return xp.ascontiguousarray(y)
+    xp.copyto(out, y)
+    return out
+
+
+def _bwd_data_cn(plan, xp, dy, w, out=None):
+    """``W^T dy`` as one GEMM, then col2im in the CN layout: each kernel offset adds rows of
+    ``width * N`` contiguous floats (NCHW rows hold only ``width``)."""
+    win = plan.win
+    wt = w.reshape(plan.groups, plan.fg, -1).transpose(0, 2, 1)
+    dcols = xp.matmul(wt, _cn_dy(plan, xp, dy))
+    dcols = dcols.reshape((plan.channels, -1) + win.out + (plan.batch,))
+    dpad = xp.zeros((plan.channels,) + win.padded_shape[2:] + (plan.batch,), dtype=dy.dtype)
+    for k, index in enumerate(win.offsets()):
+        dpad[(slice(None),) + index[2:]] += dcols[:, k]
+    dx = xp.moveaxis(dpad[(slice(None),) + win.interior[2:]], -1, 0)
+    if out is None:
+        return xp.ascontiguousarray(dx)
+    xp.copyto(out, dx)
+    return out
+
+
+def _bwd_weight_cn(plan, xp, dy, x):
+    cols = _cn_cols(plan, xp, _cn_padded(plan, xp, x))
+    dw = xp.matmul(_cn_dy(plan, xp, dy), cols.swapaxes(-1, -2))
+    return dw.reshape(plan.w_shape)
+
+
 ALGORITHMS = {
-    "forward": {"im2col": _fwd_im2col, "shift": _fwd_shift, "folded": _fwd_folded},
+    "forward": {"im2col": _fwd_im2col, "shift": _fwd_shift, "folded": _fwd_folded, "cn": _fwd_cn},
     "backward_data": {
         "col2im": _bwd_data_col2im,
         "shift": _bwd_data_shift,
         "folded": _bwd_data_folded,
         "transposed": _bwd_data_transposed,
+        "cn": _bwd_data_cn,
     },
     "backward_weight": {
         "im2col": _bwd_weight_im2col,
         "shift": _bwd_weight_shift,
         "folded": _bwd_weight_folded,
+        "cn": _bwd_weight_cn,
     },
 }
 DEFAULT_ALGORITHMS = {"forward": "im2col", "backward_data": "col2im", "backward_weight": "im2col"}
@@ -178,6 +291,7 @@ class ConvPlan:
     w_shape: tuple
     dtype: str
     workspace: object = None
+    cn_workspace: object = None  # (C, *padded spatial, N), zero border: the "cn" layout's input
     algorithms: dict = dataclasses.field(default_factory=lambda: dict(DEFAULT_ALGORITHMS))
     tune_times: dict = dataclasses.field(default_factory=dict)
     _dual: object = dataclasses.field(default=None, repr=False)
@@ -222,12 +336,14 @@ class ConvPlan:
 
     def forward(self, xp, x, w, out=None):
         """The convolution of ``x`` and ``w``; written into ``out`` when given."""
-        if self.algorithms["forward"] == "folded":
-            return _fwd_folded(self, xp, x, w, out)
-        return _into(xp, ALGORITHMS["forward"][self.algorithms["forward"]](self, xp, x, w), out)
+        name = self.algorithms["forward"]
+        if name in ("im2col", "folded", "cn"):  # these write into ``out`` themselves
+            return ALGORITHMS["forward"][name](self, xp, x, w, out)
+        return _into(xp, ALGORITHMS["forward"][name](self, xp, x, w), out)
 
-    def backward_data(self, xp, dy, w):
-        return ALGORITHMS["backward_data"][self.algorithms["backward_data"]](self, xp, dy, w)
+    def backward_data(self, xp, dy, w, out=None):
+        """The data gradient; written into ``out`` when given."""
+        return ALGORITHMS["backward_data"][self.algorithms["backward_data"]](self, xp, dy, w, out)
 
     def backward_weight(self, xp, dy, x):
         return ALGORITHMS["backward_weight"][self.algorithms["backward_weight"]](self, xp, dy, x)
@@ -264,25 +380,38 @@ class ConvPlan:
 TUNE_BATCH = 2  # autotune times candidates on at most this many samples
 NEAR_BEST = 1.25  # a candidate slower than this factor of the best is not re-timed
 SHIFT_MAX_OFFSETS = 9  # "shift" makes one pass over the tensor per kernel offset: 3x3 at most
+NARROW_GEMM = 32  # per-sample GEMMs (im2col, col2im, shift) with fewer columns lose to folded
 
 
 def viable_candidates(plan, xp):
     """Per direction, the candidates worth timing for ``plan`` (a cost model of passes).
 
     ``shift`` re-reads and re-writes the whole tensor once per kernel offset, so beyond small
-    kernels it loses to one im2col copy by far; at batch 1 the per-sample and batch-folded
-    layouts are the same GEMM (keep folded); ``transposed`` exists only where the dual plan does
-    and copies ``F * K`` columns per output where ``folded`` scatters ``C * K``: it pays only when
-    the convolution does not widen the channels.
+    kernels it loses to one im2col copy by far; at batch 1 the per-sample, batch-folded and
+    batch-innermost (``cn``) layouts are the same GEMM (keep folded); ``transposed`` exists only
+    where the dual plan does and copies ``F * K`` columns per output where ``folded`` scatters
+    ``C * K``: it pays only when the convolution does not widen the channels. Per-sample GEMMs
+    have one column per output position: below :data:`NARROW_GEMM` (deep layers of small maps)
+    they run far below the BLAS's speed, up to 7x slower than the folded GEMM, so they are not
+    timed there. The data gradient's col2im adds one row per kernel offset and window row:
+    ``width`` floats in the folded layout, ``width * N`` in ``cn``, with the same GEMM, so where
+    ``cn`` runs folded is not timed (it lost at every ResNet-18 layer, by up to 1.7x at 2x2).
     """
     drop = set()
     if math.prod(plan.win.kernel) > SHIFT_MAX_OFFSETS:
         drop.add("shift")
     if plan.batch == 1:
-        drop.update(("im2col", "col2im"))
+        drop.update(("im2col", "col2im", "cn"))
+    if plan.out_size < NARROW_GEMM:
+        drop.update(("im2col", "col2im", "shift"))
     if plan.w_shape[0] > plan.channels or plan.dual(xp) is None:
         drop.add("transposed")
-    return {d: [n for n in c if n not in drop] for d, c in ALGORITHMS.items()}
+    if "cn" not in drop:
+        drop.add("folded:backward_data")
+    return {
+        d: [n for n in c if n not in drop and f"{n}:{d}" not in drop]
+        for d, c in ALGORITHMS.items()
+    }
 
 
 def _tuning_plan(plan, xp):
@@ -296,12 +425,30 @@ def _tuning_plan(plan, xp):
     return twin
 
 
+_ONE_THREAD_ENV = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")  # who decides
+
+
+def _clock(xp):
+    """The clock autotune reads: this thread's CPU time when NumPy's BLAS runs one thread (all of
+    a candidate's work is then on this thread, so other processes and threads sharing the cores
+    do not skew the ranking), else wall time (a multi-threaded GEMM works on other threads).
+
+    NOTE: on a loaded 2-core machine wall-clock tuning picked per-sample GEMMs for 2x2 maps
+    (7x slower) in some runs; the thread clock made the picks repeatable.
+    """
+    threads = next((os.environ[v] for v in _ONE_THREAD_ENV if os.environ.get(v)), None)
+    if xp.__name__ == "numpy" and threads == "1":
+        return time.thread_time
+    return time.perf_counter
+
+
 def _timed(xp, fn, *args):
-    start = time.perf_counter()
+    clock = _clock(xp)
+    start = clock()
     fn(args[0], xp, *args[1:])
     if xp.__name__ != "numpy":
         xp.cuda.get_current_stream().synchronize()
-    return time.perf_counter() - start
+    return clock() - start
 
 
 def _dual_plan(plan, xp):

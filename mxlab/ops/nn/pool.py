@@ -39,6 +39,7 @@ class PoolPlan:
     is_global: bool
     workspace: object = None
     divisor: object = None
+    scatter: object = None  # max pooling's flat scatter indices (built on the first backward)
 
     def padded(self, xp, x):
         if self.workspace is None:
@@ -193,7 +194,7 @@ def _pool_forward(xp, inputs, attrs):
 
 
 def _local_grad(xp, plan, xk, y, dy):
-    """Gradient reaching the inputs ``xk`` of each window (all but max pooling)."""
+    """Gradient reaching the inputs ``xk`` of each window (avg, sum and lp pooling)."""
     kind = plan.pool_type
     if kind == "avg":
         return dy / plan.divisor
@@ -203,34 +204,121 @@ def _local_grad(xp, plan, xk, y, dy):
     return dy * ratio ** (plan.p_value - 1)
 
 
+CHUNK_ELEMENTS = 1 << 22  # window copies of max-pool backward are made this many elements at a time
+
+
+def _first_max_offset(xp, plan, padded):
+    """Per output, the first kernel offset (row-major in the window) holding a real input equal
+    to the window's maximum; ``K`` (the offset count) where none does (a NaN window).
+
+    Planes are taken a chunk at a time: their windows copied contiguous ``(P, K, L)``, the
+    maximum ``y`` reduced over ``K``, and the first match found as the largest of
+    ``(y == window) * (K - k)``, all passes over contiguous memory. The padded border holds the
+    dtype's lowest value, so it can equal ``y`` only where ``y`` is that value; only then are
+    border positions masked out (MXNet clips its windows to the input).
+    """
+    win = plan.win
+    count = math.prod(win.kernel)
+    planes = win.in_shape[0] * win.in_shape[1]
+    size = math.prod(win.out)
+    dtype = numpy.uint8 if count < 255 else numpy.intp
+    rank = xp.arange(count, 0, -1, dtype=dtype).reshape(count, 1)
+    view = win.windows(xp, padded).reshape((planes,) + win.kernel + win.out)
+    real = _real_windows(xp, plan) if plan.workspace is not None else None
+    low = _fill_value("max", padded.dtype)
+    idx = xp.empty((planes, size), dtype=dtype)
+    step = max(1, CHUNK_ELEMENTS // (count * size))
+    for start in range(0, planes, step):
+        cols = xp.ascontiguousarray(view[start:start + step]).reshape(-1, count, size)
+        y = cols.max(axis=1, keepdims=True)
+        hit = cols == y
+        if real is not None and bool((y == low).any()):
+            hit &= real
+        best = xp.multiply(hit, rank, dtype=dtype).max(axis=1)
+        idx[start:start + step] = count - best
+    return idx.reshape(win.in_shape[:2] + win.out)
+
+
+def _real_windows(xp, plan):
+    """``(K, L)``: whether each window position is a real input rather than padding."""
+    win = plan.win
+    mask = xp.zeros((1, 1) + win.padded_shape[2:], dtype=bool)
+    mask[win.interior] = True
+    view = dataclasses.replace(win, in_shape=(1, 1) + win.in_shape[2:]).windows(xp, mask)
+    return xp.ascontiguousarray(view).reshape(math.prod(win.kernel), -1)
+
+
+def _max_scatter_index(xp, plan):
+    """Flat input index of each output's window start (``base``, may point into the padding) and
+    the flat distance of each kernel offset from it (``step``, with a last entry for "none"),
+    both in unpadded coordinates."""
+    if plan.scatter is None:
+        win = plan.win
+        in_sp = win.in_shape[2:]
+        strides = [math.prod(in_sp[i + 1:]) for i in range(len(in_sp))]
+        n_planes = win.in_shape[0] * win.in_shape[1]
+        base = (numpy.arange(n_planes) * math.prod(in_sp)).reshape(
+            win.in_shape[:2] + (1,) * len(in_sp)
+        )
+        for axis, (o, s, lo, st) in enumerate(zip(win.out, win.stride, win.pad_lo, strides)):
+            shape = [1] * (2 + len(in_sp))
+            shape[2 + axis] = o
+            base = base + ((numpy.arange(o) * s - lo) * st).reshape(shape)
+        kernel_grid = numpy.indices(win.kernel).reshape(len(in_sp), -1)
+        step = (kernel_grid * numpy.array(strides).reshape(-1, 1)).sum(axis=0)
+        step = numpy.append(step, 0)
+        plan.scatter = (xp.asarray(base.astype(numpy.intp)), xp.asarray(step.astype(numpy.intp)))
+    return plan.scatter
+
+
+def _max_backward(xp, plan, x, dy):
+    """Max pooling: each output's gradient goes to the first maximum of its window, added in
+    output order (MXNet's ``unpool_max`` loop order, so overlapping windows sum alike)."""
+    idx = _first_max_offset(xp, plan, plan.padded(xp, x))
+    base, step = _max_scatter_index(xp, plan)
+    flat = (base + step[idx]).ravel()
+    values = dy.ravel()
+    missing = idx.ravel() == len(step) - 1
+    if bool(missing.any()):
+        flat, values = flat[~missing], values[~missing]
+    dx = xp.zeros(x.size, dtype=dy.dtype)
+    xp.add.at(dx, flat, values)
+    return dx.reshape(x.shape).astype(x.dtype, copy=False)
+
+
 def _pool_backward(xp, inputs, attrs):
     dy, x = inputs
     plan = pool_plan(xp, attrs, x)
-    y = _pool_forward(xp, [x], attrs)
-    padded = plan.padded(xp, x)
+    if plan.pool_type == "max":
+        return _max_backward(xp, plan, x, dy)
+    # NOTE: last offset first: each input then sums its windows in output order, as MXNet does
+    offsets = plan.win.offsets()[::-1]
     dpad = xp.zeros(plan.win.padded_shape, dtype=dy.dtype)
-    taken = xp.zeros(y.shape, dtype=bool) if plan.pool_type == "max" else None
-    for index in plan.win.offsets():
-        xk = padded[index]
-        if taken is None:
-            dpad[index] += _local_grad(xp, plan, xk, y, dy)
-            continue
-        hit = (xk == y) & ~taken
-        dpad[index] += xp.where(hit, dy, 0)
-        taken |= hit
+    if plan.pool_type == "lp" and plan.p_value != 1:
+        y = _pool_forward(xp, [x], attrs)
+        padded = plan.padded(xp, x)
+        for index in offsets:
+            dpad[index] += _local_grad(xp, plan, padded[index], y, dy)
+    else:
+        grad = _local_grad(xp, plan, None, None, dy)  # the same for every input of a window
+        for index in offsets:
+            dpad[index] += grad
     return dpad[plan.win.interior].astype(x.dtype)
 
 
 def _global_backward(xp, inputs, attrs):
-    """Global pooling: one window covering the input, so gradients broadcast instead of looping."""
+    """Global pooling: one window covering the input, so gradients broadcast instead of looping;
+    max sends each gradient to the first input equal to the maximum (none when it is NaN)."""
     dy, x = inputs
     plan = pool_plan(xp, attrs, x)
     y = _pool_forward(xp, [x], attrs)
     if plan.pool_type != "max":
         return xp.broadcast_to(_local_grad(xp, plan, x, y, dy), x.shape).astype(x.dtype)
     flat = x.reshape(x.shape[:2] + (-1,))
-    onehot = xp.arange(flat.shape[2]) == flat.argmax(axis=2)[..., None]
-    return (onehot * dy.reshape(dy.shape[:2] + (1,))).reshape(x.shape).astype(x.dtype)
+    hit = flat == y.reshape(y.shape[:2] + (1,))
+    first = xp.arange(flat.shape[2]) == hit.argmax(axis=2)[..., None]
+    grad = xp.where(hit.any(axis=2, keepdims=True), dy.reshape(dy.shape[:2] + (1,)), 0)
+    return xp.where(first, grad, 0).reshape(x.shape).astype(x.dtype, copy=False)
 
 
 def _backward(xp, inputs, attrs):
