@@ -47,6 +47,8 @@ class Device:
 
     __slots__ = ("device_type", "device_id", "_old")
     _local = threading.local()
+    devtype2str = dict(_DEVICE_TYPES)     # MXNet's class tables: type id <-> name
+    devstr2type = dict(_DEVICE_IDS)
 
     def __init__(self, device_type, device_id=0):
         if isinstance(device_type, Device):

@@ -66,6 +66,7 @@ SPECIAL = {
     "gather_nd": {"shapes": [(4, 3), (1, 2)], "ints": {1: 4}},
     "take": {"shapes": [(4, 3), (2,)], "ints": {1: 4}},
     "pick": {"shapes": [(2, 3), (2,)], "ints": {1: 3}},
+    "batch_take": {"shapes": [(3, 4), (3,)], "ints": {1: 4}, "grad": False},
     "batch_dot": {"shapes": [(2, 3, 4), (2, 4, 2)]},
     "dot": {"shapes": [(2, 3), (3, 4)]},
     "_np_dot": {"shapes": [(2, 3), (3, 4)]},

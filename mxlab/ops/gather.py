@@ -250,3 +250,29 @@ register(
         doc="One-hot vectors of length ``depth`` for each index.",
     )
 )
+
+
+def _batch_take(xp, inputs, a):
+    data, idx = inputs
+    rows = idx.size
+    if rows == 0 or data.size % rows:
+        raise MXNetIndexError(f"batch_take: {data.shape} does not split into {rows} rows, one per "
+                              "index")
+    table = data.reshape(rows, -1)
+    picks = xp.clip(idx.reshape(-1).astype(numpy.int64), 0, table.shape[1] - 1)
+    return table[xp.arange(rows), picks].reshape(idx.shape)
+
+
+register(
+    Op(
+        name="batch_take",
+        compute=_batch_take,
+        num_inputs=2,
+        input_names=("a", "indices"),
+        infer_shape=lambda a, s: [None if s[1] is None else tuple(s[1])],
+        infer_type=lambda a, d: [d[0]],
+        save_outputs=False,
+        doc="``a[i, indices[i]]`` for each row ``i`` of ``a`` (indices clipped to the row, as "
+            "MXNet; no gradient, as MXNet's).",
+    )
+)

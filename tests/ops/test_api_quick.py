@@ -267,3 +267,16 @@ outputs['make_loss_grad'] = y.grad.asnumpy()
     mine, theirs = run_both(code, {"x": data.astype(numpy.float32),
                                    "n": lengths.astype(numpy.float32)})
     assert_same_results(mine, theirs)
+
+
+def test_batch_take_clips_indices_and_has_no_gradient():
+    a = mx.nd.array([[1, 2], [3, 4], [5, 6]])
+    picked = mx.nd.batch_take(a, mx.nd.array([0, 1, 5], dtype="int32"))
+    assert picked.asnumpy().tolist() == [1.0, 4.0, 6.0]     # 5 is clipped to the last column
+    assert mx.sym.batch_take(mx.sym.var("a"), mx.sym.var("i")).infer_shape(
+        a=(3, 2), i=(3,))[1] == [(3,)]
+
+
+def test_device_type_tables_are_mxnets():
+    assert mx.Device.devtype2str[mx.gpu(3).device_typeid] == "gpu"
+    assert mx.Device.devstr2type["cpu_pinned"] == 3
