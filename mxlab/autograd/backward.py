@@ -14,7 +14,7 @@ from ..ndarray.ndarray import array as _array
 from ..ops.registry import F, get_op
 from ..graph.node import Entry
 from .modes import _RecordingStateScope
-from .tape import _as_list, _link_outputs, _live_entry, _tape_order
+from .tape import _as_list, _linked_view, _live_entry, _tape_order
 
 __all__ = ["backward", "grad", "direct_grad_buffer", "NOT_IN_GRAPH_MSG"]
 
@@ -66,9 +66,8 @@ def _node_input_grads(node, grads):
                                        "has no gradient rule")
     with _RecordingStateScope(False, None):
         out_grads = [_zeros(node, i) if g is None else g for i, g in enumerate(out_grads)]
-    if STATE.recording:
-        _link_outputs(node)
-    in_grads = list(op.gradient(node, out_grads))
+    view = _linked_view(node) if STATE.recording else node
+    in_grads = list(op.gradient(view, out_grads))
     if len(in_grads) != len(node.entries):
         raise MXNetValueError(f"{op.name}: gradient rule returned {len(in_grads)} gradients "
                               f"for {len(node.entries)} inputs")
@@ -260,6 +259,10 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     retain_graph = create_graph if retain_graph is None else retain_graph
     _, results, seeds = _differentiate(heads, head_grads, variables, retain_graph, create_graph,
                                        train_mode)
+    with _RecordingStateScope(False, train_mode):
+        # NOTE: a variable the heads reach only through ops with a zero gradient (relu's
+        # mask, a constant first derivative) gets zeros, as in MXNet, not None.
+        results = [F.zeros_like(v) if g is None else g for v, g in zip(variables, results)]
     with _RecordingStateScope(bool(create_graph), train_mode):
         # NOTE: a gradient that is a head gradient itself (y = x + 1) must not alias the caller's.
         return [F._copy(g) if any(g is s for s in seeds) else g for g in results]

@@ -137,15 +137,17 @@ def _saved(arr, entry=None):
     return handle
 
 
-def _link_outputs(node):
-    """Give saved outputs their history (only when a rule is recorded, i.e. create_graph).
+def _linked_view(node):
+    """``node`` as its gradient rule sees it when the rule is recorded (create_graph): saved
+    outputs are fresh handles with history ``Entry(node, i)``.
 
-    Saved at record time without it, so that node and handle do not form a reference cycle and an
-    unused graph is freed as soon as its last array goes.
+    The handles belong to this view only, never to ``node`` itself (saved at record time without
+    history), so the tape has no reference cycle node -> output -> entry -> node and an unused
+    graph is freed as soon as its last array goes, as MXNet's conftest checks after every test.
     """
-    for i, handle in enumerate(node.outputs):
-        if handle is not None:
-            handle._ag = Entry(node, i)
+    outputs = [None if handle is None else _saved(handle, Entry(node, i))
+               for i, handle in enumerate(node.outputs)]
+    return NodeView(node.op, node.attrs, node.inputs, outputs, node.name)
 
 
 def _constant_entry(arr):
