@@ -299,6 +299,11 @@ class NDArray:
         from .. import autograd
         autograd.mark_variables([self], [_ns(self).zeros_like(self)], grad_reqs=grad_req)
 
+    def drop_grad(self):
+        """Free the gradient buffer ``attach_grad`` gave this array (MXNet 2)."""
+        from .. import autograd
+        autograd.drop_grads([self])
+
     @property
     def grad(self):
         return self._grad
