@@ -145,3 +145,26 @@ def test_pytest_plugin_drops_the_previous_failure_before_setup():
         sys.last_value, sys.last_traceback = exc, exc.__traceback__
     pytest_plugin.pytest_runtest_setup(None)
     assert not hasattr(sys, "last_value") and not hasattr(sys, "last_traceback")
+
+
+@pytest.fixture(params=["NaiveEngine", "ThreadedEngine"])
+def engine_name(request):
+    previous = mx.engine.get_engine()
+    mx.engine.set_engine(request.param)
+    yield request.param
+    mx.engine.set_engine(previous)
+
+
+@pytest.mark.parametrize("bad", [
+    lambda: mx.np.ones((10, 10)).reshape((1,)),                      # MXNetError naming the op
+    lambda: mx.np.ones((5, 4, 3))[mx.np.zeros((4, 4), dtype=bool)],   # translated IndexError
+    lambda: mx.nd.random.normal(0, -1, shape=(2,)),                   # attribute check
+    lambda: mx.nd.ones((2, 3)) + mx.nd.ones((4, 5)),                  # shape check
+])
+def test_raised_op_errors_leave_no_cycle(engine_name, bad):
+    # A frame of the error's traceback holding the error (or the error being its own cause)
+    # kept the arrays of every frame alive until gc: MXNet's conftest saw them as leaks.
+    def raise_and_catch():
+        with pytest.raises(mx.MXNetError):
+            bad().wait_to_read()
+    assert not _leaked_arrays(raise_and_catch)
