@@ -2,7 +2,7 @@
 to the mxlab objects only while the alias is installed (they mean nothing to mxlab itself)."""
 from .. import ndarray as _ndarray_package
 from .. import util as _util
-from ..executor.cached_op import CachedOp
+from ..executor.cached_op import CachedOp  # noqa: F401 (attach() gives it to mx.nd by name)
 from ..ndarray import ndarray as _ndarray_module
 from ..ndarray.ndarray import NDArray
 
