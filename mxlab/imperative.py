@@ -13,7 +13,7 @@ from . import engine as _engine_mod
 from .base import MXNetError, MXNetNotImplementedError, MXNetValueError
 from .device import current_device
 from .engine.naive import NaiveEngine
-from .engine.op import next_push_seq
+from .engine.op import next_push_seq, raise_error
 from .engine.var import Var
 from .ops.context import op_context
 from .ops.registry import call_translated, run_kernel, translate_error
@@ -194,10 +194,8 @@ def _invoke_general(op, inputs, attrs, out, cls, device, state):
         except MXNetError:
             raise
         except Exception as exc:
-            translated = translate_error(op, exc, datas)
-            if translated is None:
-                raise
-            raise translated from exc
+            # NOTE: not bound to a local, which would keep the error in a cycle with its frame
+            raise_error(translate_error(op, exc, datas) or exc, exc)
         if type(results) is tuple or type(results) is list:
             for o, r in zip(outputs, results):
                 o._data = xp.asarray(r) if isinstance(r, numpy.generic) else r

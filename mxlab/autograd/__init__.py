@@ -33,7 +33,8 @@ from .backward import NOT_IN_GRAPH_MSG, backward, grad  # noqa: F401 (MXNet's me
 from .function import Function
 from .modes import (DEFERRED_MSG, is_recording, is_training, pause,  # noqa: F401
                     predict_mode, record, set_recording, set_training, train_mode)
-from .tape import GRAD_REQS, TapeNode, get_symbol, mark_variables, record_op  # noqa: F401
+from .tape import (GRAD_REQS, TapeNode, drop_grads, get_symbol, mark_variables,  # noqa: F401
+                   record_op)
 
 __all__ = ["set_recording", "set_training", "is_recording", "is_training", "record", "pause",
            "train_mode", "predict_mode", "mark_variables", "backward", "grad", "get_symbol",

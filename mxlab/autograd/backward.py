@@ -14,7 +14,7 @@ from ..ndarray.ndarray import array as _array
 from ..ops.registry import F, get_op
 from ..graph.node import Entry
 from .modes import _RecordingStateScope
-from .tape import _as_list, _link_outputs, _live_entry, _tape_order
+from .tape import _as_list, _linked_view, _live_entry, _tape_order
 
 __all__ = ["backward", "grad", "direct_grad_buffer", "NOT_IN_GRAPH_MSG"]
 
@@ -66,9 +66,8 @@ def _node_input_grads(node, grads):
                                        "has no gradient rule")
     with _RecordingStateScope(False, None):
         out_grads = [_zeros(node, i) if g is None else g for i, g in enumerate(out_grads)]
-    if STATE.recording:
-        _link_outputs(node)
-    in_grads = list(op.gradient(node, out_grads))
+    view = _linked_view(node) if STATE.recording else node
+    in_grads = list(op.gradient(view, out_grads))
     if len(in_grads) != len(node.entries):
         raise MXNetValueError(f"{op.name}: gradient rule returned {len(in_grads)} gradients "
                               f"for {len(node.entries)} inputs")
@@ -96,11 +95,14 @@ def _single_use_variables(order, needed):
             and n.grad_req == "write" and n.grad is not None}
 
 
-def _propagate(order, needed, grads):
-    """The reverse walk: push gradients from each op node's outputs to its inputs."""
+def _propagate(order, needed, grads, retained=None):
+    """The reverse walk: push gradients from each op node's outputs to its inputs; the complete
+    gradients of ``retained`` op nodes' marked outputs are kept in that dict."""
     for node in reversed(order):
         if node.op is None or node not in needed:
             continue
+        if retained is not None and node.retains_grad:
+            retained[node] = grads.get(Entry(node, node.grad_index))
         in_grads = _node_input_grads(node, grads)
         for entry, value in zip(node.entries, in_grads or ()):
             if value is not None and entry.node in needed:
@@ -120,9 +122,10 @@ def _head_grads(heads, head_grads):
 
 
 def _targets(order, variables):
-    """Variable nodes to differentiate for: ``variables``, or every marked one in the graph."""
+    """Variable nodes to differentiate for: ``variables``, or every marked one in the graph
+    (with op nodes whose output was marked, for backward)."""
     if variables is None:
-        targets = [n for n in order if n.is_variable]
+        targets = [n for n in order if n.is_variable or n.retains_grad]
         if not targets:
             raise MXNetValueError("There are no inputs in computation graph that require "
                                   "gradients.")
@@ -149,16 +152,18 @@ def _differentiate(heads, head_grads, variables, retain_graph, create_graph, tra
     targets = _targets(order, variables)
     seeds = _head_grads(heads, head_grads)
     grads = {}
+    retained = {} if variables is None else None
     with _RecordingStateScope(bool(create_graph), train_mode):
         for entry, seed in zip(entries, seeds):
             _accumulate(grads, entry, seed)
         needed = _leading_to(order, targets)
         _DIRECT.nodes = _single_use_variables(order, needed) if direct else None
         try:
-            _propagate(order, needed, grads)
+            _propagate(order, needed, grads, retained)
         finally:
             _DIRECT.nodes = None
-    results = [grads.get(Entry(node, 0)) for node in targets]
+    results = [retained.get(node) if node.op is not None else grads.get(Entry(node, 0))
+               for node in targets]
     if not retain_graph:
         for node in order:
             if not node.is_variable:
@@ -260,6 +265,10 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     retain_graph = create_graph if retain_graph is None else retain_graph
     _, results, seeds = _differentiate(heads, head_grads, variables, retain_graph, create_graph,
                                        train_mode)
+    with _RecordingStateScope(False, train_mode):
+        # NOTE: a variable the heads reach only through ops with a zero gradient (relu's
+        # mask, a constant first derivative) gets zeros, as in MXNet, not None.
+        results = [F.zeros_like(v) if g is None else g for v, g in zip(variables, results)]
     with _RecordingStateScope(bool(create_graph), train_mode):
         # NOTE: a gradient that is a head gradient itself (y = x + 1) must not alias the caller's.
         return [F._copy(g) if any(g is s for s in seeds) else g for g in results]

@@ -10,7 +10,7 @@ from ..imperative import INPLACE_AUTOGRAD_MSG, set_hooks
 from ..ndarray.ndarray import NDArray
 from ..ops.registry import NodeView
 
-__all__ = ["TapeNode", "mark_variables", "record_op", "get_symbol", "GRAD_REQS"]
+__all__ = ["TapeNode", "mark_variables", "drop_grads", "record_op", "get_symbol", "GRAD_REQS"]
 
 GRAD_REQS = ("null", "write", "add")
 
@@ -32,7 +32,9 @@ class TapeNode(NodeView):
         Where each input came from (its autograd entry when the op ran).
     grad, grad_req :
         Marked variables: the gradient buffer and ``'write'``/``'add'``/``'null'``.
-        Constants have ``grad_req == 'null'``.
+        Constants have ``grad_req == 'null'``. An op node whose output was marked after it was
+        recorded (``attach_grad`` on an intermediate array, MXNet 2) keeps that output's
+        gradient here too, the output being ``grad_index``.
     out_meta : list of (shape, dtype) or None
         Output shapes/dtypes of multi-output ops, for zero gradients of outputs nobody used.
     owners : list of weakref
@@ -41,8 +43,8 @@ class TapeNode(NodeView):
         False once :func:`backward` has freed the node (``retain_graph=False``).
     """
 
-    __slots__ = ("entries", "out_meta", "device", "cls", "grad", "grad_req", "owners", "alive",
-                 "__weakref__")
+    __slots__ = ("entries", "out_meta", "device", "cls", "grad", "grad_req", "grad_index",
+                 "owners", "alive", "__weakref__")
 
     def __init__(self, op, name, attrs=None, entries=(), num_inputs=0, num_outputs=0):
         self.op = op
@@ -56,6 +58,7 @@ class TapeNode(NodeView):
         self.cls = None
         self.grad = None
         self.grad_req = "null"
+        self.grad_index = 0
         self.owners = []
         self.alive = True
 
@@ -63,6 +66,11 @@ class TapeNode(NodeView):
     def is_variable(self):
         """A marked variable that wants a gradient (not a constant, not an op)."""
         return self.op is None and self.grad_req != "null"
+
+    @property
+    def retains_grad(self):
+        """An op node one of whose outputs was marked: backward also writes its gradient."""
+        return self.op is not None and self.grad_req != "null" and self.grad is not None
 
     def own(self, arr, index=0):
         """Point ``arr``'s autograd slot at output ``index`` of this node."""
@@ -113,10 +121,30 @@ def mark_variables(variables, gradients, grad_reqs="write"):
         if req not in GRAD_REQS:
             raise MXNetValueError(f"mark_variables: grad_req must be one of {GRAD_REQS}, "
                                   f"got {req!r}")
-        node = TapeNode(None, f"var{next(_variable_count)}")
+        entry = _live_entry(var)
+        if entry is not None and entry.node.op is not None:
+            # NOTE: an intermediate result keeps its history; backward also fills its gradient
+            #   (MXNet 2's Imperative::MarkVariables on a non-leaf node).
+            node = entry.node
+            if node.grad is not None:
+                raise MXNetValueError("mark_variables: the node has already been marked. "
+                                      "Cannot mark it again.")
+            node.grad_index = entry.index
+        else:
+            node = TapeNode(None, f"var{next(_variable_count)}")
+            node.own(var)
         node.grad, node.grad_req = gradient, req
-        node.own(var)
         var._grad, var._grad_req, var._fresh_grad = gradient, req, False
+
+
+def drop_grads(variables):
+    """Free the gradient buffers of marked arrays (``NDArray.drop_grad``): backward no longer
+    computes them and ``.grad`` is None."""
+    for var in _as_list(variables):
+        entry = var._ag
+        if entry is not None:
+            entry.node.grad, entry.node.grad_req = None, "null"
+        var._grad, var._grad_req = None, "null"
 
 
 def _indices(spec, count):
@@ -137,15 +165,17 @@ def _saved(arr, entry=None):
     return handle
 
 
-def _link_outputs(node):
-    """Give saved outputs their history (only when a rule is recorded, i.e. create_graph).
+def _linked_view(node):
+    """``node`` as its gradient rule sees it when the rule is recorded (create_graph): saved
+    outputs are fresh handles with history ``Entry(node, i)``.
 
-    Saved at record time without it, so that node and handle do not form a reference cycle and an
-    unused graph is freed as soon as its last array goes.
+    The handles belong to this view only, never to ``node`` itself (saved at record time without
+    history), so the tape has no reference cycle node -> output -> entry -> node and an unused
+    graph is freed as soon as its last array goes, as MXNet's conftest checks after every test.
     """
-    for i, handle in enumerate(node.outputs):
-        if handle is not None:
-            handle._ag = Entry(node, i)
+    outputs = [None if handle is None else _saved(handle, Entry(node, i))
+               for i, handle in enumerate(node.outputs)]
+    return NodeView(node.op, node.attrs, node.inputs, outputs, node.name)
 
 
 def _constant_entry(arr):

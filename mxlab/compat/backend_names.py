@@ -1,6 +1,8 @@
 """Private names of MXNet's C++-backed internals that MXNet's own tests and conftest read, given
 to the mxlab objects only while the alias is installed (they mean nothing to mxlab itself)."""
+from .. import ndarray as _ndarray_package
 from .. import util as _util
+from ..executor.cached_op import CachedOp  # noqa: F401 (attach() gives it to mx.nd by name)
 from ..ndarray import ndarray as _ndarray_module
 from ..ndarray.ndarray import NDArray
 
@@ -33,6 +35,7 @@ def attach():
     if not hasattr(NDArray, "_alive"):
         NDArray._alive = property(_alive)
     for module, name in ((_ndarray_module, "_STORAGE_TYPE_STR_TO_ID"),
-                         (_util, "_NumpyArrayScope")):
+                         (_util, "_NumpyArrayScope"),
+                         (_ndarray_package, "CachedOp")):
         if not hasattr(module, name):
             setattr(module, name, globals()[name])

@@ -1,6 +1,6 @@
 """The synchronous engine: every push runs at once on the calling thread (MXNet's NaiveEngine)."""
 from .log import EventLog
-from .op import ErrorRef, _push_seq, op_error, split_vars
+from .op import ErrorRef, _push_seq, op_error, raise_error, split_vars
 
 __all__ = ["NaiveEngine"]
 
@@ -50,7 +50,7 @@ class NaiveEngine:
             error = ErrorRef(op_error(exc, name), name)
             log.record(name, read_versions, tuple([(v.id, v.version) for v in writes]), start,
                        now(), error.message, start, seq)
-            raise error.take() from exc
+            raise_error(error.take(), exc)
         for var in writes:
             var.version += 1
         log.record(name, read_versions, tuple([(v.id, v.version) for v in writes]), start, now(),
@@ -79,9 +79,6 @@ def _run_unlogged(fn, writes, name):
     try:
         fn()
     except Exception as exc:  # noqa: BLE001 - re-raised as the MXNetError naming the op
-        error = op_error(exc, name)
-        if error is exc:
-            raise
-        raise error from exc
+        raise_error(op_error(exc, name), exc)
     for var in writes:
         var.version += 1

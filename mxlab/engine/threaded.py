@@ -32,7 +32,7 @@ import threading
 
 from ..base import MXNetRuntimeError, env_int
 from .log import EventLog
-from .op import EngineOp, inherited_error, run_op, split_vars
+from .op import EngineOp, inherited_error, raise_error, run_op, split_vars
 
 __all__ = ["ThreadedEngine", "ThreadedEnginePerDevice"]
 
@@ -242,10 +242,9 @@ class ThreadedEngine:
             self._submit(_Task([], (var,), (), waiter=done.set))
             self._block_until(done)
         if var.exception:
-            error = var.exception.take()
-            var.exception = None
-            if error is not None:
-                raise error
+            ref, var.exception = var.exception, None
+            if ref:
+                raise_error(ref.take())
 
     def _block_until(self, done):
         if not self._in_worker():
@@ -272,10 +271,9 @@ class ThreadedEngine:
         with self._lock:
             self._wait_idle()
             errors, self._errors = list(self._errors), {}
-        taken = [e.take() for e in errors]
-        first = next((e for e in taken if e is not None), None)
-        if first is not None:
-            raise first
+        taken = [e for e in [ref.take() for ref in errors] if e is not None]
+        if taken:
+            raise_error(taken.pop(0))
 
     def drain(self):
         """Block until every pushed op is done, leaving their errors to the next sync point (for

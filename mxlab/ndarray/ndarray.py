@@ -299,6 +299,11 @@ class NDArray:
         from .. import autograd
         autograd.mark_variables([self], [_ns(self).zeros_like(self)], grad_reqs=grad_req)
 
+    def drop_grad(self):
+        """Free the gradient buffer ``attach_grad`` gave this array (MXNet 2)."""
+        from .. import autograd
+        autograd.drop_grads([self])
+
     @property
     def grad(self):
         return self._grad
@@ -496,6 +501,12 @@ class ndarray(NDArray):
 
     def __str__(self):
         return str(self.asnumpy())
+
+    def __index__(self):
+        # NOTE: NumPy's rule (MXNet's mx.np too): only a 0-d integer array is an index.
+        if self.ndim == 0 and numpy.issubdtype(numpy.dtype(self.dtype), numpy.integer):
+            return int(self.asscalar())
+        raise MXNetTypeError("only integer scalar arrays can be converted to a scalar index")
 
     def to_device(self, device):
         return self.as_in_context(device)

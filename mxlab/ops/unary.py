@@ -75,7 +75,10 @@ def _zero_like_head(node, g):
 
 
 def _scaled(factor):
-    return lambda node, g: [F._mul_scalar(g[0], scalar=factor)]
+    """``g * factor`` where the factor is taken through ``x`` (a zero gradient of its own), as
+    MXNet's ``_backward_radians(g, x)``: a recorded first derivative then still reaches ``x``, so
+    a second ``autograd.grad`` gives zeros rather than finding ``x`` unreachable."""
+    return _times(lambda x, y: F._mul_scalar(F.ones_like(x), scalar=factor))
 
 
 def _one_minus_square(x):
@@ -136,8 +139,8 @@ _UNARY = (
      _times(lambda x, y: F.rsqrt(F._minus_scalar(F.square(x), scalar=1.0))), "x", ""),
     ("arctanh", "arctanh", "float", "arctanh({0})",
      _times(lambda x, y: F.reciprocal(_one_minus_square(x))), "x", ""),
-    ("degrees", "degrees", "float", None, _scaled(180.0 / math.pi), "", ""),
-    ("radians", "radians", "float", None, _scaled(math.pi / 180.0), "", ""),
+    ("degrees", "degrees", "float", None, _scaled(180.0 / math.pi), "x", ""),
+    ("radians", "radians", "float", None, _scaled(math.pi / 180.0), "x", ""),
     ("erf", erf, "float", None, _times(lambda x, y: F._mul_scalar(
         F.exp(F.negative(F.square(x))), scalar=_TWO_BY_SQRT_PI)), "x", None),
     ("floor", "floor", "round", "floor({0})", _zero_like_head, "", ""),

@@ -159,3 +159,12 @@ def test_iteration_and_numpy_interop(ns):
     assert numpy.asarray(x).shape == (3, 2)
     with pytest.raises(MXNetError):
         len(mx.np.array(1.0))
+
+
+def test_np_index_takes_only_0d_integer_arrays():
+    import operator
+    assert operator.index(mx.np.array(3, dtype="int32")) == 3
+    for bad in (mx.np.ones((1,), dtype="int32"), mx.np.ones((1, 2), dtype="int32"),
+                mx.np.array(1.0)):
+        with pytest.raises(TypeError, match="integer scalar arrays"):
+            operator.index(bad)

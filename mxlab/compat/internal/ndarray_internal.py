@@ -1,4 +1,5 @@
 """``mxnet.ndarray._internal``: the legacy array base class and ops by registered name."""
+from ...executor.cached_op import CachedOp  # noqa: F401 (mx.nd._internal.CachedOp)
 from ...ndarray.frontend import make_array_frontend
 from ...ndarray.ndarray import NDArray
 from . import op_resolver
