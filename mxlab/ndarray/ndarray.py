@@ -511,6 +511,20 @@ class ndarray(NDArray):
                              "arrays)")
 
 
+# NOTE: MXNet 2.0's np.ndarray methods that legacy NDArrays lack.
+ndarray.diagonal = _delegate("diagonal")
+
+
+def _matrix_transpose(self):
+    """The last two axes swapped (MXNet 2.0's ``mT``, from the array API)."""
+    if self.ndim < 2:
+        raise MXNetValueError("x must be at least 2-dimensional for matrix_transpose")
+    return _namespaces["np"].swapaxes(self, -1, -2)
+
+
+ndarray.mT = property(_matrix_transpose)
+
+
 def _is_array_api_2021(version):
     """Whether ``version`` is a valid ``YYYY.MM`` date in 2021 (the array API MXNet follows)."""
     import datetime
