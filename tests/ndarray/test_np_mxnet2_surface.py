@@ -48,3 +48,18 @@ def test_ufunc_keywords_at_their_defaults_are_accepted():
     out = mx.np.exp(mx.np.zeros(2), where=True, casting="same_kind", order="K", dtype=None,
                     subok=True)
     onp.testing.assert_array_equal(out.asnumpy(), [1, 1])
+
+
+def test_sort_and_argsort_take_descending_and_its_gradient_follows():
+    x = onp.array([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]], dtype=onp.float32)
+    a = mx.np.array(x)
+    a.attach_grad()
+    with mx.autograd.record():
+        y = mx.np.sort(a, -1, descending=True)
+        z = (y * mx.np.array([[1, 2, 3], [4, 5, 6]])).sum()
+    z.backward()
+    onp.testing.assert_array_equal(y.asnumpy(), -onp.sort(-x, -1))
+    onp.testing.assert_array_equal(mx.np.argsort(a, descending=True).asnumpy(), [[0, 2, 1],
+                                                                                [1, 2, 0]])
+    onp.testing.assert_array_equal(a.grad.asnumpy(), [[1, 3, 2], [6, 4, 5]])
+    onp.testing.assert_array_equal(mx.np.sort(a, axis=None).asnumpy(), onp.sort(x, axis=None))
