@@ -63,3 +63,18 @@ def test_sort_and_argsort_take_descending_and_its_gradient_follows():
                                                                                 [1, 2, 0]])
     onp.testing.assert_array_equal(a.grad.asnumpy(), [[1, 3, 2], [6, 4, 5]])
     onp.testing.assert_array_equal(mx.np.sort(a, axis=None).asnumpy(), onp.sort(x, axis=None))
+
+
+def test_unravel_index_is_recorded_so_it_hybridizes():
+    class Unravel(mx.gluon.HybridBlock):
+        def forward(self, a):
+            return mx.np.unravel_index(a, (3, 4))
+
+    block = Unravel()
+    block.hybridize()
+    x = mx.np.array([5, 11, 0], dtype="int32")
+    rows, cols = block(x)
+    assert rows.dtype == onp.int32
+    onp.testing.assert_array_equal(rows.asnumpy(), [1, 2, 0])
+    onp.testing.assert_array_equal(cols.asnumpy(), [1, 3, 0])
+    assert mx.np.unravel_index(7, 10) == (7,)

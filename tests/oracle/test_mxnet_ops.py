@@ -131,6 +131,10 @@ CASES = [
          "3), num_filter=4, dilate=(2, 2), stride=(2, 2), num_group=2, num_deformable_group=2, "
          "no_bias=True)", {"x": (1, 4, 7, 6), "o": (1, 36, 2, 1), "w": (4, 2, 3, 3)}, low=-2.0,
          high=2.0),
+    # NOTE: 1-D indices: MXNet 1.9.1 gives 2-D ones a wrong shape, and its ravel_multi_index
+    # corrupts its heap (tests/ops/test_np_extras.py checks that one against NumPy).
+    Case("unravel_index", "mx.nd.unravel_index(mx.nd.round(x * 20 + 20), shape=(7, 6))",
+         {"x": (7,)}, backward=False),
     Case("max_pooling", "mx.nd.Pooling(x, kernel=(2, 2), stride=(2, 2), pool_type='max')",
          {"x": (2, 3, 4, 4)}),
     Case("avg_pooling_global", "mx.nd.Pooling(x, kernel=(1, 1), global_pool=True, pool_type='avg')",
