@@ -449,6 +449,8 @@ class NDArray:
     def transpose(self, *axes):
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             axes = tuple(axes[0])
+        elif len(axes) == 1 and axes[0] is None:   # NOTE: NumPy's a.transpose(None)
+            axes = ()
         return _namespaces[self._flavour].transpose(self, axes or None)
 
 

@@ -357,7 +357,9 @@ def _perm(op_name, axes, ndim):
 
 def _transpose_grad(node, g):
     axes = node.attrs["axes"]
-    inverse = tuple(int(i) for i in numpy.argsort(axes)) if axes else None
+    # NOTE: negative axes count from the end: argsort of (-1, 1, 0) is not the inverse permutation
+    inverse = tuple(int(i) for i in numpy.argsort([a % len(axes) for a in axes])) if axes \
+        else None
     return [F.transpose(g[0], axes=inverse)]
 
 

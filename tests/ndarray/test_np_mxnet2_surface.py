@@ -78,3 +78,19 @@ def test_unravel_index_is_recorded_so_it_hybridizes():
     onp.testing.assert_array_equal(rows.asnumpy(), [1, 2, 0])
     onp.testing.assert_array_equal(cols.asnumpy(), [1, 3, 0])
     assert mx.np.unravel_index(7, 10) == (7,)
+
+
+def test_transpose_method_takes_none_as_numpy_does():
+    x = mx.np.arange(6).reshape(2, 3)
+    assert x.transpose(None).shape == (3, 2)
+    assert mx.np.array(1.0).transpose(None).shape == ()
+
+
+def test_transpose_gradient_with_negative_axes_has_the_input_shape():
+    x = mx.np.array(onp.arange(24, dtype=onp.float32).reshape(4, 2, 3))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.np.permute_dims(x, (-1, 1, 0))
+    y.backward(mx.np.array(onp.arange(24, dtype=onp.float32).reshape(3, 2, 4)))
+    onp.testing.assert_array_equal(
+        x.grad.asnumpy(), onp.transpose(onp.arange(24).reshape(3, 2, 4), (2, 1, 0)))
