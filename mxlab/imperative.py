@@ -197,7 +197,10 @@ def _invoke_general(op, inputs, attrs, out, cls, device, state):
             translated = translate_error(op, exc, datas)
             if translated is None:
                 raise
-            raise translated from exc
+            try:
+                raise translated from exc
+            finally:
+                del translated   # NOTE: see registry.call_translated (a reference cycle)
         if type(results) is tuple or type(results) is list:
             for o, r in zip(outputs, results):
                 o._data = xp.asarray(r) if isinstance(r, numpy.generic) else r

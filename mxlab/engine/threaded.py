@@ -245,7 +245,10 @@ class ThreadedEngine:
             error = var.exception.take()
             var.exception = None
             if error is not None:
-                raise error
+                try:
+                    raise error
+                finally:
+                    del error   # NOTE: no cycle through this frame (see NaiveEngine)
 
     def _block_until(self, done):
         if not self._in_worker():
@@ -274,8 +277,12 @@ class ThreadedEngine:
             errors, self._errors = list(self._errors), {}
         taken = [e.take() for e in errors]
         first = next((e for e in taken if e is not None), None)
+        del taken
         if first is not None:
-            raise first
+            try:
+                raise first
+            finally:
+                del first   # NOTE: no cycle through this frame (see NaiveEngine)
 
     def drain(self):
         """Block until every pushed op is done, leaving their errors to the next sync point (for

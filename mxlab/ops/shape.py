@@ -49,7 +49,9 @@ def norm_axes(op_name, axes, ndim, arg="axis"):
     if axes is None:
         return tuple(range(ndim))
     axes = (axes,) if isinstance(axes, int) else axes
-    result = tuple(norm_axis(op_name, a, ndim, arg) for a in axes)
+    # NOTE: a list, not a generator: an error raised through a generator expression leaves a
+    # frame/generator cycle holding every caller's arrays (MXNet's tests count them as leaks).
+    result = tuple([norm_axis(op_name, a, ndim, arg) for a in axes])
     if len(set(result)) != len(result):
         raise MXNetValueError(f"{op_name}: repeated axis in {arg}={axes}")
     return result
