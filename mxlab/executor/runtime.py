@@ -386,11 +386,15 @@ class BoundSegment:
 
     def _raise_for(self, kernel, exc, ctx=None):
         step = self.steps[self.kernels.index(kernel)] if kernel in self.kernels else None
-        if step is None:
+        try:
+            if step is None:
+                raise exc
+            # NOTE: re-run through run_kernel, which translates the error and names the op.
+            run_kernel(step.op, self.xp, [self.frame.slots[e] for e in step.ins], step.attrs,
+                       ctx=ctx)
             raise exc
-        # NOTE: re-run through run_kernel, which translates the error and names the op.
-        run_kernel(step.op, self.xp, [self.frame.slots[e] for e in step.ins], step.attrs, ctx=ctx)
-        raise exc
+        finally:
+            del exc   # NOTE: no cycle through this frame (see NaiveEngine)
 
 
 class Program:

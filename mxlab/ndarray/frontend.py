@@ -9,7 +9,7 @@ import numbers
 
 import numpy
 
-from ..base import MXNetTypeError
+from ..base import MXNetNotImplementedError, MXNetTypeError
 from ..imperative import invoke, invoke_one
 from .ndarray import NDArray
 
@@ -76,6 +76,37 @@ def _scalar_ufunc(op, public, cls):
     return theirs if isinstance(theirs, numpy.ufunc) else None
 
 
+# NumPy's ufunc keywords and their defaults: mx.np's ufuncs accept each at its default only.
+_UFUNC_KWARGS = {"where": True, "casting": "same_kind", "order": "K", "dtype": None, "subok": True}
+
+
+def _legal_ufunc_option(key, value):
+    if key == "casting":
+        return value in ("no", "equiv", "safe", "same_kind", "unsafe")
+    if key == "dtype":
+        try:
+            numpy.dtype(value)
+        except TypeError:
+            return False
+    return key != "order" or isinstance(value, str)
+
+
+def check_ufunc_kwargs(op, public, kwargs):
+    """MXNet's rule for NumPy ufunc keywords (``where``, ``casting``, ``order``, ``dtype``,
+    ``subok``) an op does not take: the default is dropped, any other valid value raises
+    NotImplementedError, an invalid one TypeError."""
+    for key in [k for k in kwargs if k in _UFUNC_KWARGS and k not in op._attr_specs]:
+        value = kwargs.pop(key)
+        default = _UFUNC_KWARGS[key]
+        if value is default or (default is not None and isinstance(value, type(default))
+                                and value == default):
+            continue
+        if _legal_ufunc_option(key, value):
+            raise MXNetNotImplementedError(
+                f"{key}={value} is not implemented yet for operator {public}")
+        raise MXNetTypeError(f"{key}={value} not understood for operator {public}")
+
+
 def make_array_frontend(cls):
     """A ``make_frontend(op, public)`` for :func:`~mxlab.ops.registry.populate_namespace` producing
     ``cls``."""
@@ -86,6 +117,7 @@ def make_array_frontend(cls):
             and "num_args" not in op._attr_specs else -1
         one_output = op.num_visible_outputs in (None, 1) and op.num_outputs == 1
         on_scalar = _scalar_ufunc(op, public, cls)
+        ufunc_kwargs = op.ufunc is not None and getattr(cls, "_flavour", None) == "np"
 
         def frontend(*args, out=None, name=None, ctx=None, device=None, **kwargs):
             if on_scalar is not None and len(args) == 1 and not kwargs and out is None and \
@@ -97,6 +129,8 @@ def make_array_frontend(cls):
                 if out is None and one_output and inputs and device is None and ctx is None:
                     return invoke_one(op, inputs, attrs, cls)
             else:
+                if ufunc_kwargs:
+                    check_ufunc_kwargs(op, public, kwargs)
                 inputs, attr_kwargs = bind_arguments(op, args, kwargs, _is_array)
                 attrs = op.parse_attrs(attr_kwargs)
             if out is not None and not isinstance(out, (list, tuple)):

@@ -454,6 +454,8 @@ class NDArray:
     def transpose(self, *axes):
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             axes = tuple(axes[0])
+        elif len(axes) == 1 and axes[0] is None:   # NOTE: NumPy's a.transpose(None)
+            axes = ()
         return _namespaces[self._flavour].transpose(self, axes or None)
 
 
@@ -520,6 +522,20 @@ class ndarray(NDArray):
     def tostype(self, stype):
         raise AttributeError("mxnet.numpy.ndarray object has no attribute tostype (use mx.nd "
                              "arrays)")
+
+
+# NOTE: MXNet 2.0's np.ndarray methods that legacy NDArrays lack.
+ndarray.diagonal = _delegate("diagonal")
+
+
+def _matrix_transpose(self):
+    """The last two axes swapped (MXNet 2.0's ``mT``, from the array API)."""
+    if self.ndim < 2:
+        raise MXNetValueError("x must be at least 2-dimensional for matrix_transpose")
+    return _namespaces["np"].swapaxes(self, -1, -2)
+
+
+ndarray.mT = property(_matrix_transpose)
 
 
 def _is_array_api_2021(version):

@@ -471,8 +471,21 @@ def _filled(like, value):
     return _np().full(like.shape, value, dtype=like.dtype)
 
 
+def unravel_index(indices, shape, order="C"):
+    """Coordinate arrays (a tuple, one per axis of ``shape``) of flat ``indices``; recorded, so
+    it hybridizes (MXNet 2.0 runs its op)."""
+    if order != "C":
+        raise NotImplementedError("unravel_index: column-major (Fortran-style) order is not "
+                                  "supported, as in MXNet")
+    if not isinstance(indices, NDArray):
+        return _onp.unravel_index(indices, shape)
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (int(shape),)
+    return tuple(_op("_unravel_index", indices, shape=shape))
+
+
 COMPOSED = {name: fn for name, fn in globals().items()
             if callable(fn) and not name.startswith("_")
             and getattr(fn, "__module__", "") == __name__
             and name not in ("get_op", "invoke")}
 COMPOSED.update(INTEGER_BINARY)
+

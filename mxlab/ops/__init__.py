@@ -12,7 +12,7 @@ from . import context, rng, registry  # noqa: F401
 from . import elemwise  # noqa: F401
 from . import unary, special  # noqa: F401
 from . import reduce  # noqa: F401
-from . import activation  # noqa: F401
+from . import activation, masked_softmax  # noqa: F401
 from . import graph_ops  # noqa: F401
 from . import shape  # noqa: F401
 from . import join  # noqa: F401

@@ -269,8 +269,8 @@ for _name, _compute, _other, _doc in (
 def softmax_kernel(xp, x, axes, temperature=None, log=False, mask=None):
     """Numerically stable (log-)softmax of ``x`` over ``axes`` (a tuple), optional temperature.
 
-    ``mask`` (bool, broadcastable) keeps only its True positions: the others get probability 0,
-    and a slice with no position kept is all zeros (softmax only).
+    ``mask`` (bool, broadcastable) keeps only its True positions: the others get probability 0
+    (log: -inf), and a slice with no position kept is all zeros (log: all -inf).
 
     >>> softmax_kernel(numpy, numpy.array([0.0, 0.0]), (0,))
     array([0.5, 0.5])
@@ -284,9 +284,12 @@ def softmax_kernel(xp, x, axes, temperature=None, log=False, mask=None):
         total = exp.sum(axis=axes, keepdims=True)
         return shifted - xp.log(total) if log else exp / total
     peak = xp.where(mask, x, -xp.inf).max(axis=axes, keepdims=True)
-    exp = xp.where(mask, xp.exp(x - xp.where(xp.isfinite(peak), peak, 0)), 0)
-    total = exp.sum(axis=axes, keepdims=True)
-    return exp / xp.where(total == 0, 1, total)
+    shifted = x - xp.where(xp.isfinite(peak), peak, 0)
+    exp = xp.where(mask, xp.exp(shifted), 0)
+    total = xp.where(exp.sum(axis=axes, keepdims=True) == 0, 1, exp.sum(axis=axes, keepdims=True))
+    if log:   # NOTE: masked positions are -inf, as MXNet's masked_log_softmax gives
+        return xp.where(mask, shifted - xp.log(total), -xp.inf)
+    return exp / total
 
 
 def _length_mask(name, xp, x, length, axis):

@@ -11,6 +11,8 @@ Example
 array([[3., 3.],
        [3., 3.]], dtype=float32)
 """
+import numpy
+
 from ..base import MXNetValueError
 from .attrs import Attr
 from .elemwise import binary
@@ -149,3 +151,36 @@ for _name in ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_s
               "lcm"):
     binary(f"_npi_{_name}", _name, grad=lambda node, g: [None, None], nd_names=(),
            doc=f"NumPy's ``{_name}`` on integer (or bool) arrays.")
+
+
+# -- unravel_index / ravel_multi_index (MXNet's: no bounds check, the first axis is not wrapped) ---
+def _unravel(xp, inputs, a):
+    flat, shape = inputs[0], tuple(a["shape"])
+    rest = flat.astype(numpy.int64)
+    out = []
+    for size in reversed(shape[1:]):
+        out.append(rest % size)
+        rest = rest // size
+    return xp.stack([rest] + out[::-1]).astype(flat.dtype)
+
+
+def _ravel(xp, inputs, a):
+    coords, shape = inputs[0], tuple(a["shape"])
+    if coords.shape[:1] != (len(shape),):
+        raise MXNetValueError(f"ravel_multi_index: data of shape {coords.shape} needs a first "
+                              f"axis of {len(shape)}, one row per axis of shape {shape}")
+    strides = numpy.cumprod((1,) + shape[:0:-1])[::-1].reshape((-1,) + (1,) * (coords.ndim - 1))
+    return (coords.astype(numpy.int64) * xp.asarray(strides)).sum(axis=0).astype(coords.dtype)
+
+
+_SHAPE = (Attr("shape", "shape", None, doc="the array shape the indices refer to"),)
+register(Op(name="_unravel_index", aliases=("unravel_index", "_npi_unravel_index"), attrs=_SHAPE,
+            compute=_unravel, infer_shape=lambda a, s: [None if s[0] is None else
+                                                        (len(a["shape"]),) + tuple(s[0])],
+            save_inputs=False, save_outputs=False, gradient=lambda node, g: [None],
+            doc="Coordinates (one row per axis of ``shape``) of flat indices."))
+register(Op(name="_ravel_multi_index", aliases=("ravel_multi_index", "_npi_ravel_multi_index"),
+            attrs=_SHAPE, compute=_ravel, infer_shape=lambda a, s: [None if s[0] is None else
+                                                                      tuple(s[0])[1:]],
+            save_inputs=False, save_outputs=False, gradient=lambda node, g: [None],
+            doc="Flat indices of coordinates (one row per axis of ``shape``)."))

@@ -372,7 +372,10 @@ def call_translated(op, arrays, fn, *args):
         translated = translate_error(op, exc, arrays)
         if translated is None:
             raise
-        raise translated from exc
+        try:
+            raise translated from exc
+        finally:
+            del translated   # NOTE: a local holding the error in its own traceback is a cycle
 
 
 def run_kernel(op, xp, datas, attrs, outs=None, reqs=None, ctx=None):

@@ -49,7 +49,9 @@ def norm_axes(op_name, axes, ndim, arg="axis"):
     if axes is None:
         return tuple(range(ndim))
     axes = (axes,) if isinstance(axes, int) else axes
-    result = tuple(norm_axis(op_name, a, ndim, arg) for a in axes)
+    # NOTE: a list, not a generator: an error raised through a generator expression leaves a
+    # frame/generator cycle holding every caller's arrays (MXNet's tests count them as leaks).
+    result = tuple([norm_axis(op_name, a, ndim, arg) for a in axes])
     if len(set(result)) != len(result):
         raise MXNetValueError(f"{op_name}: repeated axis in {arg}={axes}")
     return result
@@ -361,7 +363,9 @@ def _perm(op_name, axes, ndim):
 
 def _transpose_grad(node, g):
     axes = node.attrs["axes"]
-    inverse = tuple(int(i) for i in numpy.argsort(axes)) if axes else None
+    # NOTE: negative axes count from the end: argsort of (-1, 1, 0) is not the inverse permutation
+    inverse = tuple(int(i) for i in numpy.argsort([a % len(axes) for a in axes])) if axes \
+        else None
     return [F.transpose(g[0], axes=inverse)]
 
 

@@ -32,13 +32,18 @@ def _order(xp, x, axis, ascend):
     return x.shape[axis] - 1 - idx, x, axis
 
 
+def _ascending(a):
+    """Legacy ops say ``is_ascend``; mx.np's (MXNet 2.0) say ``descending``."""
+    return a["is_ascend"] and not a.get("descending", False)
+
+
 def _sort(xp, inputs, a):
-    idx, x, axis = _order(xp, inputs[0], _sort_axis(a, inputs[0]), a["is_ascend"])
+    idx, x, axis = _order(xp, inputs[0], _sort_axis(a, inputs[0]), _ascending(a))
     return xp.take_along_axis(x, idx, axis=axis)
 
 
 def _argsort(xp, inputs, a):
-    return _order(xp, inputs[0], _sort_axis(a, inputs[0]), a["is_ascend"])[0].astype(a["dtype"])
+    return _order(xp, inputs[0], _sort_axis(a, inputs[0]), _ascending(a))[0].astype(a["dtype"])
 
 
 def _flat_or_same(a, s):
@@ -49,34 +54,37 @@ def _flat_or_same(a, s):
 
 def _sorted_grad(node, g):
     """Sort-like gradients: scatter the output gradient back to where each value came from."""
-    x = node.inputs[0]
-    attrs = dict(node.attrs)
-    attrs.pop("dtype", None)
-    idx = F.argsort(x, dtype="int64", **attrs)
-    return [F._scatter_along_axis(g[0], x, idx, axis=attrs["axis"])]
+    x, axis = node.inputs[0], node.attrs["axis"]
+    idx = F.argsort(x, dtype="int64", axis=axis, is_ascend=_ascending(node.attrs))
+    return [F._scatter_along_axis(g[0], x, idx, axis=axis)]
 
 
 _SORT_ATTRS = (Attr("axis", "int", -1, optional=True), Attr("is_ascend", "bool", True))
-register(
-    Op(
-        name="sort",
-        aliases=("_npi_sort",),
-        compute=_sort,
-        attrs=_SORT_ATTRS,
-        infer_shape=_flat_or_same,
-        gradient=_sorted_grad,
-        np_name="sort",
-        ignored_attrs=("kind", "order"),
-        save_outputs=False,
-        doc="Sorted copy along ``axis`` (``None``: flattened).",
+# NOTE: MXNet 2.0's np.sort / np.argsort(a, axis, descending, stable); is_ascend stays for
+# callers of the 1.x internal ops. Sorting is always stable.
+_NP_SORT_ATTRS = (Attr("axis", "int", -1, optional=True), Attr("descending", "bool", False),
+                  Attr("stable", "bool", True), Attr("is_ascend", "bool", True))
+for _name, _np, _attrs in (("sort", None, _SORT_ATTRS), ("_npi_sort", "sort", _NP_SORT_ATTRS)):
+    register(
+        Op(
+            name=_name,
+            compute=_sort,
+            attrs=_attrs,
+            infer_shape=_flat_or_same,
+            gradient=_sorted_grad,
+            np_name=_np,
+            ignored_attrs=("kind", "order"),
+            save_outputs=False,
+            doc="Sorted copy along ``axis`` (``None``: flattened).",
+        )
     )
-)
-for _name, _dtype, _np in (("argsort", "float32", None), ("_npi_argsort", "int64", "argsort")):
+for _name, _dtype, _np, _attrs in (("argsort", "float32", None, _SORT_ATTRS),
+                                   ("_npi_argsort", "int64", "argsort", _NP_SORT_ATTRS)):
     register(
         Op(
             name=_name,
             compute=_argsort,
-            attrs=_SORT_ATTRS + (Attr("dtype", "dtype", _dtype),),
+            attrs=_attrs + (Attr("dtype", "dtype", _dtype),),
             infer_shape=_flat_or_same,
             infer_type=lambda a, d: [a["dtype"]],
             np_name=_np,

@@ -190,3 +190,14 @@ def test_piecewise_constant_ops_give_zero_gradients_under_autograd(name):
         y = (getattr(mx.np, name)(x) * x).sum()
     y.backward()
     numpy.testing.assert_allclose(x.grad.asnumpy(), getattr(numpy, name)(x.asnumpy()))
+
+
+def test_ravel_multi_index_and_unravel_index_match_numpy_within_bounds():
+    coords = numpy.array([[3, 6, 6, 0], [4, 5, 1, 0]])
+    flat = mx.nd.ravel_multi_index(mx.nd.array(coords), shape=(7, 6)).asnumpy()
+    numpy.testing.assert_array_equal(flat, numpy.ravel_multi_index(coords, (7, 6)))
+    back = mx.nd.unravel_index(mx.nd.array(flat), shape=(7, 6)).asnumpy()
+    numpy.testing.assert_array_equal(back, coords)
+    # NOTE: like MXNet, the first axis is not wrapped (NumPy would refuse the index)
+    numpy.testing.assert_array_equal(
+        mx.nd.unravel_index(mx.nd.array([100]), shape=(7, 6)).asnumpy(), [[16], [4]])

@@ -124,6 +124,17 @@ CASES = [
          "stride=(2, 2))", {"x": (2, 3, 6, 6), "w": (4, 3, 3, 3), "b": (4,)}),
     Case("deconvolution", "mx.nd.Deconvolution(x, w, kernel=(3, 3), num_filter=2, no_bias=True)",
          {"x": (1, 3, 4, 4), "w": (3, 2, 3, 3)}),
+    Case("deformable_convolution", "mx.nd.contrib.DeformableConvolution(x, o, w, b, kernel=(3, 3), "
+         "num_filter=4, pad=(1, 1))",
+         {"x": (2, 4, 5, 6), "o": (2, 18, 5, 6), "w": (4, 4, 3, 3), "b": (4,)}, low=-2.0, high=2.0),
+    Case("deformable_convolution_groups", "mx.nd.contrib.DeformableConvolution(x, o, w, kernel=(3, "
+         "3), num_filter=4, dilate=(2, 2), stride=(2, 2), num_group=2, num_deformable_group=2, "
+         "no_bias=True)", {"x": (1, 4, 7, 6), "o": (1, 36, 2, 1), "w": (4, 2, 3, 3)}, low=-2.0,
+         high=2.0),
+    # NOTE: 1-D indices: MXNet 1.9.1 gives 2-D ones a wrong shape, and its ravel_multi_index
+    # corrupts its heap (tests/ops/test_np_extras.py checks that one against NumPy).
+    Case("unravel_index", "mx.nd.unravel_index(mx.nd.round(x * 20 + 20), shape=(7, 6))",
+         {"x": (7,)}, backward=False),
     Case("max_pooling", "mx.nd.Pooling(x, kernel=(2, 2), stride=(2, 2), pool_type='max')",
          {"x": (2, 3, 4, 4)}),
     Case("avg_pooling_global", "mx.nd.Pooling(x, kernel=(1, 1), global_pool=True, pool_type='avg')",
