@@ -7,11 +7,13 @@ from .rnn_cell import (  # noqa: F401
                        HybridRecurrentCell,
                        HybridSequentialRNNCell,
                        LSTMCell,
+                       LSTMPCell,
                        ModifierCell,
                        RecurrentCell,
                        ResidualCell,
                        RNNCell,
                        SequentialRNNCell,
+                       VariationalDropoutCell,
                        ZoneoutCell,
 )
 from .rnn_layer import GRU, LSTM, RNN  # noqa: F401
