@@ -1,5 +1,8 @@
 """The fused RNN op (MXNet's ``RNN`` / ``npx.rnn``): vanilla (relu/tanh), LSTM and GRU, stacked
-``num_layers`` deep, optionally bidirectional, with dropout between layers while training.
+``num_layers`` deep, optionally bidirectional, with dropout between layers while training; LSTMP
+(``projection_size``: ``h = W_hr (o * tanh(c))``) and variable-length batches
+(``use_sequence_length``: states stop at each sequence's length, later outputs are zeros, the
+reverse direction starts at each sequence's last valid step).
 
 Parameters come in MXNet's flat layout: every weight first (for each layer, each direction: the
 input-to-hidden ``(G*H, in)`` then the hidden-to-hidden ``(G*H, H)`` matrix), then every bias in

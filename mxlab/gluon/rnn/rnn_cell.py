@@ -4,7 +4,8 @@
 ``RNNCell``, ``LSTMCell``, ``GRUCell`` compute a step with ``FullyConnected`` and activations, so
 they differentiate and hybridize like any block; ``SequentialRNNCell`` stacks cells,
 ``BidirectionalCell`` runs two over opposite directions (``unroll`` only), and ``DropoutCell``,
-``ResidualCell``, ``ZoneoutCell`` modify a cell's output or states.
+``ResidualCell``, ``ZoneoutCell``, ``VariationalDropoutCell`` modify a cell's output or states;
+``LSTMPCell`` projects the LSTM state and ``dynamic_unroll`` is MXNet 2.0's merged unroll.
 
 Example
 -------
