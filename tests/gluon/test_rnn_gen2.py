@@ -275,3 +275,10 @@ def test_lstmp_layer_matches_its_cell_unrolled():
         outs.append((y.asnumpy(), data.grad.asnumpy(), h2r.grad().asnumpy()))
     for a, b in zip(*outs):
         numpy.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_gluon1_prefixes_name_layer_and_cell_parameters():
+    layer = mx.gluon.rnn.LSTM(3, prefix="enc_", input_size=2, projection_size=2)
+    assert "enc_l0_h2r_weight" in layer.params.keys()
+    cell = mx.gluon.rnn.GRUCell(3, prefix="dec_", input_size=2)
+    assert sorted(cell.params.keys())[0] == "dec_h2h_bias"

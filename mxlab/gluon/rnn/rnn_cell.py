@@ -123,8 +123,8 @@ class _GatedCell(HybridRecurrentCell):
 
     def __init__(self, hidden_size, i2h_weight_initializer=None, h2h_weight_initializer=None,
                  i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0,
-                 dtype="float32", recurrent_size=None):
-        super().__init__()
+                 dtype="float32", recurrent_size=None, prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
         self._hidden_size, self._input_size = hidden_size, input_size
         rows, recurrent = self._gates * hidden_size, recurrent_size or hidden_size
         for name, shape, init in (("i2h_weight", (rows, input_size), i2h_weight_initializer),
@@ -469,10 +469,11 @@ class LSTMPCell(_GatedCell):
 
     def __init__(self, hidden_size, projection_size, i2h_weight_initializer=None,
                  h2h_weight_initializer=None, h2r_weight_initializer=None,
-                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0):
+                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0,
+                 prefix=None, params=None):
         super().__init__(hidden_size, i2h_weight_initializer, h2h_weight_initializer,
                          i2h_bias_initializer, h2h_bias_initializer, input_size,
-                         recurrent_size=projection_size)
+                         recurrent_size=projection_size, prefix=prefix, params=params)
         self._projection_size = projection_size
         self.h2r_weight = Parameter("h2r_weight", shape=(projection_size, hidden_size),
                                     init=h2r_weight_initializer, allow_deferred_init=True)

@@ -49,7 +49,7 @@ class _RNNLayer(HybridBlock):
                  h2h_bias_initializer, mode, projection_size=None, h2r_weight_initializer=None,
                  lstm_state_clip_min=None, lstm_state_clip_max=None, lstm_state_clip_nan=False,
                  dtype="float32", use_sequence_length=False, **kwargs):
-        super().__init__()
+        super().__init__(**kwargs)
         if layout not in ("TNC", "NTC"):
             raise MXNetValueError(f"{mode} layer: layout must be 'TNC' or 'NTC', got {layout!r}")
         if lstm_state_clip_min is not None or lstm_state_clip_max is not None:
