@@ -25,7 +25,8 @@ import numpy
 from .base import MXNetValueError
 
 __all__ = ["InitDesc", "Initializer", "register", "create", "Uniform", "Normal", "Xavier",
-           "MSRAPrelu", "Constant", "Zero", "One", "Orthogonal", "Load", "Mixed", "LSTMBias"]
+           "MSRAPrelu", "Constant", "Zero", "One", "Orthogonal", "Load", "Mixed", "LSTMBias",
+           "RNNFused"]
 
 _REGISTRY = {}
 
@@ -200,6 +201,63 @@ class LSTMBias(Initializer):
         values = numpy.zeros(arr.shape, dtype=arr.dtype)
         values[hidden:2 * hidden] = self.forget_bias
         _fill(arr, values)
+
+
+@register
+class RNNFused(Initializer):
+    """MXNet 2.0's initializer of a fused RNN layer's flat ``rnn_param``: each gate group's
+    slice (in the ``RNN`` op's packing order) gets its own initializer, weights by default the
+    one given to ``initialize`` (``set_initializer``), biases zeros."""
+
+    def __init__(self, mode, num_layers, state_size, bidirectional=False, projection_size=None,
+                 i2h_weight_initializer=None, h2h_weight_initializer=None,
+                 i2h_bias_initializer=None, h2h_bias_initializer=None,
+                 h2r_weight_initializer=None):
+        inits = {"i2h_weight_initializer": i2h_weight_initializer,
+                 "h2h_weight_initializer": h2h_weight_initializer,
+                 "i2h_bias_initializer": i2h_bias_initializer,
+                 "h2h_bias_initializer": h2h_bias_initializer,
+                 "h2r_weight_initializer": h2r_weight_initializer}
+        super().__init__(mode=mode, num_layers=num_layers, state_size=state_size,
+                         bidirectional=bidirectional, projection_size=projection_size,
+                         **{k: v if v is None or isinstance(v, str) else v.dumps()
+                            for k, v in inits.items()})
+        self._attrs = {"mode": mode, "num_layers": num_layers, "state_size": state_size,
+                       "bidirectional": bidirectional, "projection_size": projection_size}
+        self._inits = {k.replace("_initializer", ""): v for k, v in inits.items()}
+        self._default = None
+
+    def set_initializer(self, init):
+        """The initializer for gate groups given none (weights; biases stay zeros)."""
+        self._default = init
+
+    def _init_weight(self, name, arr):
+        from .ops.rnn import GATES, param_layout
+        attrs = self._attrs
+        dirs, hidden = 2 if attrs["bidirectional"] else 1, attrs["state_size"]
+        proj = attrs["projection_size"] or hidden
+        layer_size = dirs * GATES[attrs["mode"]] * hidden
+        rest = (attrs["num_layers"] - 1) * (dirs * proj + proj + 2) * layer_size
+        if attrs["projection_size"]:
+            rest += attrs["num_layers"] * dirs * proj * hidden
+        width = (arr.shape[0] - rest) // layer_size - 2 - proj
+        groups = ("i2h_weight", "h2h_weight") + (("h2r_weight",) if attrs["projection_size"]
+                                                  else ()) + ("i2h_bias", "h2h_bias")
+        values = numpy.zeros(arr.shape, dtype=numpy.float64)
+        for k, span in enumerate(param_layout(attrs, width)):
+            for group, (begin, end, shape) in zip(groups, span):
+                init = self._inits[group] or (
+                    "zeros" if group.endswith("bias") else self._default or Uniform())
+                piece = _module_zeros(arr, shape)
+                create(init)(InitDesc(f"{'lr'[k % dirs]}{k // dirs}_{group}",
+                                      {"__init__": init}), piece)
+                values[begin:end] = piece.asnumpy().reshape(-1)
+        _fill(arr, values)
+
+
+def _module_zeros(like, shape):
+    from .ndarray import zeros
+    return zeros(shape, dtype=like.dtype)
 
 
 @register

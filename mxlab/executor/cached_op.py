@@ -304,7 +304,9 @@ class CachedOp:
         reqs = self._record_reqs(inputs) if STATE.recording else None
         recording = reqs is not None
         if recording and (self._inlines() or self.dynamic_shapes):
-            outputs = evaluate_graph(self._graph.outputs, dict(zip(self.input_names, inputs)))
+            # NOTE: device and class place ops without inputs (the zero states of an RNN layer).
+            outputs = evaluate_graph(self._graph.outputs, dict(zip(self.input_names, inputs)),
+                                     device, type(inputs[0]) if inputs else None)
             return _single(outputs)
         signature = tuple(signature_of(x) for x in inputs)
         if self._last_recording is not recording:

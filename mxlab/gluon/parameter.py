@@ -179,6 +179,10 @@ class Parameter:
 
         data = _array_module().zeros(self.shape, dtype=self.dtype, device=cpu())
         default_init = initializer.create(default_init)
+        if isinstance(self.init, initializer.RNNFused):
+            # NOTE: as MXNet 2.0: the fused RNN's groups without an initializer take this one.
+            self.init.set_initializer(init if init is not self.init else default_init)
+            init = default_init = self.init
         if init is None and initializer.has_name_rule(self.name):
             # NOTE: no own initializer: names decide (bias -> 0, gamma -> 1, weight -> default).
             default_init(initializer.InitDesc(self.name), data)

@@ -31,7 +31,8 @@ def _np_splitter(op_name):
 
 def _np_joiner(op_name):
     def join(seq, axis=0, out=None):
-        """NumPy join of a sequence of arrays along ``axis``."""
+        """NumPy join of a sequence of arrays along ``axis`` (any iterable, as MXNet's)."""
+        seq = list(seq)
         return invoke_op(op_name, seq, out, axis=axis, num_args=len(seq))
 
     join.__name__ = op_name.replace("_npi_", "")

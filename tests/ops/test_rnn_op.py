@@ -90,9 +90,9 @@ def test_dropout_between_layers_only_while_training():
 
 def test_options_not_built_are_named():
     arrays = [mx.nd.array(a) for a in _inputs("lstm", 1, False)]
-    with pytest.raises(NotImplementedError, match="projection_size"):
+    with pytest.raises(NotImplementedError, match="lstm_state_clip"):
         mx.nd.RNN(*arrays, state_size=H, num_layers=1, mode="lstm",
-                  projection_size=2).wait_to_read()
+                  lstm_state_clip_max=2.0).wait_to_read()
 
 
 @requires_oracle

@@ -4,7 +4,8 @@
 ``RNNCell``, ``LSTMCell``, ``GRUCell`` compute a step with ``FullyConnected`` and activations, so
 they differentiate and hybridize like any block; ``SequentialRNNCell`` stacks cells,
 ``BidirectionalCell`` runs two over opposite directions (``unroll`` only), and ``DropoutCell``,
-``ResidualCell``, ``ZoneoutCell`` modify a cell's output or states.
+``ResidualCell``, ``ZoneoutCell``, ``VariationalDropoutCell`` modify a cell's output or states;
+``LSTMPCell`` projects the LSTM state and ``dynamic_unroll`` is MXNet 2.0's merged unroll.
 
 Example
 -------
@@ -28,12 +29,15 @@ __all__ = [
     "HybridRecurrentCell",
     "HybridSequentialRNNCell",
     "LSTMCell",
+    "LSTMPCell",
     "ModifierCell",
     "RNNCell",
     "RecurrentCell",
     "ResidualCell",
     "SequentialRNNCell",
+    "VariationalDropoutCell",
     "ZoneoutCell",
+    "dynamic_unroll",
 ]
 
 
@@ -80,6 +84,7 @@ class HybridRecurrentCell(HybridBlock):
         ``valid_length`` (per batch entry) masks outputs past each length and returns the states
         of each sequence's last valid step.
         """
+        self.reset()
         axis = layout.find("T")
         steps, was_array = _split_steps(inputs, length, axis)
         states = begin_state if begin_state is not None else \
@@ -118,12 +123,12 @@ class _GatedCell(HybridRecurrentCell):
 
     def __init__(self, hidden_size, i2h_weight_initializer=None, h2h_weight_initializer=None,
                  i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0,
-                 dtype="float32"):
-        super().__init__()
+                 dtype="float32", recurrent_size=None, prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
         self._hidden_size, self._input_size = hidden_size, input_size
-        rows = self._gates * hidden_size
+        rows, recurrent = self._gates * hidden_size, recurrent_size or hidden_size
         for name, shape, init in (("i2h_weight", (rows, input_size), i2h_weight_initializer),
-                                  ("h2h_weight", (rows, hidden_size), h2h_weight_initializer),
+                                  ("h2h_weight", (rows, recurrent), h2h_weight_initializer),
                                   ("i2h_bias", (rows,), i2h_bias_initializer),
                                   ("h2h_bias", (rows,), h2h_bias_initializer)):
             setattr(self, name, Parameter(name, shape=shape, init=init, dtype=dtype,
@@ -227,6 +232,30 @@ class SequentialRNNCell(HybridRecurrentCell):
     def state_info(self, batch_size=0):
         return [info for cell in self._cells for info in cell.state_info(batch_size)]
 
+    def infer_shape(self, index, x, is_bidirect):
+        """MXNet 2.0's explicit shape inference: cell ``i`` is told it is layer ``i``."""
+        for i, cell in enumerate(self._cells):
+            cell.infer_shape(i, x, is_bidirect)
+
+    def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None,
+               valid_length=None):
+        """Each cell unrolls the whole sequence in turn (so ``BidirectionalCell`` stacks)."""
+        self.reset()
+        steps, _ = _split_steps(inputs, length, layout.find("T"))
+        if begin_state is None:
+            begin_state = self.begin_state(batch_size=steps[0].shape[0],
+                                           func=_zeros_for(steps[0]))
+        start, states = 0, []
+        for i, cell in enumerate(self._cells):
+            count = len(cell.state_info())
+            last = i == len(self._cells) - 1
+            inputs, cell_states = cell.unroll(length, inputs, begin_state[start:start + count],
+                                              layout, merge_outputs if last else None,
+                                              valid_length)
+            states += cell_states
+            start += count
+        return inputs, states
+
     def forward(self, inputs, states):
         new_states, start = [], 0
         for cell in self._cells:
@@ -237,7 +266,12 @@ class SequentialRNNCell(HybridRecurrentCell):
         return inputs, new_states
 
 
-HybridSequentialRNNCell = SequentialRNNCell
+class HybridSequentialRNNCell(SequentialRNNCell):
+    """``SequentialRNNCell`` for hybrid blocks; as MXNet's, its ``infer_shape`` tells every cell
+    its input is unidirectional (a ``BidirectionalCell`` child still says so itself)."""
+
+    def infer_shape(self, index, x, is_bidirect):
+        super().infer_shape(index, x, False)
 
 
 class BidirectionalCell(HybridRecurrentCell):
@@ -251,7 +285,11 @@ class BidirectionalCell(HybridRecurrentCell):
         return self.l_cell.state_info(batch_size) + self.r_cell.state_info(batch_size)
 
     def forward(self, inputs, states):
-        raise NotImplementedError("BidirectionalCell cannot be stepped; use unroll (as MXNet)")
+        raise NotImplementedError("Bidirectional cannot be stepped. Please use unroll")
+
+    def infer_shape(self, index, x, is_bidirect):
+        self.l_cell.infer_shape(index, x, True)
+        self.r_cell.infer_shape(index, x, True)
 
     def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None,
                valid_length=None):
@@ -292,6 +330,9 @@ class ModifierCell(HybridRecurrentCell):
     def state_info(self, batch_size=0):
         return self.base_cell.state_info(batch_size)
 
+    def infer_shape(self, index, x, is_bidirect):
+        self.base_cell.infer_shape(index, x, is_bidirect)
+
 
 class DropoutCell(HybridRecurrentCell):
     """Dropout on the input while training; no states."""
@@ -316,6 +357,24 @@ class ResidualCell(ModifierCell):
     def forward(self, inputs, states):
         out, states = self.base_cell(inputs, states)
         return out + inputs, states
+
+    def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None,
+               valid_length=None):
+        """The base cell unrolls (so a ``BidirectionalCell`` can be wrapped); the inputs, masked
+        past ``valid_length``, are added to its outputs."""
+        self.reset()
+        axis = layout.find("T")
+        outputs, states = self.base_cell.unroll(length, inputs, begin_state, layout,
+                                                merge_outputs, valid_length)
+        steps, _ = _split_steps(inputs, length, axis)
+        if valid_length is not None:
+            masked = _F.SequenceMask(_F.stack(*steps, axis=0, num_args=length), valid_length,
+                                     use_sequence_length=True)
+            steps = list(_F.split(masked, num_outputs=length, axis=0, squeeze_axis=True)) \
+                if length > 1 else [_F.squeeze(masked, axis=0)]
+        if isinstance(outputs, (list, tuple)):
+            return [o + i for o, i in zip(outputs, steps)], states
+        return outputs + _merge(steps, axis, True), states
 
 
 class ZoneoutCell(ModifierCell):
@@ -350,3 +409,128 @@ def _zoneout(new, old, rate):
     keep_new = _F.Dropout(_F.ones_like(new), p=rate, mode="always")
     keep_new = keep_new[0] if isinstance(keep_new, (list, tuple)) else keep_new
     return _F.where(keep_new, new, old)
+
+
+def _dropout(x, rate, axes=()):
+    out = _F.Dropout(x, p=rate, axes=tuple(axes))
+    return out[0] if isinstance(out, (list, tuple)) else out
+
+
+class VariationalDropoutCell(ModifierCell):
+    """Variational dropout (Gal & Ghahramani) around ``base_cell``: one dropout mask per
+    sequence for the inputs, the first state (``h``) and the outputs, kept across time steps
+    until :meth:`reset` (``unroll`` resets first). The masks are per-sequence Python state, so
+    this cell itself stays imperative under ``hybridize`` (its base cell hybridizes)."""
+
+    def __init__(self, base_cell, drop_inputs=0.0, drop_states=0.0, drop_outputs=0.0):
+        if drop_states and isinstance(base_cell, BidirectionalCell):
+            raise MXNetValueError("BidirectionalCell doesn't support variational state dropout. "
+                                  "Please add VariationalDropoutCell to the cells underneath "
+                                  "instead.")
+        super().__init__(base_cell)
+        self.drop_inputs, self.drop_states, self.drop_outputs = (drop_inputs, drop_states,
+                                                                 drop_outputs)
+        self.drop_inputs_mask = self.drop_states_mask = self.drop_outputs_mask = None
+
+    def hybridize(self, active=True, **kwargs):
+        super().hybridize(active, **kwargs)
+        self._active = False
+
+    def reset(self):
+        super().reset()
+        self.drop_inputs_mask = self.drop_states_mask = self.drop_outputs_mask = None
+
+    def forward(self, inputs, states):
+        if self.drop_states and self.drop_states_mask is None:
+            self.drop_states_mask = _dropout(_F.ones_like(states[0]), self.drop_states)
+        if self.drop_inputs and self.drop_inputs_mask is None:
+            self.drop_inputs_mask = _dropout(_F.ones_like(inputs), self.drop_inputs)
+        if self.drop_states:
+            states = [states[0] * self.drop_states_mask] + list(states[1:])
+        if self.drop_inputs:
+            inputs = inputs * self.drop_inputs_mask
+        out, states = self.base_cell(inputs, states)
+        if self.drop_outputs and self.drop_outputs_mask is None:
+            self.drop_outputs_mask = _dropout(_F.ones_like(out), self.drop_outputs)
+        if self.drop_outputs:
+            out = out * self.drop_outputs_mask
+        return out, states
+
+    def __repr__(self):
+        return (f"{type(self).__name__}(p_out = {self.drop_outputs}, "
+                f"p_state = {self.drop_states})")
+
+
+class LSTMPCell(_GatedCell):
+    """LSTM with a projected recurrent state (Sak et al. 2014): ``r = W_hr (o * tanh(c))`` is
+    both the output and the state fed back; states ``[r (N, P), c (N, H)]``."""
+
+    _gates = 4
+
+    def __init__(self, hidden_size, projection_size, i2h_weight_initializer=None,
+                 h2h_weight_initializer=None, h2r_weight_initializer=None,
+                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0,
+                 prefix=None, params=None):
+        super().__init__(hidden_size, i2h_weight_initializer, h2h_weight_initializer,
+                         i2h_bias_initializer, h2h_bias_initializer, input_size,
+                         recurrent_size=projection_size, prefix=prefix, params=params)
+        self._projection_size = projection_size
+        self.h2r_weight = Parameter("h2r_weight", shape=(projection_size, hidden_size),
+                                    init=h2r_weight_initializer, allow_deferred_init=True)
+
+    def state_info(self, batch_size=0):
+        return [{"shape": (batch_size, self._projection_size), "__layout__": "NC"},
+                {"shape": (batch_size, self._hidden_size), "__layout__": "NC"}]
+
+    def infer_shape(self, inputs, *args):
+        if isinstance(inputs, int) and args and inputs > 0:
+            width = self._projection_size * (2 if len(args) > 1 and args[1] else 1)
+            self.i2h_weight.shape = (4 * self._hidden_size, width)
+            return
+        super().infer_shape(inputs, *args)
+
+    def hybrid_forward(self, F, inputs, states, h2r_weight, **params):
+        i2h, h2h = self._projections(inputs, states[0], **params)
+        i, f, g, o = _F.SliceChannel(i2h + h2h, num_outputs=4, axis=-1)
+        i, f, o = (_F.Activation(v, act_type="sigmoid") for v in (i, f, o))
+        c = f * states[1] + i * _F.Activation(g, act_type="tanh")
+        hidden = o * _F.Activation(c, act_type="tanh")
+        r = _F.FullyConnected(hidden, h2r_weight, num_hidden=self._projection_size,
+                              no_bias=True)
+        return r, [r, c]
+
+    def __repr__(self):
+        return (f"{type(self).__name__}({self._input_size or None} -> {self._hidden_size} -> "
+                f"{self._projection_size})")
+
+
+def dynamic_unroll(cell, inputs, begin_state, drop_inputs=0, drop_outputs=0, layout="TNC",
+                   valid_length=None):
+    """Run ``cell`` over every step of ``inputs`` (time on ``layout``'s T axis) from
+    ``begin_state``; returns ``(outputs, states)`` with outputs merged. With ``valid_length``
+    (per batch entry) the states stop at each sequence's last valid step and later outputs are
+    zeros. ``drop_inputs``/``drop_outputs``: dropout with one mask shared across time."""
+    axis = layout.find("T")
+    if axis != 0:
+        inputs = _F.swapaxes(inputs, dim1=0, dim2=axis)
+    if drop_inputs:
+        inputs = _dropout(inputs, drop_inputs, axes=(0,))
+    steps, _ = _split_steps(inputs, inputs.shape[0], 0)
+    states, outputs = list(begin_state), []
+    for t, step in enumerate(steps):
+        out, new_states = cell(step, states)
+        if valid_length is not None:
+            keep = _F.clip(valid_length - t, a_min=0, a_max=1)
+            new_states = [old + _F.broadcast_mul(_F.reshape(
+                keep, shape=(-1,) + (1,) * (len(new.shape) - 1)), new - old)
+                for new, old in zip(new_states, states)]
+        outputs.append(out)
+        states = list(new_states)
+    outputs = _F.stack(*outputs, axis=0, num_args=len(outputs))
+    if drop_outputs:
+        outputs = _dropout(outputs, drop_outputs, axes=(0,))
+    if valid_length is not None:
+        outputs = _F.SequenceMask(outputs, valid_length, use_sequence_length=True, axis=0)
+    if axis != 0:
+        outputs = _F.swapaxes(outputs, dim1=0, dim2=axis)
+    return outputs, states

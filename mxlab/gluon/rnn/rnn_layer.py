@@ -1,8 +1,12 @@
 """Fused recurrent layers ``RNN``, ``LSTM``, ``GRU`` over whole sequences (one ``RNN`` op).
 
-Parameters are MXNet 1.x's per-gate-group arrays (``l0_i2h_weight``, ``r1_h2h_bias``, ...), so
-1.x ``.params`` files load; each call concatenates them into the op's flat vector in MXNet's
-order (all weights, then all biases; layer by layer, ``l`` before ``r``, ``i2h`` before ``h2h``).
+The parameter layout follows the API generation active when the layer is built, as MXNet's two
+generations differ here. In NumPy mode (``npx.set_np()`` / ``@use_np``: MXNet 2.0) the layer
+holds ONE flat parameter ``rnn_param`` in the op's packing order (``initializer.RNNFused``
+fills it; ``gluon.utils.split_rnn_params`` views it per gate group). Otherwise (MXNet 1.x) it
+holds per-gate-group arrays (``l0_i2h_weight``, ``r1_h2h_bias``, ``l0_h2r_weight``, ...), so 1.x
+``.params`` files load; each call concatenates them into the op's flat vector in MXNet's order
+(all weights, then all biases; layer by layer, ``l`` before ``r``; ``i2h``, ``h2h``, ``h2r``).
 
 Example
 -------
@@ -15,7 +19,8 @@ Example
 """
 from ...base import MXNetValueError
 from ...ops.registry import F as _F
-from ...ops.rnn import GATES
+from ...ops.rnn import GATES, param_layout, rnn_param_size
+from ...util import is_np_array
 from ..block import HybridBlock
 from ..parameter import Parameter
 
@@ -33,7 +38,6 @@ def default_zeros():
     """``mx.np.zeros`` in NumPy mode (``npx.set_np``), else ``mx.nd.zeros``: MXNet's default
     ``begin_state`` function for each generation."""
     from ... import ndarray, numpy
-    from ...util import is_np_array
     return numpy.zeros if is_np_array() else ndarray.zeros
 
 
@@ -42,44 +46,71 @@ class _RNNLayer(HybridBlock):
 
     def __init__(self, hidden_size, num_layers, layout, dropout, bidirectional, input_size,
                  i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
-                 h2h_bias_initializer, mode, projection_size=None, dtype="float32",
-                 use_sequence_length=False, **kwargs):
-        super().__init__()
+                 h2h_bias_initializer, mode, projection_size=None, h2r_weight_initializer=None,
+                 lstm_state_clip_min=None, lstm_state_clip_max=None, lstm_state_clip_nan=False,
+                 dtype="float32", use_sequence_length=False, **kwargs):
+        super().__init__(**kwargs)
         if layout not in ("TNC", "NTC"):
             raise MXNetValueError(f"{mode} layer: layout must be 'TNC' or 'NTC', got {layout!r}")
-        if projection_size is not None or use_sequence_length:
-            raise NotImplementedError(f"{mode} layer: projection_size and use_sequence_length "
-                                      "are not built in mxlab")
+        if lstm_state_clip_min is not None or lstm_state_clip_max is not None:
+            raise NotImplementedError("LSTM layer: state_clip_min/state_clip_max are not built "
+                                      "in mxlab")
         self._hidden_size, self._num_layers, self._layout = hidden_size, num_layers, layout
         self._dropout, self._dir, self._mode = dropout, 2 if bidirectional else 1, mode
         self._input_size, self._gates = input_size, GATES[mode]
+        self._projection_size = projection_size or None
+        self._dtype, self._use_sequence_length = dtype, use_sequence_length
+        self._clip = (lstm_state_clip_min, lstm_state_clip_max, lstm_state_clip_nan)
+        self.skip_states = None
+        inits = {"i2h_weight": i2h_weight_initializer, "h2h_weight": h2h_weight_initializer,
+                 "i2h_bias": i2h_bias_initializer, "h2h_bias": h2h_bias_initializer,
+                 "h2r_weight": h2r_weight_initializer}
+        self._fused = is_np_array()
         self._names = []
-        size = self._gates * hidden_size
-        for layer in range(num_layers):
-            width = input_size if layer == 0 else self._dir * hidden_size
-            for side in "lr"[:self._dir]:
-                stem = f"{side}{layer}"
-                for group, shape, init in (
-                        ("i2h_weight", (size, width), i2h_weight_initializer),
-                        ("h2h_weight", (size, hidden_size), h2h_weight_initializer),
-                        ("i2h_bias", (size,), i2h_bias_initializer),
-                        ("h2h_bias", (size,), h2h_bias_initializer)):
-                    name = f"{stem}_{group}"
-                    setattr(self, name, Parameter(name, shape=shape, init=init, dtype=dtype,
-                                                  allow_deferred_init=True))
-                    self._names.append(name)
+        if self._fused:
+            from ...initializer import RNNFused
+            init = RNNFused(mode, num_layers, hidden_size, bidirectional, projection_size,
+                            **{f"{k}_initializer": v for k, v in inits.items()})
+            size = rnn_param_size(mode, num_layers, input_size, hidden_size, bidirectional,
+                                  self._projection_size) if input_size else -1
+            self.rnn_param = Parameter("rnn_param", shape=(size,), init=init, dtype=dtype,
+                                       allow_deferred_init=True)
+            return
+        spans = param_layout(self._op_attrs(), input_size)
+        groups = ("i2h_weight", "h2h_weight") + (("h2r_weight",) if self._projection_size
+                                                  else ()) + ("i2h_bias", "h2h_bias")
+        for k, span in enumerate(spans):
+            stem = f"{'lr'[k % self._dir]}{k // self._dir}"
+            for group, (_, _, shape) in zip(groups, span):
+                name = f"{stem}_{group}"
+                setattr(self, name, Parameter(name, shape=shape, init=inits[group],
+                                              dtype=dtype, allow_deferred_init=True))
+                self._names.append(name)
+
+    def _op_attrs(self):
+        return {"mode": self._mode, "num_layers": self._num_layers,
+                "bidirectional": self._dir == 2, "state_size": self._hidden_size,
+                "projection_size": self._projection_size}
 
     def __repr__(self):
         width = self._input_size or None
-        return (f"{type(self).__name__}({width} -> {self._hidden_size}, {self._layout}, "
-                f"num_layers={self._num_layers}"
-                f"{', bidirectional' if self._dir == 2 else ''}"
-                f"{f', dropout={self._dropout}' if self._dropout else ''})")
+        return (f"{type(self).__name__}({width} -> {self._hidden_size}, {self._layout}"
+                f"{f', num_layers={self._num_layers}' if self._num_layers != 1 else ''}"
+                f"{f', dropout={self._dropout}' if self._dropout else ''}"
+                f"{', bidirectional' if self._dir == 2 else ''})")
+
+    def cast(self, dtype):
+        super().cast(dtype)
+        self._dtype = dtype
 
     def state_info(self, batch_size=0):
         shape = (self._num_layers * self._dir, batch_size, self._hidden_size)
-        count = 2 if self._mode == "lstm" else 1
-        return [{"shape": shape, "__layout__": "LNC"} for _ in range(count)]
+        info = [{"shape": shape, "__layout__": "LNC", "dtype": self._dtype}]
+        if self._mode == "lstm":
+            info.append(dict(info[0]))
+            if self._projection_size:
+                info[0]["shape"] = shape[:2] + (self._projection_size,)
+        return info
 
     def begin_state(self, batch_size=0, func=None, **kwargs):
         """Initial states: ``func(shape=..., **kwargs)`` per state (zeros by default)."""
@@ -88,83 +119,131 @@ class _RNNLayer(HybridBlock):
         return [func(shape=info["shape"], **kwargs) for info in self.state_info(batch_size)]
 
     def infer_shape(self, inputs, *args):
+        if len(inputs.shape) != 3:
+            raise MXNetValueError("Input data should be rank-3 tensor of dim [sequence length, "
+                                  f"batch size, input size], got {inputs.shape}")
         width = inputs.shape[-1]
+        self._input_size = width
+        if self._fused:
+            self.rnn_param.shape = (rnn_param_size(
+                self._mode, self._num_layers, width, self._hidden_size, self._dir == 2,
+                self._projection_size),)
+            return
         for side in "lr"[:self._dir]:
             getattr(self, f"{side}0_i2h_weight").shape = (self._gates * self._hidden_size, width)
 
     def _flat_params(self, params):
+        if self._fused:
+            return params["rnn_param"]
         order = [n for kind in ("weight", "bias") for n in self._names if n.endswith(kind)]
         return _F.concat(*[_F.reshape(params[n], shape=(-1,)) for n in order], dim=0,
                          num_args=len(order))
 
-    def hybrid_forward(self, F, inputs, states=None, sequence_length=None, **params):
-        if sequence_length is not None:
-            raise NotImplementedError("RNN layers: sequence_length is not built in mxlab")
-        if self._layout == "NTC":
-            inputs = _F.swapaxes(inputs, dim1=0, dim2=1)
-        skip_states = states is None
-        if skip_states:
-            if not hasattr(inputs, "_flavour"):
-                raise MXNetValueError(f"{type(self).__name__}: pass begin_state(...) states "
-                                      "when calling the layer on symbols")
-            states = [zeros_like_input(inputs, info["shape"]) for info in
-                      self.state_info(inputs.shape[1])]
+    def __call__(self, inputs, states=None, sequence_length=None, **kwargs):
+        skip = states is None
+        if skip != self.skip_states:
+            self._clear_cached_op()
+        self.skip_states = skip
+        if skip and not hasattr(inputs, "_flavour"):
+            raise MXNetValueError(f"{type(self).__name__}: pass begin_state(...) states "
+                                  "when calling the layer on symbols")
+        if skip and not self._use_sequence_length:
+            # NOTE: zero states are made inside forward, so a hybridized graph has one input.
+            return super().__call__(inputs)
+        if skip:
+            states = self._zero_states(inputs)
         if not isinstance(states, (list, tuple)):
             states = [states]
-        outs = _F.RNN(inputs, self._flat_params(params), *states, state_size=self._hidden_size,
-                      num_layers=self._num_layers, bidirectional=self._dir == 2,
-                      p=self._dropout, state_outputs=True, mode=self._mode)
+        if self._use_sequence_length:
+            if sequence_length is None:
+                raise MXNetValueError(f"{type(self).__name__}(use_sequence_length=True) needs "
+                                      "sequence_length")
+            return super().__call__(inputs, list(states), sequence_length)
+        return super().__call__(inputs, list(states))
+
+    def _zero_states(self, inputs):
+        batch = inputs.shape[self._layout.find("N")]
+        return [zeros_like_input(inputs, info["shape"]) for info in self.state_info(batch)]
+
+    def hybrid_forward(self, F, inputs, states=None, sequence_length=None, **params):
+        if states is None:
+            states = self._zero_states(inputs)
+        if hasattr(inputs, "_flavour"):
+            batch = inputs.shape[self._layout.find("N")]
+            for state, info in zip(states, self.state_info(batch)):
+                if tuple(state.shape) != info["shape"]:
+                    raise MXNetValueError(
+                        f"Invalid recurrent state shape. Expecting {info['shape']}, got "
+                        f"{tuple(state.shape)}.")
+        if self._layout == "NTC":
+            inputs = _F.swapaxes(inputs, dim1=0, dim2=1)
+        extra = [sequence_length] if self._use_sequence_length else []
+        outs = _F.RNN(inputs, self._flat_params(params), *states, *extra,
+                      state_size=self._hidden_size, num_layers=self._num_layers,
+                      bidirectional=self._dir == 2, p=self._dropout, state_outputs=True,
+                      mode=self._mode, projection_size=self._projection_size,
+                      use_sequence_length=self._use_sequence_length)
         # NOTE: F returns the op's hidden dropout-mask output too; the states come before it.
         out, new_states = outs[0], list(outs[1:1 + len(states)])
         if self._layout == "NTC":
             out = _F.swapaxes(out, dim1=0, dim2=1)
-        return out if skip_states else (out, new_states)
+        return out if self.skip_states else (out, new_states)
 
 
-def _layer(mode, doc):
-    class Layer(_RNNLayer):
-        def __init__(self, hidden_size, num_layers=1, activation="relu", layout="TNC",
-                     dropout=0, bidirectional=False, i2h_weight_initializer=None,
-                     h2h_weight_initializer=None, i2h_bias_initializer="zeros",
-                     h2h_bias_initializer="zeros", input_size=0, **kwargs):
-            run_mode = mode if mode != "rnn" else f"rnn_{activation}"
-            super().__init__(hidden_size, num_layers, layout, dropout, bidirectional, input_size,
-                             i2h_weight_initializer, h2h_weight_initializer,
-                             i2h_bias_initializer, h2h_bias_initializer, run_mode, **kwargs)
-    Layer.__doc__ = doc
-    return Layer
+class RNN(_RNNLayer):
+    """Elman RNN layer (``activation`` 'relu' or 'tanh') over (T, N, C) / (N, T, C)
+    sequences."""
+
+    def __init__(self, hidden_size, num_layers=1, activation="relu", layout="TNC", dropout=0,
+                 bidirectional=False, i2h_weight_initializer=None, h2h_weight_initializer=None,
+                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0,
+                 dtype="float32", **kwargs):
+        super().__init__(hidden_size, num_layers, layout, dropout, bidirectional, input_size,
+                         i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
+                         h2h_bias_initializer, f"rnn_{activation}", None, None, None, None,
+                         False, dtype, **kwargs)
 
 
-RNN = _layer("rnn", "Elman RNN layer (``activation`` 'relu' or 'tanh') over (T, N, C) / "
-                    "(N, T, C) sequences.")
-RNN.__name__ = RNN.__qualname__ = "RNN"
-LSTM = _layer("lstm", "Long short-term memory layer; states are ``[h, c]``.")
-LSTM.__name__ = LSTM.__qualname__ = "LSTM"
-GRU = _layer("gru", "Gated recurrent unit layer (cuDNN's variant, as MXNet).")
-GRU.__name__ = GRU.__qualname__ = "GRU"
+class LSTM(_RNNLayer):
+    """Long short-term memory layer; states are ``[h, c]`` (``h`` of ``projection_size``
+    features for LSTMP)."""
+
+    def __init__(self, hidden_size, num_layers=1, layout="TNC", dropout=0, bidirectional=False,
+                 input_size=0, i2h_weight_initializer=None, h2h_weight_initializer=None,
+                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros",
+                 projection_size=None, h2r_weight_initializer=None, state_clip_min=None,
+                 state_clip_max=None, state_clip_nan=False, dtype="float32", **kwargs):
+        super().__init__(hidden_size, num_layers, layout, dropout, bidirectional, input_size,
+                         i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
+                         h2h_bias_initializer, "lstm", projection_size, h2r_weight_initializer,
+                         state_clip_min, state_clip_max, state_clip_nan, dtype, **kwargs)
+
+
+class GRU(_RNNLayer):
+    """Gated recurrent unit layer (cuDNN's variant, as MXNet)."""
+
+    def __init__(self, hidden_size, num_layers=1, layout="TNC", dropout=0, bidirectional=False,
+                 input_size=0, i2h_weight_initializer=None, h2h_weight_initializer=None,
+                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", dtype="float32",
+                 **kwargs):
+        super().__init__(hidden_size, num_layers, layout, dropout, bidirectional, input_size,
+                         i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
+                         h2h_bias_initializer, "gru", None, None, None, None, False, dtype,
+                         **kwargs)
 
 
 def split_rnn_params(param, mode, num_layers, input_size, hidden_size, bidirectional=False,
                      projection_size=None):
     """The fused op's flat ``param`` as ``{'l0_i2h_weight': ..., 'r1_h2h_bias': ...}`` views
-    (MXNet 2.0's ``gluon.utils.split_rnn_params``)."""
-    if projection_size:
-        raise NotImplementedError("split_rnn_params: projection_size is not built in mxlab")
-    gates, dirs = GATES[mode], 2 if bidirectional else 1
-    names = [f"{side}{layer}_{group}" for layer in range(num_layers) for side in "lr"[:dirs]
-             for group in ("i2h", "h2h")]
-    shapes = {}
-    for name in names:
-        layer = int(name[1:name.index("_")])
-        width = hidden_size if "h2h" in name else (input_size if layer == 0
-                                                   else dirs * hidden_size)
-        shapes[f"{name}_weight"] = (gates * hidden_size, width)
-        shapes[f"{name}_bias"] = (gates * hidden_size,)
-    result, begin = {}, 0
-    for kind in ("weight", "bias"):
-        for name in names:
-            shape = shapes[f"{name}_{kind}"]
-            size = shape[0] * (shape[1] if len(shape) > 1 else 1)
-            result[f"{name}_{kind}"] = param[begin:begin + size].reshape(shape)
-            begin += size
+    (MXNet 2.0's ``gluon.utils.split_rnn_params``; ``l0_h2r_weight`` too for LSTMP)."""
+    dirs = 2 if bidirectional else 1
+    attrs = {"mode": mode, "num_layers": num_layers, "bidirectional": bidirectional,
+             "state_size": hidden_size, "projection_size": projection_size or None}
+    groups = ("i2h_weight", "h2h_weight") + (("h2r_weight",) if projection_size else ()) + \
+        ("i2h_bias", "h2h_bias")
+    result = {}
+    for k, span in enumerate(param_layout(attrs, input_size)):
+        stem = f"{'lr'[k % dirs]}{k // dirs}"
+        for group, (begin, end, shape) in zip(groups, span):
+            result[f"{stem}_{group}"] = param[begin:end].reshape(shape)
     return result
