@@ -1,13 +1,13 @@
-"""``mx.gluon.contrib``: MXNet 1.x's contributed Gluon layers (``contrib.nn``).
+"""``mx.gluon.contrib``: MXNet's contributed Gluon packages.
 
-``contrib.nn`` maps onto the layers mxlab already has; the other contrib packages of MXNet 1.9.1
-(``estimator``, ``rnn``, ``cnn``, ``data``) are not built and raise ``NotImplementedError``
-naming themselves.
+``contrib.nn`` maps onto the layers mxlab already has; ``contrib.estimator`` is MXNet master's
+Estimator with its event handlers. The other contrib packages of MXNet 1.9.1 (``rnn``, ``cnn``,
+``data``) are not built and raise ``NotImplementedError`` naming themselves.
 """
 from . import nn  # noqa: F401
+from . import estimator  # noqa: F401
 
 _NOT_BUILT = {
-    "estimator": "gluon.contrib.estimator (Estimator, event handlers, BatchProcessor)",
     "rnn": "gluon.contrib.rnn (Conv*RNNCell, VariationalDropoutCell, LSTMPCell)",
     "cnn": "gluon.contrib.cnn (DeformableConvolution, ModulatedDeformableConvolution)",
     "data": "gluon.contrib.data (IntervalSampler, text datasets)",
