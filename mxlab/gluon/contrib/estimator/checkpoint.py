@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from ...metric import EvalMetric
-from .event_handler import BatchEnd, EpochEnd, TrainBegin, _monitor_op
+from .hooks import BatchEnd, EpochEnd, TrainBegin, _monitor_op
 
 __all__ = ["CheckpointHandler"]
 

@@ -4,7 +4,7 @@ A handler subclasses the hook classes it implements (:class:`TrainBegin` ... :cl
 :class:`Estimator` calls ``hook(estimator, **kwargs)`` in ascending ``priority`` (default 0).
 ``batch_end`` gets ``batch``, ``pred``, ``label`` and ``loss``; a ``batch_end`` or
 ``epoch_end`` returning True stops training. :class:`CheckpointHandler` lives in
-:mod:`.checkpoint` and is re-exported here.
+:mod:`.checkpoint` and the hook classes in :mod:`.hooks`; both are re-exported here.
 """
 import math
 import time
@@ -14,55 +14,14 @@ import numpy as np
 
 from ...metric import CompositeEvalMetric, EvalMetric
 from ...metric import Loss as _LossMetric
+from .checkpoint import CheckpointHandler
+from .hooks import (BatchBegin, BatchEnd, EpochBegin, EpochEnd, EventHandler,  # noqa: F401
+                    TrainBegin, TrainEnd, _check_event_handlers, _monitor_op)
 from .utils import _check_metrics
 
 __all__ = ["TrainBegin", "TrainEnd", "EpochBegin", "EpochEnd", "BatchBegin", "BatchEnd",
            "StoppingHandler", "MetricHandler", "ValidationHandler",
            "LoggingHandler", "CheckpointHandler", "EarlyStoppingHandler", "GradientUpdateHandler"]
-
-
-class EventHandler:
-    """Base of all event handlers."""
-
-
-def _check_event_handlers(handlers):
-    if isinstance(handlers, EventHandler):
-        return [handlers]
-    handlers = list(handlers or [])
-    if not all(isinstance(handler, EventHandler) for handler in handlers):
-        raise ValueError("handlers must be an EventHandler or a list of EventHandler, "
-                         f"got: {handlers}")
-    return handlers
-
-
-class TrainBegin(EventHandler):
-    def train_begin(self, estimator, *args, **kwargs):
-        pass
-
-
-class TrainEnd(EventHandler):
-    def train_end(self, estimator, *args, **kwargs):
-        pass
-
-
-class EpochBegin(EventHandler):
-    def epoch_begin(self, estimator, *args, **kwargs):
-        pass
-
-
-class EpochEnd(EventHandler):
-    def epoch_end(self, estimator, *args, **kwargs):
-        return False
-
-
-class BatchBegin(EventHandler):
-    def batch_begin(self, estimator, *args, **kwargs):
-        pass
-
-
-class BatchEnd(EventHandler):
-    def batch_end(self, estimator, *args, **kwargs):
-        return False
 
 
 class StoppingHandler(TrainBegin, BatchEnd, EpochEnd):
@@ -217,31 +176,6 @@ class LoggingHandler(TrainBegin, TrainEnd, EpochBegin, EpochEnd, BatchBegin, Bat
         self.batch_index = 0
 
 
-def _monitor_op(monitor, mode, who):
-    """``np.less`` or ``np.greater`` for ``mode`` in min / max / auto.
-
-    auto picks greater for accuracy / f1-like names and less otherwise (MXNet's intent; its
-    code's ``'acc' or 'f1' in name`` is always true, so MXNet picks greater for every metric).
-    """
-    if mode not in ("auto", "min", "max"):
-        warnings.warn(f"{who} mode {mode} is unknown, fallback to auto mode. CheckpointHandler "
-                      "will use max mode for f1 and accuracy metric comparison and use min mode "
-                      "other wise", RuntimeWarning)
-        mode = "auto"
-    if mode != "auto":
-        return np.less if mode == "min" else np.greater
-    name = monitor.get()[0]
-    if any(key in name.lower() for key in ("acc", "f1")):
-        warnings.warn(f"`greater` operator will be used to determine if {name} has improved. "
-                      "Please specify `mode='min'` to use the `less` operator. "
-                      "Specify `mode='max' to disable this warning.`")
-        return np.greater
-    warnings.warn(f"`less` operator will be used to determine if {name} has improved. "
-                  "Please specify `mode='max'` to use the `greater` operator. "
-                  "Specify `mode='min' to disable this warning.`")
-    return np.less
-
-
 class EarlyStoppingHandler(TrainBegin, EpochEnd, TrainEnd):
     """Stops training when ``monitor`` has not improved by ``min_delta`` for ``patience``
     epochs (compared with ``baseline`` first, when given)."""
@@ -304,6 +238,3 @@ class GradientUpdateHandler(BatchEnd):
         loss = kwargs["loss"]
         loss = loss if isinstance(loss, list) else [loss]
         estimator.trainer.step(sum(each.shape[0] for each in loss))
-
-
-from .checkpoint import CheckpointHandler  # noqa: E402  (it subclasses the hooks above)
