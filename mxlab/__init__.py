@@ -30,7 +30,7 @@ from . import library  # noqa: E402,F401
 from . import initializer, initializer as init, lr_scheduler, optimizer  # noqa: E402,F401
 from . import kvstore, kvstore as kv  # noqa: E402,F401
 from . import gluon  # noqa: E402,F401
-from .gluon import metric  # noqa: E402,F401  (MXNet 1.x: mx.metric)
+from .gluon import metric_v1 as metric  # noqa: E402,F401  (MXNet 1.x: mx.metric)
 from . import image, io, recordio  # noqa: E402,F401
 from . import viz, notebook  # noqa: E402,F401
 from . import onnx, contrib  # noqa: E402,F401  (onnx itself is imported on first use)

@@ -1,28 +1,45 @@
-"""Evaluation metrics (``mx.metric`` in MXNet 1.x, ``mx.gluon.metric`` in 2.0) with MXNet 1.9's
-formulas. Metrics run on the host: each ``update`` reads the arrays once (``asnumpy``) and adds to
-a local sum and count (``get``, cleared by ``reset_local``) and a global one (``get_global``).
+"""MXNet 2.0's ``mx.gluon.metric``: the evaluation metrics of MXNet master.
+
+The base classes, ``Accuracy``, ``TopKAccuracy``, ``Loss`` and ``CustomMetric`` are MXNet 1.x's
+(:mod:`.metric_v1`, which stays ``mx.metric``); these metrics changed in 2.0 and are redefined
+here, with their own :func:`create` registry:
+
+* ``F1`` / ``Fbeta`` take ``class_type`` ('binary', 'multiclass', 'multilabel'), ``threshold``
+  and ``average`` ('micro' by default: counts over everything seen; 'macro': the mean over
+  classes, not over updates as in 1.x); ``MCC`` is binary over all counts, ``PCC`` its
+  multiclass form; ``BinaryAccuracy`` thresholds.
+* ``MAE`` / ``MSE`` average per example (1.x: per update); ``RMSE`` is the root of the mean MSE.
+* ``CrossEntropy`` / ``Perplexity`` take ``ignore_label``, ``axis`` and ``from_logits``;
+  ``PearsonCorrelation`` streams over every update (1.x ``average='micro'``).
+* ``MeanPairwiseDistance``, ``MeanCosineSimilarity`` and ``Torch`` are new.
+
+Metrics run on the host (one ``asnumpy`` per array and update), as in :mod:`.metric_v1`.
 
 Example
 -------
 >>> import mxlab as mx
->>> acc = mx.gluon.metric.Accuracy()
->>> acc.update([mx.nd.array([0, 1, 1])], [mx.nd.array([[0.9, 0.1], [0.3, 0.7], [0.6, 0.4]])])
->>> acc.get()
-('accuracy', 0.6666666666666666)
+>>> f1 = mx.gluon.metric.F1()
+>>> f1.update([mx.np.array([0., 1., 1.])], [mx.np.array([[0.3, 0.7], [0., 1.], [0.4, 0.6]])])
+>>> name, value = f1.get()
+>>> name, round(value, 6)
+('f1', 0.8)
 """
 import math
-from collections import OrderedDict
 
 import numpy
 
 from ..base import MXNetValueError
+from . import metric_v1 as _v1
+from .metric_v1 import (Accuracy, CustomMetric, EvalMetric, Loss, TopKAccuracy, _host,
+                        check_label_shapes, np)
 
-__all__ = ["EvalMetric", "CompositeEvalMetric", "Accuracy", "TopKAccuracy", "F1", "MCC",
-           "Perplexity", "MAE", "MSE", "RMSE", "CrossEntropy", "NegativeLogLikelihood",
-           "PearsonCorrelation", "Loss", "CustomMetric", "create", "register", "np",
-           "check_label_shapes"]
+__all__ = ["EvalMetric", "CompositeEvalMetric", "Accuracy", "TopKAccuracy", "F1", "Fbeta",
+           "BinaryAccuracy", "MCC", "PCC", "MAE", "MSE", "RMSE", "MeanPairwiseDistance",
+           "MeanCosineSimilarity", "CrossEntropy", "Perplexity", "PearsonCorrelation", "Loss",
+           "Torch", "CustomMetric", "create", "register", "np", "check_label_shapes",
+           "predict_with_threshold", "one_hot"]
 
-_REGISTRY = {}
+_REGISTRY = dict(_v1._REGISTRY)
 
 
 def register(klass, *aliases):
@@ -32,441 +49,420 @@ def register(klass, *aliases):
     return klass
 
 
-def create(metric, *args, **kwargs):
-    """A metric from a name ('acc', 'f1', ...), a callable ``feval(label, pred)`` or a list."""
-    if callable(metric) and not isinstance(metric, type):
-        return CustomMetric(metric, *args, **kwargs)
-    if isinstance(metric, EvalMetric):
-        return metric
-    if isinstance(metric, list):
-        return CompositeEvalMetric([create(m, *args, **kwargs) for m in metric])
-    if isinstance(metric, str) and metric.lower() in _REGISTRY:
-        return _REGISTRY[metric.lower()](*args, **kwargs)
-    raise MXNetValueError(f"Cannot find metric {metric!r}; registered: {sorted(_REGISTRY)}")
+class CompositeEvalMetric(_v1.CompositeEvalMetric):
+    """Several metrics updated together (names resolved by this module's :func:`create`)."""
+
+    @staticmethod
+    def _create(metric):
+        return create(metric)
 
 
-def _host(x):
-    return x.asnumpy() if hasattr(x, "asnumpy") else numpy.asarray(x)
+def predict_with_threshold(pred, threshold=0.5):
+    """``pred > threshold`` (a float, or one threshold per category on the last axis)."""
+    if isinstance(threshold, float):
+        return pred > threshold
+    if hasattr(threshold, "shape"):
+        threshold = _host(threshold)
+        if threshold.shape[-1] != pred.shape[-1]:
+            raise MXNetValueError(f"shape mismatch: {pred.shape[-1]} vs. {threshold.shape[-1]}")
+        return pred > threshold
+    raise MXNetValueError(f"{type(threshold)} is a wrong type for threshold!")
 
 
-def check_label_shapes(labels, preds, wrap=False, shape=False):
-    """Equal counts (or shapes, with ``shape``); ``wrap`` turns single arrays into lists."""
-    if wrap:
-        labels = labels if isinstance(labels, (list, tuple)) else [labels]
-        preds = preds if isinstance(preds, (list, tuple)) else [preds]
-    got = (labels.shape, preds.shape) if shape else (len(labels), len(preds))
-    if got[0] != got[1]:
-        raise MXNetValueError(f"Shape of labels {got[0]} does not match shape of predictions "
-                              f"{got[1]}")
-    return labels, preds
+def one_hot(idx, num):
+    return (numpy.arange(num) == idx[:, None]).astype("int32")
 
 
-class EvalMetric:
-    """Base class: ``update(labels, preds)``, ``get()`` -> (name, value), ``reset()``."""
+class _ClassificationMetrics:
+    """Per-class true / false positive / negative counts over every update, and the scores
+    (precision, recall, F-beta, MCC) computed from them."""
 
-    def __init__(self, name, output_names=None, label_names=None, **kwargs):
-        self.name, self.output_names, self.label_names = str(name), output_names, label_names
-        self._kwargs = kwargs
-        self.reset()
+    def __init__(self, class_type="binary", threshold=0.5, beta=1):
+        if class_type not in ("binary", "multiclass", "multilabel"):
+            raise MXNetValueError(f"Wrong class_type {class_type}! Only supports "
+                                  "['binary', 'multiclass', 'multilabel']")
+        self.class_type, self.threshold, self.beta = class_type, threshold, beta
+        self.reset_stats()
 
-    def __str__(self):
-        return f"EvalMetric: {dict(self.get_name_value())}"
+    def reset_stats(self):
+        self.num_classes = None
+        self.counts = None          # rows: tp, fp, fn, tn; one column per class
 
-    def get_config(self):
-        config = dict(self._kwargs, metric=type(self).__name__, name=self.name,
-                      output_names=self.output_names, label_names=self.label_names)
-        return config
+    def _set(self, num):
+        if self.num_classes is None:
+            self.num_classes, self.counts = num, numpy.zeros((4, num), dtype="float64")
+        elif self.num_classes != num:
+            raise MXNetValueError(f"Input number of classes has changed from "
+                                  f"{self.num_classes} to {num}")
 
-    def update_dict(self, label, pred):
-        """Update from dicts keyed by output / label names."""
-        pred = [pred[n] for n in self.output_names] if self.output_names else list(pred.values())
-        label = ([label[n] for n in self.label_names] if self.label_names
-                 else list(label.values()))
-        self.update(label, pred)
-
-    def update(self, labels, preds):
-        raise NotImplementedError(f"{type(self).__name__} must implement update")
-
-    def _add(self, total, count):
-        self.sum_metric += total
-        self.global_sum_metric += total
-        self.num_inst += count
-        self.global_num_inst += count
-
-    def reset(self):
-        self.num_inst, self.sum_metric = 0, 0.0
-        self.global_num_inst, self.global_sum_metric = 0, 0.0
-
-    def reset_local(self):
-        self.num_inst, self.sum_metric = 0, 0.0
-
-    def _value(self, total, count):
-        return float("nan") if count == 0 else total / count
-
-    def get(self):
-        return self.name, self._value(self.sum_metric, self.num_inst)
-
-    def get_global(self):
-        return self.name, self._value(self.global_sum_metric, self.global_num_inst)
-
-    def get_name_value(self):
-        return _pairs(*self.get())
-
-    def get_global_name_value(self):
-        return _pairs(*self.get_global())
-
-
-def _pairs(name, value):
-    names = name if isinstance(name, list) else [name]
-    values = value if isinstance(value, list) else [value]
-    return list(zip(names, values))
-
-
-class CompositeEvalMetric(EvalMetric):
-    """Several metrics updated together; ``get`` returns lists of names and values."""
-
-    def __init__(self, metrics=None, name="composite", output_names=None, label_names=None):
-        self.metrics = [create(m) for m in (metrics or [])]
-        super().__init__(name, output_names, label_names)
-
-    def add(self, metric):
-        self.metrics.append(create(metric))
-
-    def get_metric(self, index):
-        return self.metrics[index]
-
-    def update_dict(self, labels, preds):
-        if self.label_names is not None:
-            labels = OrderedDict((k, v) for k, v in labels.items() if k in self.label_names)
-        if self.output_names is not None:
-            preds = OrderedDict((k, v) for k, v in preds.items() if k in self.output_names)
-        for metric in self.metrics:
-            metric.update_dict(labels, preds)
-
-    def update(self, labels, preds):
-        for metric in self.metrics:
-            metric.update(labels, preds)
-
-    def reset(self):
-        for metric in getattr(self, "metrics", ()):
-            metric.reset()
-
-    def reset_local(self):
-        for metric in self.metrics:
-            metric.reset_local()
-
-    def _collect(self, getter):
-        names, values = [], []
-        for metric in self.metrics:
-            name, value = getter(metric)
-            names.extend(name if isinstance(name, list) else [name])
-            values.extend(value if isinstance(value, list) else [value])
-        return names, values
-
-    def get(self):
-        return self._collect(lambda m: m.get())
-
-    def get_global(self):
-        return self._collect(lambda m: m.get_global())
-
-    def get_config(self):
-        return dict(super().get_config(), metrics=[m.get_config() for m in self.metrics])
-
-
-class Accuracy(EvalMetric):
-    """Fraction of predictions (argmax along ``axis`` when shapes differ) equal to the label."""
-
-    def __init__(self, axis=1, name="accuracy", output_names=None, label_names=None):
-        super().__init__(name, output_names, label_names, axis=axis)
-        self.axis = axis
-
-    def update(self, labels, preds):
-        labels, preds = check_label_shapes(labels, preds, True)
-        for label, pred in zip(labels, preds):
-            pred, label = _host(pred), _host(label)
+    def update_stats(self, label, pred):
+        pred, label = _host(pred), _host(label).astype("int32")
+        if self.class_type == "binary":
+            self._set(1)
+            if label.size and label.max() > 1:
+                raise MXNetValueError("Wrong label for binary classification.")
             if pred.shape != label.shape:
-                pred = numpy.argmax(pred, axis=self.axis)
-            pred, label = pred.astype("int32").ravel(), label.astype("int32").ravel()
-            check_label_shapes(label, pred)
-            self._add(int((pred == label).sum()), len(pred))
-
-
-class TopKAccuracy(EvalMetric):
-    """Fraction of labels among the ``top_k`` highest predictions."""
-
-    def __init__(self, top_k=1, name="top_k_accuracy", output_names=None, label_names=None):
-        if top_k <= 1:
-            raise MXNetValueError("Please use Accuracy if top_k is no more than 1")
-        super().__init__(f"{name}_{top_k}", output_names, label_names, top_k=top_k)
-        self.top_k = top_k
-
-    def update(self, labels, preds):
-        labels, preds = check_label_shapes(labels, preds, True)
-        for label, pred in zip(labels, preds):
-            pred, label = _host(pred).astype("float32"), _host(label).astype("int32").ravel()
-            if pred.ndim > 2:
-                raise MXNetValueError("Predictions should be no more than 2 dims")
-            if pred.ndim == 1:
-                hits = numpy.argpartition(pred, -self.top_k) == label  # NOTE: MXNet's 1-d rule
-                self._add(int(hits.sum()), pred.shape[0])
-                continue
-            top = numpy.argsort(-pred, axis=1, kind="stable")[:, :min(self.top_k, pred.shape[1])]
-            self._add(int((top == label[:, None]).any(axis=1).sum()), pred.shape[0])
-
-
-class _Binary(EvalMetric):
-    """Confusion counts of a binary classifier (argmax of 2-class predictions), local and
-    global; ``average='macro'`` averages per update, 'micro' over all examples."""
-
-    def __init__(self, name, output_names, label_names, average):
-        self.average = average
-        self._counts = numpy.zeros(4)          # tp, fp, fn, tn since the last macro step
-        self._global_counts = numpy.zeros(4)
-        super().__init__(name, output_names, label_names, average=average)
-
-    def _count(self, label, pred):
-        label = _host(label).astype("int32").ravel()
-        if len(numpy.unique(label)) > 2:
-            raise MXNetValueError(f"{type(self).__name__} currently only supports binary "
-                                  f"classification.")
-        predicted = numpy.argmax(_host(pred), axis=1) == 1
-        actual = label == 1
-        counts = numpy.array([(predicted & actual).sum(), (predicted & ~actual).sum(),
-                              (~predicted & actual).sum(), (~predicted & ~actual).sum()])
-        self._counts += counts
-        self._global_counts += counts
-
-    def update(self, labels, preds):
-        labels, preds = check_label_shapes(labels, preds, True)
-        for label, pred in zip(labels, preds):
-            self._count(label, pred)
-        if self.average == "macro":  # NOTE: MXNet clears every count after a macro step
-            self._add(self.score(self._counts), 1)
-            self._counts[:] = 0
-            self._global_counts[:] = 0
+                if pred.shape[-1] > 2:
+                    raise MXNetValueError(f"The shape of prediction {pred.shape} is wrong for "
+                                          "binary classification.")
+                if pred.shape[-1] == 2:
+                    pred = pred.reshape(-1, 2)[:, 1]
+            pred_label = predict_with_threshold(pred, self.threshold).reshape(-1, 1)
+            label = label.reshape(-1, 1)
+        elif self.class_type == "multiclass":
+            num = pred.shape[-1]
+            self._set(num)
+            if label.size and label.max() >= num:
+                raise MXNetValueError("pred contains fewer classes than label!")
+            pred_label = one_hot(pred.argmax(axis=-1).reshape(-1), num)
+            label = one_hot(label.reshape(-1), num)
         else:
-            self.sum_metric = self.score(self._counts) * self._counts.sum()
-            self.num_inst = self._counts.sum()
-            self.global_sum_metric = self.score(self._global_counts) * self._global_counts.sum()
-            self.global_num_inst = self._global_counts.sum()
+            num = pred.shape[-1]
+            self._set(num)
+            if pred.shape != label.shape:
+                raise MXNetValueError("The shape of label should be same as that of prediction "
+                                      f"for multilabel classification: {label.shape} vs. "
+                                      f"{pred.shape}")
+            pred_label = predict_with_threshold(pred, self.threshold).reshape(-1, num)
+            label = label.reshape(-1, num)
+        check_label_shapes(label, pred_label)
+        predicted, actual = pred_label == 1, label == 1
+        self.counts += numpy.stack([(predicted & actual).sum(0), (predicted & ~actual).sum(0),
+                                    (~predicted & actual).sum(0),
+                                    (~predicted & ~actual).sum(0)])
 
-    def reset(self):
-        super().reset()
-        if hasattr(self, "_counts"):
-            self._counts[:] = 0
-            self._global_counts[:] = 0
+    @property
+    def total_examples(self):
+        return 0 if self.num_classes is None else int(self.counts[:, 0].sum())
 
-    def reset_local(self):
-        super().reset_local()
-        self._counts[:] = 0
+    def _fbeta(self, tp, fp, fn):
+        precision = tp / numpy.maximum(tp + fp, 1e-12)
+        recall = tp / numpy.maximum(tp + fn, 1e-12)
+        b2 = self.beta ** 2
+        return (1 + b2) * precision * recall / numpy.maximum(b2 * precision + recall, 1e-12)
 
+    @property
+    def fscore(self):
+        """Per-class F-beta scores."""
+        tp, fp, fn, _ = self.counts
+        return self._fbeta(tp, fp, fn)
 
-class F1(_Binary):
-    """F1 score of the positive class."""
-
-    def __init__(self, name="f1", output_names=None, label_names=None, average="macro"):
-        super().__init__(name, output_names, label_names, average)
-
-    @staticmethod
-    def score(counts):
-        tp, fp, fn, _ = counts
-        precision = tp / (tp + fp) if tp + fp > 0 else 0.0
-        recall = tp / (tp + fn) if tp + fn > 0 else 0.0
-        return 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
-
-
-class MCC(_Binary):
-    """Matthews correlation coefficient."""
-
-    def __init__(self, name="mcc", output_names=None, label_names=None, average="macro"):
-        super().__init__(name, output_names, label_names, average)
-
-    @staticmethod
-    def score(counts):
-        tp, fp, fn, tn = (float(c) for c in counts)
-        if not counts.sum():
+    @property
+    def micro_fscore(self):
+        if self.num_classes is None:
             return 0.0
+        tp, fp, fn, _ = self.counts.sum(axis=1)
+        return float(self._fbeta(tp, fp, fn))
+
+    def binary_matthewscc(self):
+        """MCC of the binary counts; zero terms of the denominator count as 1."""
+        if not self.total_examples:
+            return 0.0
+        tp, fp, fn, tn = (float(c) for c in self.counts[:, 0])
         denom = 1.0
         for term in (tp + fp, tp + fn, tn + fp, tn + fn):
             denom *= term if term != 0.0 else 1.0
         return (tp * tn - fp * fn) / math.sqrt(denom)
 
 
-class Perplexity(EvalMetric):
-    """``exp`` of the mean negative log-probability of the labels (``ignore_label`` skipped)."""
+class F1(EvalMetric):
+    """F1 score over every example seen ('micro'), its per-class mean ('macro') or the
+    per-class scores (``average=None``)."""
 
-    def __init__(self, ignore_label, axis=-1, name="perplexity", output_names=None,
-                 label_names=None):
-        super().__init__(name, output_names, label_names, ignore_label=ignore_label)
-        self.ignore_label, self.axis = ignore_label, axis
-
-    def update(self, labels, preds):
-        if len(labels) != len(preds):
-            raise MXNetValueError("Perplexity: as many labels as predictions are needed")
-        for label, pred in zip(labels, preds):
-            pred, label = _host(pred), _host(label).ravel().astype("int64")
-            picked = numpy.take_along_axis(pred.reshape(-1, pred.shape[-1]), label[:, None],
-                                           axis=-1)[:, 0]
-            count = picked.size
-            if self.ignore_label is not None:
-                ignore = label == self.ignore_label
-                count -= int(ignore.sum())
-                picked = numpy.where(ignore, 1.0, picked)
-            self._add(-float(numpy.log(numpy.maximum(1e-10, picked)).sum()), count)
-
-    def _value(self, total, count):
-        return float("nan") if count == 0 else math.exp(total / count)
-
-
-class _Regression(EvalMetric):
-    """Mean over updates of a per-update error between labels and predictions."""
+    def __init__(self, name="f1", output_names=None, label_names=None, class_type="binary",
+                 threshold=0.5, average="micro"):
+        self.average = average
+        self.metrics = _ClassificationMetrics(class_type=class_type, threshold=threshold)
+        EvalMetric.__init__(self, name, output_names, label_names, class_type=class_type,
+                            threshold=threshold, average=average)
 
     def update(self, labels, preds):
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
-            label, pred = _host(label), _host(pred)
-            label = label.reshape(label.shape[0], 1) if label.ndim == 1 else label
-            pred = pred.reshape(pred.shape[0], 1) if pred.ndim == 1 else pred
-            self._add(float(self.error(label, pred)), 1)
+            self.metrics.update_stats(label, pred)
+        total = self.metrics.total_examples
+        if self.average == "micro":
+            score = self.metrics.micro_fscore
+        elif self.average == "macro":
+            score = float(self.metrics.fscore.mean())
+        else:
+            score = self.metrics.fscore
+        self.sum_metric, self.num_inst = score * total, total
+
+    def reset(self):
+        super().reset()
+        if hasattr(self, "metrics"):
+            self.metrics.reset_stats()
 
 
-class MAE(_Regression):
-    """Mean absolute error."""
+class Fbeta(F1):
+    """F-beta score: ``(1 + beta^2) P R / (beta^2 P + R)``."""
+
+    def __init__(self, name="fbeta", output_names=None, label_names=None, class_type="binary",
+                 beta=1, threshold=0.5, average="micro"):
+        super().__init__(name, output_names, label_names, class_type, threshold, average)
+        self._kwargs["beta"] = beta
+        self.metrics = _ClassificationMetrics(class_type=class_type, threshold=threshold,
+                                              beta=beta)
+
+
+class BinaryAccuracy(EvalMetric):
+    """Accuracy of thresholded predictions (binary or multilabel)."""
+
+    def __init__(self, name="binary_accuracy", output_names=None, label_names=None,
+                 threshold=0.5):
+        self.threshold = threshold
+        EvalMetric.__init__(self, name, output_names, label_names, threshold=threshold)
+
+    def update(self, labels, preds):
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            pred = predict_with_threshold(_host(pred), self.threshold).astype("int32").ravel()
+            label = _host(label).astype("int32").ravel()
+            check_label_shapes(label, pred)
+            self._add(int((pred == label).sum()), len(pred))
+
+
+class MCC(EvalMetric):
+    """Matthews correlation coefficient of a binary classifier over every example seen."""
+
+    def __init__(self, name="mcc", output_names=None, label_names=None):
+        self._metrics = _ClassificationMetrics()
+        EvalMetric.__init__(self, name, output_names, label_names)
+
+    def update(self, labels, preds):
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            self._metrics.update_stats(label, pred)
+        total = self._metrics.total_examples
+        self.sum_metric, self.num_inst = self._metrics.binary_matthewscc() * total, total
+
+    def reset(self):
+        super().reset()
+        if hasattr(self, "_metrics"):
+            self._metrics.reset_stats()
+
+
+class PCC(EvalMetric):
+    """Multiclass MCC (Pearson correlation of the one-hot confusion matrix); the matrix
+    grows with the largest class seen. ``nan`` while a row or column sum is degenerate."""
+
+    def __init__(self, name="pcc", output_names=None, label_names=None):
+        self.k = 2
+        EvalMetric.__init__(self, name, output_names, label_names)
+
+    def _calc_mcc(self, cmat):
+        n = cmat.sum()
+        x, y = cmat.sum(axis=1), cmat.sum(axis=0)
+        cov_xx, cov_yy = numpy.sum(x * (n - x)), numpy.sum(y * (n - y))
+        if cov_xx == 0 or cov_yy == 0:
+            return float("nan")
+        cov_xy = numpy.sum(numpy.diag(cmat) * n - x * y)
+        return cov_xy / (cov_xx * cov_yy) ** 0.5
+
+    def update(self, labels, preds):
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            label, pred = _host(label).astype("int32"), _host(pred)
+            pred = pred.argmax(axis=1) if pred.shape != label.shape else pred
+            pred, label = pred.astype("int32").ravel(), label.ravel()
+            n = int(max(pred.max(initial=0), label.max(initial=0)))
+            if n >= self.k:
+                grow = n + 1 - self.k
+                self.lcm = numpy.pad(self.lcm, ((0, grow), (0, grow)), "constant")
+                self.k += grow
+            numpy.add.at(self.lcm, (pred, label), 1)
+        self.num_inst += 1
+
+    @property
+    def sum_metric(self):
+        return self._calc_mcc(self.lcm) * self.num_inst
+
+    @sum_metric.setter
+    def sum_metric(self, _):
+        pass  # NOTE: derived from the confusion matrix; EvalMetric.reset assigns it
+
+    def reset(self):
+        super().reset()
+        self.lcm = numpy.zeros((self.k, self.k), dtype="float64")
+
+
+def _pairs_2d(label, pred):
+    label, pred = _host(label), _host(pred)
+    return label, pred.astype(numpy.result_type(label, pred))
+
+
+class MAE(EvalMetric):
+    """Mean absolute error, averaged per example."""
 
     def __init__(self, name="mae", output_names=None, label_names=None):
         super().__init__(name, output_names, label_names)
 
     @staticmethod
-    def error(label, pred):
-        return numpy.abs(label - pred).mean()
+    def _errors(label, pred):
+        return numpy.abs(label - pred)
+
+    def update(self, labels, preds):
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            label, pred = _pairs_2d(label, pred)
+            num = label.shape[0] if label.ndim else 1
+            per_example = self._errors(label, pred).reshape(num, -1).mean(axis=-1)
+            self._add(float(per_example.sum()), num)
 
 
-class MSE(_Regression):
-    """Mean squared error."""
+class MSE(MAE):
+    """Mean squared error, averaged per example."""
 
     def __init__(self, name="mse", output_names=None, label_names=None):
-        super().__init__(name, output_names, label_names)
+        EvalMetric.__init__(self, name, output_names, label_names)
 
     @staticmethod
-    def error(label, pred):
-        return ((label - pred) ** 2.0).mean()
+    def _errors(label, pred):
+        return (label - pred) ** 2.0
 
 
-class RMSE(_Regression):
-    """Root mean squared error (per update, then averaged)."""
+class RMSE(MSE):
+    """Root of the per-example mean squared error."""
 
     def __init__(self, name="rmse", output_names=None, label_names=None):
-        super().__init__(name, output_names, label_names)
+        EvalMetric.__init__(self, name, output_names, label_names)
 
-    @staticmethod
-    def error(label, pred):
-        return numpy.sqrt(((label - pred) ** 2.0).mean())
+    def _value(self, total, count):
+        return float("nan") if count == 0 else math.sqrt(total / count)
 
 
-class CrossEntropy(EvalMetric):
-    """Mean ``-log(p[label] + eps)`` of probability predictions."""
+class MeanPairwiseDistance(EvalMetric):
+    """Mean p-norm distance between each example's label and prediction."""
 
-    def __init__(self, eps=1e-12, name="cross-entropy", output_names=None, label_names=None):
+    def __init__(self, name="mpd", output_names=None, label_names=None, p=2):
+        super().__init__(name, output_names, label_names, p=p)
+        self.p = p
+
+    def update(self, labels, preds):
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            label, pred = _pairs_2d(label, pred)
+            label, pred = label.reshape(label.shape[0], -1), pred.reshape(pred.shape[0], -1)
+            dist = (((label - pred) ** self.p).sum(axis=-1)) ** (1.0 / self.p)
+            self._add(float(dist.sum()), label.shape[0])
+
+
+class MeanCosineSimilarity(EvalMetric):
+    """Mean cosine similarity along the last axis (norms floored at ``eps``)."""
+
+    def __init__(self, name="cos_sim", output_names=None, label_names=None, eps=1e-8):
         super().__init__(name, output_names, label_names, eps=eps)
         self.eps = eps
 
     def update(self, labels, preds):
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
-            label, pred = _host(label).ravel(), _host(pred)
-            if label.shape[0] != pred.shape[0]:
-                raise MXNetValueError(f"{type(self).__name__}: {label.shape[0]} labels for "
-                                      f"{pred.shape[0]} predictions")
-            prob = pred[numpy.arange(label.shape[0]), label.astype("int64")]
-            self._add(float((-numpy.log(prob + self.eps)).sum()), label.shape[0])
+            label, pred = _pairs_2d(label, pred)
+            label = label.reshape(1, -1) if label.ndim == 1 else label
+            pred = pred.reshape(1, -1) if pred.ndim == 1 else pred
+            norms = numpy.linalg.norm(pred, axis=-1) * numpy.linalg.norm(label, axis=-1)
+            sim = (label * pred).sum(axis=-1) / numpy.maximum(norms, self.eps)
+            self._add(float(sim.sum()), label.reshape(-1, label.shape[-1]).shape[0])
 
 
-class NegativeLogLikelihood(CrossEntropy):
-    """The same sum as CrossEntropy under MXNet's 'nll-loss' name."""
+def _softmax(x, axis):
+    e = numpy.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
 
-    def __init__(self, eps=1e-12, name="nll-loss", output_names=None, label_names=None):
-        super().__init__(eps, name, output_names, label_names)
+
+class CrossEntropy(EvalMetric):
+    """Mean ``-log(max(eps, p[label]))`` along ``axis`` (``from_logits``: softmax first);
+    labels equal to ``ignore_label`` are skipped."""
+
+    def __init__(self, eps=1e-12, ignore_label=None, axis=-1, from_logits=False,
+                 name="cross-entropy", output_names=None, label_names=None):
+        super().__init__(name, output_names, label_names, eps=eps, ignore_label=ignore_label,
+                         axis=axis, from_logits=from_logits)
+        self.eps, self.ignore_label = eps, ignore_label
+        self.axis, self.from_logits = axis, from_logits
+
+    def update(self, labels, preds):
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            label, pred = _host(label), _host(pred).astype("float64")
+            if label.size * pred.shape[self.axis] != pred.size:
+                raise MXNetValueError(f"{type(self).__name__}: shape mismatch: {label.shape} "
+                                      f"vs. {pred.shape}")
+            if self.from_logits:
+                pred = _softmax(pred, self.axis)
+            index = numpy.expand_dims(label.reshape(numpy.delete(pred.shape, self.axis % pred.ndim))
+                                      .astype("int64"), self.axis)
+            picked = numpy.take_along_axis(pred, index, axis=self.axis).ravel()
+            label, count = label.ravel(), picked.size
+            if self.ignore_label is not None:
+                ignore = label == self.ignore_label
+                count -= int(ignore.sum())
+                picked = numpy.where(ignore, 1.0, picked)
+            self._add(-float(numpy.log(numpy.maximum(self.eps, picked)).sum()), count)
+
+
+class Perplexity(CrossEntropy):
+    """``exp`` of :class:`CrossEntropy`."""
+
+    def __init__(self, eps=1e-12, ignore_label=None, axis=-1, from_logits=False,
+                 name="perplexity", output_names=None, label_names=None):
+        super().__init__(eps, ignore_label, axis, from_logits, name, output_names, label_names)
+
+    def _value(self, total, count):
+        return float("nan") if count == 0 else math.exp(total / count)
 
 
 class PearsonCorrelation(EvalMetric):
-    """Pearson's r between predictions and labels ('macro': averaged per update; 'micro': over
-    everything seen)."""
+    """Pearson's r of all predictions and labels seen, streamed: each update's means, sums of
+    squared deviations and co-moment are merged into the running ones (Chan et al.)."""
 
-    def __init__(self, name="pearsonr", output_names=None, label_names=None, average="macro"):
-        self.average = average
-        self._seen = ([], [])
-        super().__init__(name, output_names, label_names, average=average)
+    def __init__(self, name="pearsonr", output_names=None, label_names=None):
+        super().__init__(name, output_names, label_names)
+
+    def reset(self):
+        super().reset()
+        self._n = 0
+        self._mean = numpy.zeros(2)     # label, prediction
+        self._m2 = numpy.zeros(2)
+        self._cov = 0.0
 
     def update(self, labels, preds):
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
             check_label_shapes(label, pred, False, True)
-            label = _host(label).ravel().astype(numpy.float64)
-            pred = _host(pred).ravel().astype(numpy.float64)
-            if self.average == "macro":
-                self._add(float(numpy.corrcoef(pred, label)[0, 1]), 1)
-            else:
-                self._seen[0].append(label)
-                self._seen[1].append(pred)
-                self._add(0.0, 1)
-
-    def reset(self):
-        super().reset()
-        self._seen = ([], [])
+            both = numpy.stack([_host(label).ravel(), _host(pred).ravel()]).astype("float64")
+            n_b = both.shape[1]
+            mean_b = both.mean(axis=1)
+            dev = both - mean_b[:, None]
+            n = self._n + n_b
+            delta = mean_b - self._mean
+            self._m2 += (dev ** 2).sum(axis=1) + delta ** 2 * self._n * n_b / n
+            self._cov += float((dev[0] * dev[1]).sum() + delta[0] * delta[1] * self._n * n_b / n)
+            self._mean += delta * n_b / n
+            self._n = n
+            self.num_inst += 1
 
     def get(self):
-        if self.average == "macro" or self.num_inst == 0:
-            return super().get()
-        labels, preds = (numpy.concatenate(part) for part in self._seen)
-        return self.name, float(numpy.corrcoef(preds, labels)[0, 1])
+        if self.num_inst == 0:
+            return self.name, float("nan")
+        return self.name, float(self._cov / math.sqrt(self._m2[0] * self._m2[1]))
 
 
-class Loss(EvalMetric):
-    """The mean of the given loss values (labels are ignored)."""
+class Torch(Loss):
+    """MXNet 2.0's name for a :class:`Loss` metric over torch-module outputs."""
 
-    def __init__(self, name="loss", output_names=None, label_names=None):
+    def __init__(self, name="torch", output_names=None, label_names=None):
         super().__init__(name, output_names, label_names)
 
-    def update(self, _, preds):
-        for pred in (preds if isinstance(preds, (list, tuple)) else [preds]):
-            values = _host(pred)
-            self._add(float(values.sum()), values.size)
 
-
-class CustomMetric(EvalMetric):
-    """``feval(label, pred)`` on NumPy arrays, returning a value or ``(sum, count)``."""
-
-    def __init__(self, feval, name=None, allow_extra_outputs=False, output_names=None,
-                 label_names=None):
-        if name is None:
-            name = feval.__name__
-            name = f"custom({name})" if "<" in name else name
-        super().__init__(name, output_names, label_names, feval=feval,
-                         allow_extra_outputs=allow_extra_outputs)
-        self._feval, self._allow_extra_outputs = feval, allow_extra_outputs
-
-    def update(self, labels, preds):
-        if not self._allow_extra_outputs:
-            labels, preds = check_label_shapes(labels, preds, True)
-        for pred, label in zip(preds, labels):
-            value = self._feval(_host(label), _host(pred))
-            self._add(*(value if isinstance(value, tuple) else (value, 1)))
-
-    def get_config(self):
-        raise NotImplementedError("CustomMetric cannot be serialized")
-
-
-def np(numpy_feval, name=None, allow_extra_outputs=False):
-    """A :class:`CustomMetric` from a function of NumPy arrays."""
-    def feval(label, pred):
-        return numpy_feval(label, pred)
-    feval.__name__ = numpy_feval.__name__
-    return CustomMetric(feval, name, allow_extra_outputs)
-
-
-for _cls, _aliases in ((CompositeEvalMetric, ("composite",)), (Accuracy, ("acc",)),
-                       (TopKAccuracy, ("top_k_accuracy", "top_k_acc")), (F1, ()), (MCC, ()),
-                       (Perplexity, ()), (MAE, ()), (MSE, ()), (RMSE, ()),
-                       (CrossEntropy, ("ce",)), (NegativeLogLikelihood, ("nll_loss",)),
-                       (PearsonCorrelation, ("pearsonr",)), (Loss, ()), (CustomMetric, ())):
+for _cls, _aliases in ((CompositeEvalMetric, ("composite",)), (F1, ()), (Fbeta, ()),
+                       (BinaryAccuracy, ()), (MCC, ()), (PCC, ()), (MAE, ()), (MSE, ()),
+                       (RMSE, ()), (MeanPairwiseDistance, ("mpd",)),
+                       (MeanCosineSimilarity, ("cos_sim",)), (CrossEntropy, ("ce",)),
+                       (Perplexity, ()), (PearsonCorrelation, ("pearsonr",)), (Torch, ())):
     register(_cls, *_aliases)
+for _gone in ("negativeloglikelihood", "nll_loss"):  # NOTE: not in MXNet 2.0's gluon.metric
+    _REGISTRY.pop(_gone, None)
+
+create = _v1._creator(_REGISTRY, CompositeEvalMetric)

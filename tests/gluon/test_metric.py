@@ -23,7 +23,7 @@ def test_metric_values_equal_mxnet_191(key):
 
 
 def test_metric_api_edges():
-    assert mx.metric is mx.gluon.metric
+    assert mx.metric is mx.gluon.metric_v1
     acc = mx.metric.create("acc")
     assert numpy.isnan(acc.get()[1])
     with pytest.raises(ValueError, match="does not match"):

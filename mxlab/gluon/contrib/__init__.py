@@ -1,15 +1,16 @@
-"""``mx.gluon.contrib``: MXNet 1.x's contributed Gluon layers (``contrib.nn``, ``contrib.rnn``).
+"""``mx.gluon.contrib``: MXNet's contributed Gluon packages.
 
-``contrib.nn`` and ``contrib.rnn`` map onto the layers and cells mxlab already has; the other
-contrib packages of MXNet 1.9.1 (``estimator``, ``cnn``, ``data``) are not built and raise
-``NotImplementedError`` naming themselves.
+``contrib.nn`` and ``contrib.rnn`` map onto the layers and cells mxlab already has;
+``contrib.estimator`` is MXNet master's Estimator with its event handlers; ``contrib.data`` has
+MXNet 2.0's bounding-box transforms. ``contrib.cnn`` is not built and raises
+``NotImplementedError`` naming itself.
 """
 from . import nn, rnn  # noqa: F401
+from . import estimator  # noqa: F401
+from . import data  # noqa: F401
 
 _NOT_BUILT = {
-    "estimator": "gluon.contrib.estimator (Estimator, event handlers, BatchProcessor)",
     "cnn": "gluon.contrib.cnn (DeformableConvolution, ModulatedDeformableConvolution)",
-    "data": "gluon.contrib.data (IntervalSampler, text datasets)",
 }
 
 
