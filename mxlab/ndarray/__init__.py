@@ -63,6 +63,7 @@ from . import random  # noqa: E402,F401
 from . import contrib  # noqa: E402,F401
 from . import image  # noqa: E402,F401
 from . import sparse  # noqa: E402,F401
+from .optimizer_updates import *  # noqa: E402,F401,F403  (multi/mp SGD, NAG updates)
 
 
 def concatenate(arrays, axis=0, always_copy=True):
