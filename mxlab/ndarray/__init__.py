@@ -63,7 +63,8 @@ from . import random  # noqa: E402,F401
 from . import contrib  # noqa: E402,F401
 from . import image  # noqa: E402,F401
 from . import sparse  # noqa: E402,F401
-from .optimizer_updates import *  # noqa: E402,F401,F403  (multi/mp SGD, NAG updates)
+from . import optimizer_updates as _updates  # noqa: E402  (multi/mp SGD, NAG updates)
+globals().update({_n: getattr(_updates, _n) for _n in _updates.__all__})
 
 
 def concatenate(arrays, axis=0, always_copy=True):

@@ -151,11 +151,15 @@ def _multi(group, has_mom, mixed, preloaded, name):
     return frontend
 
 
-for _pre in ("", "preloaded_"):
-    for _mom in (False, True):
-        for _mp in (False, True):
-            _name = f"{_pre}multi_{'mp_' if _mp else ''}sgd_{'mom_' if _mom else ''}update"
-            globals()[_name] = _multi(2 + _mom + _mp, _mom, _mp, bool(_pre), _name)
+multi_sgd_update = _multi(2, False, False, False, "multi_sgd_update")
+multi_sgd_mom_update = _multi(3, True, False, False, "multi_sgd_mom_update")
+multi_mp_sgd_update = _multi(3, False, True, False, "multi_mp_sgd_update")
+multi_mp_sgd_mom_update = _multi(4, True, True, False, "multi_mp_sgd_mom_update")
+preloaded_multi_sgd_update = _multi(2, False, False, True, "preloaded_multi_sgd_update")
+preloaded_multi_sgd_mom_update = _multi(3, True, False, True, "preloaded_multi_sgd_mom_update")
+preloaded_multi_mp_sgd_update = _multi(3, False, True, True, "preloaded_multi_mp_sgd_update")
+preloaded_multi_mp_sgd_mom_update = _multi(4, True, True, True,
+                                           "preloaded_multi_mp_sgd_mom_update")
 
 
 # -- AdamW and AdaBelief (contrib) -----------------------------------------------------------------
