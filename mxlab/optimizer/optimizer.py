@@ -275,28 +275,94 @@ class SGD(Optimizer):
     """``mom = momentum * mom - lr * (g + wd * w); w += mom`` (``w -= lr * (g + wd * w)``
     without momentum)."""
 
-    def __init__(self, learning_rate=0.01, momentum=0.0, lazy_update=False, **kwargs):
-        super().__init__(learning_rate=learning_rate, **kwargs)
+    def __init__(self, learning_rate=0.01, momentum=0.0, lazy_update=False, use_fused_step=True,
+                 **kwargs):
+        super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
         self.momentum = momentum
 
     def create_state(self, index, weight):
         return _zeros_like(weight) if self.momentum != 0.0 else None
 
     def _rule(self, index, weight, grad, state, lr, wd):
-        # NOTE: one fused op per parameter (MXNet's kernels), updating weight and momentum in place.
-        attrs = {"lr": lr, "wd": wd, "rescale_grad": self.rescale_grad,
-                 "clip_gradient": -1.0 if self.clip_gradient is None else self.clip_gradient}
+        grad = self._grad(grad) + wd * weight
         if state is None:
-            _fused_update("sgd_update", [weight, grad], attrs)
+            _assign(weight, weight - lr * grad)
+            return
+        _assign(state, self.momentum * state - lr * grad)
+        _assign(weight, weight + state)
+
+    _FUSED = ("sgd_update", "sgd_mom_update", "mp_sgd_update", "mp_sgd_mom_update")
+
+    def fused_step(self, indices, weights, grads, states):
+        """MXNet's kernels: ``aggregate_num`` > 1 updates the parameters in ``multi_*sgd*``
+        calls, else one ``sgd_update``/``sgd_mom_update`` (``mp_`` for float16 with
+        ``multi_precision``, whose states are ``(float32 weight, momentum)``) each."""
+        from .. import ndarray as nd
+
+        self._update_count(indices)
+        lrs, wds = self._get_lrs(indices), self._get_wds(indices)
+        kwargs = {"rescale_grad": self.rescale_grad}
+        if self.momentum > 0:
+            kwargs["momentum"] = self.momentum
+        if self.clip_gradient:
+            kwargs["clip_gradient"] = self.clip_gradient
+        mixed = self.multi_precision and weights[0].dtype == numpy.float16
+        if self.aggregate_num > 1:
+            groups = []
+            for weight, grad, state in zip(weights, grads, states):
+                group = [weight, grad]
+                if self.momentum > 0:
+                    group.append(state[1] if mixed else state)
+                if mixed:
+                    group.append(state[0])
+                groups += group
+            name = f"multi_{'mp_' if mixed else ''}sgd_{'mom_' if self.momentum > 0 else ''}update"
+            getattr(nd, name)(*groups, out=list(weights), num_weights=len(weights), lrs=lrs,
+                              wds=wds, **kwargs)
+            return
+        for weight, grad, state, lr, wd in zip(weights, grads, states, lrs, wds):
+            mixed = self.multi_precision and weight.dtype == numpy.float16
+            mom = (state[1] if mixed else state) if self.momentum > 0 else None
+            inputs = [weight, grad] + ([mom] if mom is not None else []) \
+                + ([state[0]] if mixed else [])
+            self._fused_call(2 * mixed + (mom is not None), inputs, dict(kwargs, lr=lr, wd=wd))
+
+    def _fused_call(self, which, inputs, attrs):
+        from .. import ndarray as nd
+
+        if which < 2:   # NOTE: the registered ops, writing the weight in place
+            attrs.setdefault("clip_gradient", -1.0)
+            _fused_update(self._FUSED[which], inputs, attrs)
+            return
+        getattr(nd, self._FUSED[which])(*inputs, out=inputs[0], **attrs)
+
+    def update_multi_precision(self, indices, weights, grads, states):
+        """The fused kernels take the ``(float32 weight, state)`` pairs themselves."""
+        if self.use_fused_step:
+            self.update(indices, weights, grads, states)
         else:
-            _fused_update("sgd_mom_update", [weight, grad, state],
-                          dict(attrs, momentum=self.momentum))
+            super().update_multi_precision(indices, weights, grads, states)
 
 
 @register
 class NAG(SGD):
     """Nesterov momentum (MXNet's ``nag_mom_update``): ``m = momentum * mom;
     w' = w - m + (momentum + 1) * (m - lr * (g + wd * w)); mom = m - lr * (g + wd * w')``."""
+
+    _FUSED = ("sgd_update", "nag_mom_update", "mp_sgd_update", "mp_nag_mom_update")
+
+    def __init__(self, learning_rate=0.01, momentum=0.0, use_fused_step=True, **kwargs):
+        kwargs.pop("aggregate_num", None)   # NOTE: MXNet's NAG has no multi-tensor kernel
+        super().__init__(learning_rate=learning_rate, momentum=momentum,
+                         use_fused_step=use_fused_step, **kwargs)
+
+    def _fused_call(self, which, inputs, attrs):
+        from .. import ndarray as nd
+
+        if which == 0:
+            super()._fused_call(which, inputs, attrs)
+            return
+        getattr(nd, self._FUSED[which])(*inputs, out=inputs[0], **attrs)
 
     def _rule(self, index, weight, grad, state, lr, wd):
         grad = self._grad(grad)
