@@ -13,7 +13,8 @@ __all__ = ["MXNetError", "MXNetValueError", "MXNetTypeError", "MXNetIndexError",
            "MXNetAttributeError", "env_int", "env_str", "env_float", "string_types",
            "integer_types", "numeric_types", "mx_real_t", "py_str", "_as_list", "data_dir",
            "data_dir_default", "NotImplementedForSymbol", "NotSupportedForSparseNDArray",
-           "_Null", "MXNetFileNotFoundError", "MXNetAssertionError"]
+           "_Null", "MXNetFileNotFoundError", "MXNetAssertionError",
+           "MXNetUserWarning"]
 
 
 class MXNetError(Exception):
@@ -62,6 +63,10 @@ class MXNetFileNotFoundError(MXNetError, FileNotFoundError):
 
 class MXNetAssertionError(MXNetError, AssertionError):
     """A structural requirement MXNet checks with ``assert`` (control-flow bodies)."""
+
+
+class MXNetUserWarning(MXNetError, UserWarning):
+    """A misuse MXNet raises as ``UserWarning`` (``set_learning_rate`` under a scheduler)."""
 
 
 def env_str(name, default=None):

@@ -14,6 +14,7 @@ Example
 (6.0, (2, 3))
 """
 import itertools
+import weakref
 
 import numpy
 
@@ -98,6 +99,7 @@ class Parameter:
             raise MXNetValueError(f"Parameter {name}: grad_req must be one of {GRAD_REQS}, "
                                   f"got {grad_req!r}")
         self._data = None      # {Device: array}
+        self._trainer = None   # a weakref to the Trainer updating it (MXNet's)
         self._grad = None      # {Device: array}
         self._deferred_init = ()  # (init, devices, default_init, data) while waiting for a shape
         self._var = None
@@ -204,6 +206,17 @@ class Parameter:
         for device, arr in self._data.items():
             autograd.mark_variables([arr], [self._grad[device]], self._grad_req)
 
+    def _set_trainer(self, trainer):
+        """Associate the Trainer updating this parameter (None: none); a sparse parameter takes
+        one Trainer only, as in MXNet."""
+        current = self._trainer() if self._trainer is not None else None
+        if self._stype != "default" and current is not None and trainer is not None \
+                and current is not trainer:
+            raise MXNetRuntimeError(f"Failed to set the trainer for Parameter '{self.name}' "
+                                    f"because it was already set. More than one trainers for a "
+                                    f"{self._stype} Parameter is not supported.")
+        self._trainer = weakref.ref(trainer) if trainer is not None else None
+
     def _load_init(self, data, ctx=None, cast_dtype=False, dtype_source="current"):
         """Set this parameter from a loaded array (shape checked, dtype checked or cast)."""
         if self.shape is not None and len(self.shape) == len(data.shape):
@@ -226,6 +239,10 @@ class Parameter:
             else:
                 data = data.astype(self.dtype)
         data = _as_module_array(data)
+        trainer = self._trainer() if self._trainer is not None else None
+        if trainer is not None and trainer._kv_initialized and trainer._update_on_kvstore \
+                and self not in trainer._params_to_init:
+            trainer._reset_kvstore()   # NOTE: the store holds the old weights (MXNet's rule)
         if self._data is not None:
             self.set_data(data)
             return

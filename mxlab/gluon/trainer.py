@@ -39,7 +39,13 @@ import numpy
 
 from .. import kvstore as kvs
 from .. import optimizer as opt
-from ..base import MXNetRuntimeError, MXNetTypeError, MXNetValueError, env_int
+from ..base import (
+    MXNetAssertionError,
+    MXNetRuntimeError,
+    MXNetTypeError,
+    MXNetValueError,
+    env_int,
+)
 from .parameter import Parameter
 
 __all__ = ["Trainer"]
@@ -84,12 +90,15 @@ class Trainer:
             self._optimizer = opt.create(optimizer, param_dict=param_dict,
                                          **(optimizer_params or {}))
         self._scale = self._optimizer.rescale_grad
-        self._states = {}  # (param index, device) -> optimizer state (local updates)
+        self._updaters = []           # one Updater per device (local updates), MXNet's
+        self._device_updaters = {}
+        for param in self._params:
+            param._set_trainer(self)
         self._compression_params = compression_params
         self._kvstore_params = {"kvstore": _check_kvstore(kvstore),
                                 "update_on_kvstore": update_on_kvstore}
         self._kvstore = None
-        self._update_on_kvstore = False
+        self._update_on_kvstore = None
         self._kv_initialized = False
         self._params_to_init = list(self._params)
         if _is_dist(kvstore):
@@ -110,11 +119,20 @@ class Trainer:
         self._optimizer.set_learning_rate(lr)
 
     # -- the store ---------------------------------------------------------------------------------
+    def _reset_kvstore(self):
+        """Forget the store (a parameter was loaded: the store holds stale weights)."""
+        if self._kvstore is not None and _is_dist(self._kvstore.type):
+            raise MXNetRuntimeError("Cannot reset distributed KVStore.")
+        self._kv_initialized = False
+        self._kvstore = None
+        self._update_on_kvstore = None
+        self._params_to_init = list(self._params)
+
     def _init_kvstore(self):
         """Make the store (MXNet's ``_create_kvstore`` rules) and decide ``update_on_kvstore``."""
         config = self._kvstore_params
         kvstore = _create_kvstore(config["kvstore"], self._params)
-        update_on_kvstore = False
+        update_on_kvstore = None   # NOTE: MXNet: None without a store
         if kvstore is not None:
             update_on_kvstore = env_int("MXNET_UPDATE_ON_KVSTORE", 1) != 0
             if config["update_on_kvstore"] is not None:
@@ -180,6 +198,11 @@ class Trainer:
         indexed.reverse()   # NOTE: backward's order: the last layers' gradients are ready first
         keys = [i for i, _ in indexed]
         grads = [p.list_grad() for _, p in indexed]
+        if not isinstance(store, kvs.KVStore):   # NOTE: a user's store: one call per key
+            for i, p in indexed:
+                out = p.list_data() if self._update_on_kvstore else None
+                store.pushpull(i, p.list_grad(), out=out, priority=-i)
+            return
         if self._update_on_kvstore:
             store.pushpull(keys, grads, out=[p.list_data() for _, p in indexed])
         else:
@@ -194,11 +217,19 @@ class Trainer:
 
     def _check_not_on_kvstore(self, what):
         if self._kvstore is not None and self._update_on_kvstore:
-            raise MXNetRuntimeError(f"{what}() when parameters are updated on kvstore is not "
+            raise _OnKVStoreError(f"{what}() when parameters are updated on kvstore is not "
                                     f"supported. Try setting `update_on_kvstore` to False when "
                                     f"creating trainer.")
 
+    def _updater_for(self, device):
+        if device not in self._device_updaters:
+            updater = opt.get_updater(self._optimizer)
+            self._device_updaters[device] = updater
+            self._updaters.append(updater)
+        return self._device_updaters[device]
+
     def _update(self, ignore_stale_grad):
+        updates = {}   # device -> [(index, grad, weight)], updated in one updater call each
         for index, param in enumerate(self._params):
             if param.grad_req == "null":
                 continue
@@ -216,12 +247,11 @@ class Trainer:
                         f"updating of Parameters with stale gradient"
                     )
                 weight._fresh_grad = False
-                if self._update_on_kvstore:
-                    continue
-                key = (index, device)
-                if key not in self._states:
-                    self._states[key] = self._optimizer.create_state(index, weight)
-                self._optimizer.update(index, weight, param._grad[device], self._states[key])
+                if not self._update_on_kvstore:
+                    updates.setdefault(device, []).append((index, param._grad[device], weight))
+        for device, items in updates.items():
+            indices, grads, weights = (list(x) for x in zip(*items))
+            self._updater_for(device)(indices, grads, weights)
 
     # -- optimizer state checkpoints ---------------------------------------------------------------
     def save_states(self, fname):
@@ -230,15 +260,17 @@ class Trainer:
         from ..ndarray.ndarray import array
 
         self._prepare()
-        arrays = {}
+        arrays, specs = {}, {}
         for index, state in self._state_items():
-            for slot, value in enumerate(_state_list(state)):
+            values = []
+            specs[str(index)] = _state_spec(state, values)
+            for slot, value in enumerate(values):
                 arrays[f"{index}:{slot}"] = value
+        counts = self._optimizer._all_index_update_counts
         scalars = {"num_update": self._optimizer.num_update,
-                   "index_update_count": {str(k): v for k, v in
-                                          self._optimizer._index_update_count.items()},
-                   "lr": self._optimizer.lr, "wd": self._optimizer.wd,
-                   "state_slots": {str(i): _slot_kind(s) for i, s in self._state_items()}}
+                   "index_update_counts": [[d, [[k, v] for k, v in c.items()]]
+                                           for d, c in counts.items()],
+                   "lr": self._optimizer.lr, "wd": self._optimizer.wd, "state_specs": specs}
         text = numpy.frombuffer(json.dumps(scalars).encode("utf-8"), dtype=numpy.uint8)
         arrays[_SCALARS_KEY] = array(text, dtype="uint8")
         serialization.save(fname, arrays)
@@ -250,48 +282,61 @@ class Trainer:
         self._prepare()
         loaded = serialization.load(fname)
         scalars = json.loads(bytes(loaded.pop(_SCALARS_KEY).asnumpy().tolist()).decode("utf-8"))
-        self._optimizer.num_update = scalars["num_update"]
-        self._optimizer._index_update_count = {int(k): v for k, v in
-                                               scalars["index_update_count"].items()}
-        self._optimizer.lr, self._optimizer.wd = scalars["lr"], scalars["wd"]
-        self._states = {}
+        optimizer = self._optimizer
+        optimizer.num_update = scalars["num_update"]
+        optimizer._all_index_update_counts = {d: dict((k, v) for k, v in c)
+                                              for d, c in scalars["index_update_counts"]}
+        optimizer._index_update_count = optimizer._all_index_update_counts.setdefault(0, {})
+        optimizer.lr, optimizer.wd = scalars["lr"], scalars["wd"]
+        for updater in self._updaters:
+            updater.states.clear()
         store_states = self._kvstore._updater.states if self._update_on_kvstore else None
         if store_states is not None:
             store_states.clear()
-        for index_text, kind in scalars["state_slots"].items():
+        for index_text, spec in scalars["state_specs"].items():
             index = int(index_text)
-            values = [loaded[f"{index}:{slot}"] for slot in range(kind[1])]
+            values = [loaded[f"{index}:{slot}"] for slot in range(_spec_size(spec))]
             if store_states is not None:   # NOTE: the updater moves them to the weight's device
-                store_states[index] = _state_from(kind[0], values)
+                store_states[index] = _state_from(spec, iter(values))
                 continue
             for device in self._params[index].list_ctx():
-                on_device = [value.as_in_context(device) for value in values]
-                self._states[(index, device)] = _state_from(kind[0], on_device)
+                on_device = iter([value.as_in_context(device) for value in values])
+                self._updater_for(device).states[index] = _state_from(spec, on_device)
 
     def _state_items(self):
         """``(param index, state)`` pairs, from the store's updater when it runs the optimizer."""
         if self._update_on_kvstore:
             return list(self._kvstore._updater.states.items())
-        return [(index, state) for (index, _), state in self._states.items()]
+        return list(self._updaters[0].states.items()) if self._updaters else []
 
 
-def _state_list(state):
+class _OnKVStoreError(MXNetAssertionError, MXNetRuntimeError):
+    """``update``/``allreduce_grads`` while the store runs the optimizer (MXNet asserts)."""
+
+
+def _state_spec(state, values):
+    """A JSON description of a (nested) state; its arrays are appended to ``values``."""
     if state is None:
-        return []
-    return list(state) if isinstance(state, (tuple, list)) else [state]
-
-
-def _slot_kind(state):
-    """``(kind, count)``: how to rebuild a state from its arrays."""
-    if state is None:
-        return ("none", 0)
+        return None
     if isinstance(state, (tuple, list)):
-        return ("tuple", len(state))
-    return ("array", 1)
+        return [_state_spec(part, values) for part in state]
+    values.append(state)
+    return "array"
 
 
-def _state_from(kind, values):
-    return {"none": None, "tuple": tuple(values), "array": values[0] if values else None}[kind]
+def _spec_size(spec):
+    if spec is None:
+        return 0
+    return sum(_spec_size(part) for part in spec) if isinstance(spec, list) else 1
+
+
+def _state_from(spec, values):
+    """Rebuild a state described by ``spec`` from the iterator ``values``."""
+    if spec is None:
+        return None
+    if isinstance(spec, list):
+        return tuple(_state_from(part, values) for part in spec)
+    return next(values)
 
 
 # -- choosing the store (MXNet's model._create_kvstore) ------------------------------------------

@@ -10,11 +10,11 @@ name is a ``ValueError``.
 """
 from ..base import MXNetNotImplementedError, MXNetTypeError, MXNetValueError
 from . import dist, local
-from .base import NOT_BUILT, KVStoreBase
+from .base import NOT_BUILT, KVStoreBase, TestStore
 from .dist import DistKVStore
 from .local import KVStore
 
-__all__ = ["DistKVStore", "KVStore", "KVStoreBase", "create"]
+__all__ = ["DistKVStore", "KVStore", "KVStoreBase", "TestStore", "create"]
 
 
 def create(name="local"):
@@ -24,7 +24,7 @@ def create(name="local"):
     name = name.lower()
     if name in KVStoreBase.kv_registry:
         return KVStoreBase.kv_registry[name]()
-    if name in local.TYPES:
+    if local.is_local_type(name):
         return local.KVStore(name)
     if name in dist.TYPES:
         return dist.DistKVStore(name)

@@ -7,7 +7,7 @@ import warnings
 
 from ..base import MXNetTypeError, MXNetValueError
 
-__all__ = ["NOT_BUILT", "KVStoreBase", "key_value_pairs"]
+__all__ = ["NOT_BUILT", "KVStoreBase", "TestStore", "key_value_pairs"]
 
 NOT_BUILT = {
     "dist_async": "asynchronous updates need parameter servers; use 'dist_sync' (MPI allreduce)",
@@ -97,3 +97,47 @@ def _describe(values):
     if isinstance(values, (list, tuple)):
         return f"a {type(values).__name__} of {len(values)}"
     return type(values).__name__
+
+
+@KVStoreBase.register
+class TestStore(KVStoreBase):
+    """MXNet's registered store for tests (``mx.kv.create('teststore')``): ``broadcast`` copies,
+    ``pushpull`` sums a list of values on the first one's device; no optimizer, one worker."""
+
+    def broadcast(self, key, value, out, priority=0):
+        for target in out if isinstance(out, list) else [out]:
+            target[:] = value
+
+    def pushpull(self, key, value, out=None, priority=0):
+        from ..ndarray.ndarray import NDArray
+
+        if isinstance(value, NDArray):
+            if out is not None:
+                for target in out if isinstance(out, list) else [out]:
+                    target[:] = value
+            return
+        device = value[0].device
+        reduced = value[0].as_in_context(device).copy()
+        for other in value[1:]:
+            reduced += other.as_in_context(device)
+        targets = value if out is None else (out if isinstance(out, list) else [out])
+        for target in targets:
+            target[:] = reduced
+
+    @staticmethod
+    def is_capable(capability):
+        if capability.lower() == KVStoreBase.OPTIMIZER:
+            return False
+        raise MXNetValueError(f"Unknown capability: {capability}")
+
+    @property
+    def type(self):
+        return "teststore"
+
+    @property
+    def rank(self):
+        return 0
+
+    @property
+    def num_workers(self):
+        return 1

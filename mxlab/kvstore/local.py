@@ -34,6 +34,13 @@ __all__ = ["TYPES", "KVStore"]
 TYPES = ("local", "device")
 
 
+def is_local_type(name):
+    """MXNet's C++ factory makes a local store for every non-dist, non-nccl name; mxlab takes
+    ``local``/``device`` and the variants MXNet's tests name (``local_allreduce_cpu``,
+    ``local_update_cpu``, ``local_allreduce_device``)."""
+    return name in TYPES or name.startswith("local_")
+
+
 class KVStore(KVStoreBase):
     """A single-process key-value store (``mx.kv.create('local' | 'device')``)."""
 
@@ -137,7 +144,7 @@ class KVStore(KVStoreBase):
 
     # -- steps the dist stores extend --------------------------------------------------------------
     def _initial_value(self, key, array):
-        device = cpu() if self._kind == "local" else array.device
+        device = array.device if "device" in self._kind else cpu()
         return array.as_in_context(device).copy()
 
     def _push_all(self, pairs):

@@ -63,6 +63,8 @@ from . import random  # noqa: E402,F401
 from . import contrib  # noqa: E402,F401
 from . import image  # noqa: E402,F401
 from . import sparse  # noqa: E402,F401
+from . import optimizer_updates as _updates  # noqa: E402  (multi/mp SGD, NAG updates)
+globals().update({_n: getattr(_updates, _n) for _n in _updates.__all__})
 from . import op  # noqa: E402,F401  (after _populate: it copies the op functions)
 
 

@@ -18,6 +18,7 @@ import math
 from ..attribute import unique_subgraph_name
 from .frontend import make_array_frontend
 from .namespace import populate_prefixed
+from . import optimizer_updates as _updates
 from .ndarray import NDArray
 
 __all__ = ["NOT_BUILT", "cond", "foreach", "while_loop", "rand_zipfian", "zipfian_expected"]
@@ -34,6 +35,8 @@ NOT_BUILT = ("BilinearResize2D", "AdaptiveAvgPooling2D", "ROIAlign", "PSROIPooli
 
 
 populate_prefixed(globals(), "_contrib_", make_array_frontend(NDArray))
+for _name in _updates.CONTRIB:   # AdamW and AdaBelief updates (array frontends)
+    globals()[_name] = getattr(_updates, _name)
 
 
 def __getattr__(name):

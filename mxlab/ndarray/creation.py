@@ -3,7 +3,7 @@ MXNet's and NumPy's positional orders, ``linspace``, ``copy`` and ``cast``.
 
 The ops are in :mod:`mxlab.ops.creation`.
 """
-from ..base import MXNetValueError
+from ..base import MXNetNotImplementedError, MXNetValueError
 from ..imperative import invoke
 from ..ops.registry import get_op
 from .namespace import invoke_op, register_frontend
@@ -21,6 +21,22 @@ def create(op_name, cls, device=None, **attrs):
 _RENAMES = {"val": "value", "fill_value": "value"}
 
 
+def _shown(op_name):
+    return op_name.lstrip("_").replace("npi_", "")
+
+
+def _check_stype(op_name, stype):
+    """MXNet's ``stype=``: 'default' (dense) is what mxlab builds; sparse storage is not."""
+    if stype is None or stype == "default":
+        return
+    if stype in ("row_sparse", "csr"):
+        raise MXNetNotImplementedError(f"{_shown(op_name)}: storage type {stype!r} (sparse "
+                                       "NDArrays) is not built in mxlab; only 'default' (dense) "
+                                       "storage exists")
+    raise MXNetValueError(f"{_shown(op_name)}: unknown storage type {stype!r}; MXNet's are "
+                          "'default', 'row_sparse' and 'csr'")
+
+
 def _creator(op_name, cls, params):
     """A frontend taking MXNet's/NumPy's positional order ``params`` (which names ``ctx``/``device``
     too)."""
@@ -34,6 +50,7 @@ def _creator(op_name, cls, params):
         kwargs.update(zip(params, args))
         device = kwargs.pop("device", None) or kwargs.pop("ctx", None)
         kwargs.pop("ctx", None)
+        _check_stype(op_name, kwargs.pop("stype", None))
         attrs = {_RENAMES.get(k, k): v for k, v in kwargs.items()}
         if (
             attrs.get("value") is not None

@@ -32,7 +32,7 @@ class AdaDelta(Optimizer):
     def create_state(self, index, weight):
         return _zeros_like(weight), _zeros_like(weight)
 
-    def step(self, index, weight, grad, state, lr, wd):
+    def _rule(self, index, weight, grad, state, lr, wd):
         grad = self._grad(grad)
         acc_g, acc_delta = state
         _assign(acc_g, self.rho * acc_g + (1.0 - self.rho) * grad * grad)
@@ -52,7 +52,7 @@ class Adamax(Optimizer):
     def create_state(self, index, weight):
         return _zeros_like(weight), _zeros_like(weight)
 
-    def step(self, index, weight, grad, state, lr, wd):
+    def _rule(self, index, weight, grad, state, lr, wd):
         lr /= 1.0 - self.beta1 ** self._index_update_count[index]
         grad = self._grad(grad, wd * weight)
         mean, inf_norm = state
@@ -77,7 +77,7 @@ class Nadam(Optimizer):
     def _momentum(self, t):
         return self.beta1 * (1.0 - 0.5 * pow(0.96, t * self.schedule_decay))
 
-    def step(self, index, weight, grad, state, lr, wd):
+    def _rule(self, index, weight, grad, state, lr, wd):
         t = self._index_update_count[index]
         grad = self._grad(grad, wd * weight)
         momentum_t, momentum_next = self._momentum(t), self._momentum(t + 1)
@@ -105,7 +105,7 @@ class Ftrl(Optimizer):
     def create_state(self, index, weight):
         return _zeros_like(weight), _zeros_like(weight)
 
-    def step(self, index, weight, grad, state, lr, wd):
+    def _rule(self, index, weight, grad, state, lr, wd):
         grad = self._grad(grad)
         z, n = state
         _assign(z, z + grad - (_F.sqrt(n + grad * grad) - _F.sqrt(n)) * weight / lr)
@@ -125,7 +125,7 @@ class FTML(Optimizer):
     def create_state(self, index, weight):
         return _zeros_like(weight), _zeros_like(weight), _zeros_like(weight)
 
-    def step(self, index, weight, grad, state, lr, wd):
+    def _rule(self, index, weight, grad, state, lr, wd):
         t = self._index_update_count[index]
         grad = self._grad(grad, wd * weight)  # NOTE: 1.9.1 clips rescale * grad + wd * w
         prev_d, v, z = state
@@ -148,7 +148,7 @@ class Signum(Optimizer):
     def create_state(self, index, weight):
         return _zeros_like(weight) if self.momentum != 0.0 else None
 
-    def step(self, index, weight, grad, state, lr, wd):
+    def _rule(self, index, weight, grad, state, lr, wd):
         if state is None:  # NOTE: signsgd_update ignores clip_gradient and rescale_grad
             _assign(weight, (1.0 - lr * wd) * weight - lr * _sign(grad))
             return
@@ -169,7 +169,7 @@ class DCASGD(Optimizer):
         mom = _zeros_like(weight) if self.momentum != 0.0 else None
         return mom, weight.copy()
 
-    def step(self, index, weight, grad, state, lr, wd):
+    def _rule(self, index, weight, grad, state, lr, wd):
         grad = self._grad(grad)
         mom, previous = state
         change = -lr * (grad + wd * weight + self.lamda * grad * grad * (weight - previous))
@@ -184,7 +184,7 @@ class DCASGD(Optimizer):
 class SGLD(Optimizer):
     """Stochastic gradient Langevin dynamics: ``w += -lr/2 (g + wd w) + N(0, sqrt(lr))``."""
 
-    def step(self, index, weight, grad, state, lr, wd):
+    def _rule(self, index, weight, grad, state, lr, wd):
         grad = self._grad(grad)
         # NOTE: one draw per element from N(0, sqrt(lr)), on the weight's device and flavour
         noise = _F._sample_normal(_F.zeros_like(weight), _F.ones_like(weight) * math.sqrt(lr))
@@ -206,7 +206,7 @@ class LAMB(Optimizer):
     def create_state(self, index, weight):
         return _zeros_like(weight), _zeros_like(weight)
 
-    def step(self, index, weight, grad, state, lr, wd):
+    def _rule(self, index, weight, grad, state, lr, wd):
         t = self._index_update_count[index]
         grad = self._grad(grad)
         mean, var = state
@@ -249,7 +249,7 @@ class LARS(Optimizer):
             return lr * self.eta * w_norm / (g_norm + wd * w_norm + self.eps)
         return lr
 
-    def step(self, index, weight, grad, state, lr, wd):
+    def _rule(self, index, weight, grad, state, lr, wd):
         lr = self._trust(index, weight, grad, lr, wd)
         grad = self._grad(grad) + wd * weight
         if state is None:

@@ -16,9 +16,12 @@ Example
 array([0.9, 1.9], dtype=float32)
 """
 import math
+import warnings
+
+import numpy
 
 from .. import autograd
-from ..base import MXNetValueError
+from ..base import MXNetTypeError, MXNetUserWarning, MXNetValueError
 from ..imperative import invoke
 from ..ops.registry import F as _F, get_op
 
@@ -60,24 +63,46 @@ def _assign(target, value):
 
 
 class Optimizer:
-    """Base class: learning rate (or ``lr_scheduler``), weight decay, gradient rescale/clip and
-    per-index update counts."""
+    """Base class (MXNet 2's interface, which also takes 1.x's one-parameter ``update``): learning
+    rate (or ``lr_scheduler``), weight decay, gradient rescale/clip, per-index update counts and
+    ``lr_mult``/``wd_mult``. Subclasses implement :meth:`step` (lists, MXNet 2) or the
+    one-parameter rule ``_rule(index, weight, grad, state, lr, wd)`` that the default ``step``
+    runs; ``fused_step`` (``use_fused_step=True``) defaults to ``step``."""
+
+    opt_registry = _REGISTRY
 
     def __init__(self, rescale_grad=1.0, param_idx2name=None, wd=0.0, clip_gradient=None,
-                 learning_rate=None, lr_scheduler=None, begin_num_update=0, param_dict=None,
-                 multi_precision=False, **kwargs):
+                 learning_rate=None, lr_scheduler=None, sym=None, begin_num_update=0,
+                 multi_precision=False, param_dict=None, aggregate_num=None,
+                 use_fused_step=None, **kwargs):
         if kwargs:
-            raise MXNetValueError(f"{type(self).__name__}: unknown arguments {sorted(kwargs)}")
+            raise MXNetTypeError(f"{type(self).__name__}: unknown arguments {sorted(kwargs)}")
         self.rescale_grad, self.wd, self.clip_gradient = rescale_grad, wd, clip_gradient
-        self.lr = 0.01 if learning_rate is None else learning_rate
         self.lr_scheduler = lr_scheduler
-        if lr_scheduler is not None and learning_rate is not None:
+        if lr_scheduler is None and learning_rate is None:
+            learning_rate = 0.01
+        self.lr = learning_rate
+        if lr_scheduler is not None and learning_rate is not None \
+                and lr_scheduler.base_lr != learning_rate:
+            print(UserWarning("learning rate from ``lr_scheduler`` has been overwritten by "
+                              "``learning_rate`` in optimizer."))
             lr_scheduler.base_lr = learning_rate
         self.begin_num_update = self.num_update = begin_num_update
-        self._index_update_count = {}
-        self.param_dict = param_dict or {}
-        self.idx2name = dict(param_idx2name or {})
+        self._all_index_update_counts = {0: {}}
+        self._index_update_count = self._all_index_update_counts[0]
         self.multi_precision = multi_precision
+        self.aggregate_num = 1 if aggregate_num is None else aggregate_num
+        if param_idx2name is not None and not isinstance(param_idx2name, dict):
+            raise MXNetTypeError("param_idx2name should be a dict of param indexes to names.")
+        self.idx2name = dict(param_idx2name or {})
+        self.sym_info = (sym.attr_dict(), sym.list_arguments()) if sym is not None else ()
+        self.param_dict = param_dict or {}
+        self.use_fused_step = bool(use_fused_step)
+        self.set_lr_mult({})
+        self.set_wd_mult({})
+
+    register = staticmethod(register)
+    create_optimizer = staticmethod(create)
 
     @property
     def learning_rate(self):
@@ -87,24 +112,67 @@ class Optimizer:
 
     def set_learning_rate(self, lr):
         if self.lr_scheduler is not None:
-            raise MXNetValueError("LRScheduler of the optimizer has already been defined. Note "
-                                  "that set_learning_rate can mutate the value of the learning "
-                                  "rate of the optimizer only when the LRScheduler of the "
-                                  "optimizer is undefined.")
+            raise MXNetUserWarning("LRScheduler of the optimizer has already been defined. Note "
+                                   "that set_learning_rate can mutate the value of the learning "
+                                   "rate of the optimizer only when the LRScheduler of the "
+                                   "optimizer is undefined.")
         self.lr = lr
 
+    def _mults(self, args, key):
+        mults = {}
+        if self.sym_info:
+            attr, arg_names = self.sym_info
+            for name in arg_names:
+                if name in attr and key in attr[name]:
+                    mults[name] = float(attr[name][key])
+        mults.update(args)
+        return mults
+
+    def set_lr_mult(self, args_lr_mult):
+        """Per-parameter learning-rate multipliers, by name or index (MXNet's)."""
+        self.lr_mult = self._mults(args_lr_mult, "__lr_mult__")
+
+    def set_wd_mult(self, args_wd_mult):
+        """Per-parameter weight-decay multipliers, by name or index (MXNet's)."""
+        self.wd_mult = self._mults(args_wd_mult, "__wd_mult__")
+
+    def _set_current_device(self, device_id):
+        """Keep separate update counts per device (MXNet's)."""
+        counts = self._all_index_update_counts.setdefault(device_id, {})
+        self._index_update_count = counts
+
+    _set_current_context = _set_current_device
+
     def _update_count(self, index):
-        count = self._index_update_count.get(index, self.begin_num_update) + 1
-        self._index_update_count[index] = count
-        self.num_update = max(count, self.num_update)
+        for idx in index if isinstance(index, (list, tuple)) else [index]:
+            count = self._index_update_count.get(idx, self.begin_num_update) + 1
+            self._index_update_count[idx] = count
+            self.num_update = max(count, self.num_update)
+
+    def _scaled(self, indices, base, mults, attr):
+        values = []
+        for index in indices:
+            if index in self.param_dict:
+                values.append(base * getattr(self.param_dict[index], attr))
+            elif index in mults:
+                values.append(base * mults[index])
+            elif index in self.idx2name:
+                values.append(base * mults.get(self.idx2name[index], 1.0))
+            else:
+                values.append(base)
+        return values
+
+    def _get_lrs(self, indices):
+        return self._scaled(indices, self.learning_rate, self.lr_mult, "lr_mult")
 
     def _get_lr(self, index):
-        param = self.param_dict.get(index)
-        return self.learning_rate * (param.lr_mult if param is not None else 1.0)
+        return self._get_lrs([index])[0]
+
+    def _get_wds(self, indices):
+        return self._scaled(indices, self.wd, self.wd_mult, "wd_mult")
 
     def _get_wd(self, index):
-        param = self.param_dict.get(index)
-        return self.wd * (param.wd_mult if param is not None else 1.0)
+        return self._get_wds([index])[0]
 
     def _grad(self, grad, decay=0.0):
         """``clip(rescale_grad * grad + decay)``: SGD/NAG/AdaGrad add weight decay after the
@@ -119,28 +187,87 @@ class Optimizer:
         return None
 
     def create_state_multi_precision(self, index, weight):
-        """MXNet's name; the state of :meth:`create_state` (no float32 master copy is kept)."""
+        """With ``multi_precision`` and a float16 weight: ``(float32 master copy, state of the
+        copy)``; else :meth:`create_state`."""
+        if self.multi_precision and weight.dtype == numpy.float16:
+            master = weight.astype(numpy.float32)
+            return (master, self.create_state(index, master))
+        if weight.dtype == numpy.float16 and not self.multi_precision:
+            warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or "
+                          "slow convergence. Consider using multi_precision=True option of the "
+                          "optimizer", stacklevel=2)
         return self.create_state(index, weight)
 
-    def update(self, index, weight, grad, state):
-        """Count the update and apply the rule (outside autograd recording).
+    def step(self, indices, weights, grads, states):
+        """One update of each parameter (lists): count, then the rule with its lr and wd."""
+        for index, weight, grad, state in zip(indices, weights, grads, states):
+            self._update_count(index)
+            self._rule(index, weight, grad, state, self._get_lr(index), self._get_wd(index))
 
-        Takes one parameter (MXNet 1.x) or lists of indices, weights, grads, states (2.0)."""
-        if isinstance(index, (list, tuple)):
-            for args in zip(index, weight, grad, state):
-                self.update(*args)
-            return
-        self._update_count(index)
+    def fused_step(self, indices, weights, grads, states):
+        """The fused kernels' update; the same rule as :meth:`step` unless overridden."""
+        self.step(indices, weights, grads, states)
+
+    def update(self, indices, weights, grads, states):
+        """Apply ``step`` (``fused_step`` with ``use_fused_step``) outside autograd recording.
+
+        Takes lists of indices, weights, grads, states (MXNet 2) or one parameter (MXNet 1.x)."""
+        indices, weights, grads, states = _as_lists(indices, weights, grads, states)
+        for weight, grad in zip(weights, grads):
+            _check_array(weight, "weight")
+            _check_array(grad, "grad")
         with autograd.pause():
-            self.step(index, weight, grad, state, self._get_lr(index), self._get_wd(index))
+            if self.use_fused_step:
+                self.fused_step(indices, weights, grads, states)
+            else:
+                self.step(indices, weights, grads, states)
 
-    update_multi_precision = update
+    def update_multi_precision(self, indices, weights, grads, states):
+        """:meth:`update` on the float32 master copies of float16 weights (``multi_precision``),
+        which are then cast back into the weights."""
+        indices, weights, grads, states = _as_lists(indices, weights, grads, states)
+        masters, inner, grads32 = [], [], []
+        for weight, grad, state in zip(weights, grads, states):
+            if self.multi_precision and weight.dtype == numpy.float16:
+                masters.append(state[0])
+                inner.append(state[1])
+                grads32.append(grad.astype(numpy.float32))
+            else:
+                masters.append(weight)
+                inner.append(state)
+                grads32.append(grad)
+        self.update(indices, masters, grads32, inner)
+        for master, weight in zip(masters, weights):
+            if master is not weight:
+                _assign(weight, master.astype(weight.dtype))
 
-    def step(self, index, weight, grad, state, lr, wd):
+    def _rule(self, index, weight, grad, state, lr, wd):
         raise NotImplementedError(f"{type(self).__name__} must implement step")
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("param_dict", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__ = state
+        self.param_dict = {}
 
     def __repr__(self):
         return f"{type(self).__name__}(lr={self.lr}, wd={self.wd})"
+
+
+def _as_lists(indices, weights, grads, states):
+    if isinstance(indices, (list, tuple)):
+        return list(indices), list(weights), list(grads), list(states)
+    return [indices], [weights], [grads], [states]
+
+
+def _check_array(value, what):
+    from ..ndarray.ndarray import NDArray
+    if not isinstance(value, NDArray):
+        raise MXNetTypeError(f"Optimizer.update: {what} must be an NDArray, got "
+                             f"{type(value).__name__}")
 
 
 @register
@@ -148,22 +275,73 @@ class SGD(Optimizer):
     """``mom = momentum * mom - lr * (g + wd * w); w += mom`` (``w -= lr * (g + wd * w)``
     without momentum)."""
 
-    def __init__(self, learning_rate=0.01, momentum=0.0, lazy_update=False, **kwargs):
-        super().__init__(learning_rate=learning_rate, **kwargs)
+    def __init__(self, learning_rate=0.01, momentum=0.0, lazy_update=False, use_fused_step=True,
+                 **kwargs):
+        super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
         self.momentum = momentum
 
     def create_state(self, index, weight):
         return _zeros_like(weight) if self.momentum != 0.0 else None
 
-    def step(self, index, weight, grad, state, lr, wd):
-        # NOTE: one fused op per parameter (MXNet's kernels), updating weight and momentum in place.
-        attrs = {"lr": lr, "wd": wd, "rescale_grad": self.rescale_grad,
-                 "clip_gradient": -1.0 if self.clip_gradient is None else self.clip_gradient}
+    def _rule(self, index, weight, grad, state, lr, wd):
+        grad = self._grad(grad) + wd * weight
         if state is None:
-            _fused_update("sgd_update", [weight, grad], attrs)
+            _assign(weight, weight - lr * grad)
+            return
+        _assign(state, self.momentum * state - lr * grad)
+        _assign(weight, weight + state)
+
+    _FUSED = ("sgd_update", "sgd_mom_update", "mp_sgd_update", "mp_sgd_mom_update")
+
+    def fused_step(self, indices, weights, grads, states):
+        """MXNet's kernels: ``aggregate_num`` > 1 updates the parameters in ``multi_*sgd*``
+        calls, else one ``sgd_update``/``sgd_mom_update`` (``mp_`` for float16 with
+        ``multi_precision``, whose states are ``(float32 weight, momentum)``) each."""
+        from .. import ndarray as nd
+
+        self._update_count(indices)
+        lrs, wds = self._get_lrs(indices), self._get_wds(indices)
+        kwargs = {"rescale_grad": self.rescale_grad}
+        if self.momentum > 0:
+            kwargs["momentum"] = self.momentum
+        if self.clip_gradient:
+            kwargs["clip_gradient"] = self.clip_gradient
+        mixed = self.multi_precision and weights[0].dtype == numpy.float16
+        if self.aggregate_num > 1:
+            groups = []
+            for weight, grad, state in zip(weights, grads, states):
+                group = [weight, grad]
+                if self.momentum > 0:
+                    group.append(state[1] if mixed else state)
+                if mixed:
+                    group.append(state[0])
+                groups += group
+            name = f"multi_{'mp_' if mixed else ''}sgd_{'mom_' if self.momentum > 0 else ''}update"
+            getattr(nd, name)(*groups, out=list(weights), num_weights=len(weights), lrs=lrs,
+                              wds=wds, **kwargs)
+            return
+        for weight, grad, state, lr, wd in zip(weights, grads, states, lrs, wds):
+            mixed = self.multi_precision and weight.dtype == numpy.float16
+            mom = (state[1] if mixed else state) if self.momentum > 0 else None
+            inputs = [weight, grad] + ([mom] if mom is not None else []) \
+                + ([state[0]] if mixed else [])
+            self._fused_call(2 * mixed + (mom is not None), inputs, dict(kwargs, lr=lr, wd=wd))
+
+    def _fused_call(self, which, inputs, attrs):
+        from .. import ndarray as nd
+
+        if which < 2:   # NOTE: the registered ops, writing the weight in place
+            attrs.setdefault("clip_gradient", -1.0)
+            _fused_update(self._FUSED[which], inputs, attrs)
+            return
+        getattr(nd, self._FUSED[which])(*inputs, out=inputs[0], **attrs)
+
+    def update_multi_precision(self, indices, weights, grads, states):
+        """The fused kernels take the ``(float32 weight, state)`` pairs themselves."""
+        if self.use_fused_step:
+            self.update(indices, weights, grads, states)
         else:
-            _fused_update("sgd_mom_update", [weight, grad, state],
-                          dict(attrs, momentum=self.momentum))
+            super().update_multi_precision(indices, weights, grads, states)
 
 
 @register
@@ -171,7 +349,22 @@ class NAG(SGD):
     """Nesterov momentum (MXNet's ``nag_mom_update``): ``m = momentum * mom;
     w' = w - m + (momentum + 1) * (m - lr * (g + wd * w)); mom = m - lr * (g + wd * w')``."""
 
-    def step(self, index, weight, grad, state, lr, wd):
+    _FUSED = ("sgd_update", "nag_mom_update", "mp_sgd_update", "mp_nag_mom_update")
+
+    def __init__(self, learning_rate=0.01, momentum=0.0, use_fused_step=True, **kwargs):
+        kwargs.pop("aggregate_num", None)   # NOTE: MXNet's NAG has no multi-tensor kernel
+        super().__init__(learning_rate=learning_rate, momentum=momentum,
+                         use_fused_step=use_fused_step, **kwargs)
+
+    def _fused_call(self, which, inputs, attrs):
+        from .. import ndarray as nd
+
+        if which == 0:
+            super()._fused_call(which, inputs, attrs)
+            return
+        getattr(nd, self._FUSED[which])(*inputs, out=inputs[0], **attrs)
+
+    def _rule(self, index, weight, grad, state, lr, wd):
         grad = self._grad(grad)
         if state is None:
             _assign(weight, weight - lr * (grad + wd * weight))
@@ -206,7 +399,7 @@ class Adam(Optimizer):
         _assign(var, self.beta2 * var + (1.0 - self.beta2) * _F.square(grad))
         return mean / (_F.sqrt(var) + self.epsilon)
 
-    def step(self, index, weight, grad, state, lr, wd):
+    def _rule(self, index, weight, grad, state, lr, wd):
         direction = self._moments(state, self._grad(grad, wd * weight))
         _assign(weight, weight - self._corrected_lr(index, lr) * direction)
 
@@ -221,7 +414,7 @@ class AdamW(Adam):
         super().__init__(learning_rate, beta1, beta2, epsilon, **kwargs)
         self.correct_bias = correct_bias
 
-    def step(self, index, weight, grad, state, lr, wd):
+    def _rule(self, index, weight, grad, state, lr, wd):
         if self.correct_bias:
             lr = self._corrected_lr(index, lr)
         direction = self._moments(state, self._grad(grad))
@@ -238,7 +431,10 @@ class RMSProp(Optimizer):
     ``delta = g2 delta - lr g / sqrt(n - m^2 + eps); w += delta``."""
 
     def __init__(self, learning_rate=0.001, gamma1=0.9, gamma2=0.9, epsilon=1e-8,
-                 centered=False, clip_weights=None, **kwargs):
+                 centered=False, clip_weights=None, rho=None, momentum=None, **kwargs):
+        # NOTE: MXNet 2 renamed gamma1 -> rho and gamma2 -> momentum; both spellings are taken
+        gamma1 = gamma1 if rho is None else rho
+        gamma2 = gamma2 if momentum is None else momentum
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.gamma1, self.gamma2, self.epsilon = gamma1, gamma2, epsilon
         self.centered, self.clip_weights = centered, clip_weights
@@ -247,7 +443,7 @@ class RMSProp(Optimizer):
         count = 3 if self.centered else 1
         return tuple(_zeros_like(weight) for _ in range(count))
 
-    def step(self, index, weight, grad, state, lr, wd):
+    def _rule(self, index, weight, grad, state, lr, wd):
         grad = self._grad(grad, wd * weight)
         g1 = self.gamma1
         _assign(state[0], (1 - g1) * _F.square(grad) + g1 * state[0])
@@ -276,7 +472,7 @@ class AdaGrad(Optimizer):
     def create_state(self, index, weight):
         return _zeros_like(weight)
 
-    def step(self, index, weight, grad, state, lr, wd):
+    def _rule(self, index, weight, grad, state, lr, wd):
         grad = self._grad(grad)
         _assign(state, state + _F.square(grad))
         div = grad / _F.sqrt(state + self.float_stable_eps)

@@ -20,23 +20,43 @@ __all__ = ["Updater", "get_updater"]
 
 
 class Updater:
-    """Applies ``optimizer`` to ``(index, grad, weight)``, keeping one state per index."""
+    """Applies ``optimizer`` to ``(index, grad, weight)``, keeping one state per index (MXNet's:
+    states from ``create_state_multi_precision``, updates through ``update_multi_precision``,
+    ``aggregate_num`` parameters of one dtype per call, update counts kept per device id)."""
 
     def __init__(self, optimizer):
         self.optimizer = optimizer
         self.states = {}
+        self.states_synced = {}
+        self.aggregate_updates = getattr(optimizer, "aggregate_num", 1) > 1
 
     def __call__(self, index, grad, weight):
         """Update ``weight`` in place (``index``/``grad``/``weight`` may also be equal-length lists,
         MXNet 2's form)."""
         if not isinstance(index, (list, tuple)):
             index, grad, weight = [index], [grad], [weight]
-        for i, g, w in zip(index, grad, weight):
+        indices, grads, weights = list(index), list(grad), list(weight)
+        if weights and hasattr(self.optimizer, "_set_current_device"):
+            self.optimizer._set_current_device(weights[0].device.device_id)
+        for i, w in zip(indices, weights):
             if i not in self.states:
-                self.states[i] = self.optimizer.create_state(i, w)
-            else:
+                self.states[i] = self.optimizer.create_state_multi_precision(i, w)
+            elif not self.states_synced.get(i, True):
                 self.states[i] = _on_device(self.states[i], w.device)
-            self.optimizer.update(i, w, g, self.states[i])
+            self.states_synced[i] = True
+        if not self.aggregate_updates:
+            for i, w, g in zip(indices, weights, grads):
+                self.optimizer.update_multi_precision([i], [w], [g], [self.states[i]])
+            return
+        by_dtype = {}
+        for i, w, g in zip(indices, weights, grads):
+            by_dtype.setdefault(w.dtype, []).append((i, w, g))
+        size = self.optimizer.aggregate_num
+        for group in by_dtype.values():
+            step = len(group) if size == numpy.inf else int(size)
+            for start in range(0, len(group), step):
+                ids, ws, gs = (list(x) for x in zip(*group[start:start + step]))
+                self.optimizer.update_multi_precision(ids, ws, gs, [self.states[i] for i in ids])
 
     def get_states(self, dump_optimizer=False):
         """The states (and the optimizer, without its ``param_dict``) as pickled bytes."""
@@ -57,6 +77,7 @@ class Updater:
             optimizer.param_dict = self.optimizer.param_dict
             self.optimizer = optimizer
         self.states = {i: _from_numpy(s) for i, s in loaded.items()}
+        self.states_synced = dict.fromkeys(self.states, False)
 
 
 def get_updater(optimizer):

@@ -5,7 +5,7 @@ import json
 import numpy as np
 
 from .. import autograd
-from ..base import MXNetValueError
+from ..base import MXNetNotImplementedError
 
 __all__ = [
     "check_gluon_hybridize_consistency",
@@ -82,8 +82,8 @@ def _weights_and_grads(shapes, dtype, w_stype, g_stype):
     from .. import random
     from ..test_utils import default_device
     if w_stype != "default" or g_stype != "default":
-        raise MXNetValueError(f"compare_optimizer: storage types {w_stype}/{g_stype} need sparse "
-                              "arrays, which mxlab does not have")
+        raise MXNetNotImplementedError(f"compare_optimizer: storage types {w_stype}/{g_stype}: "
+                                       "sparse storage (row_sparse, csr) is not built in mxlab")
     device = default_device()
     pairs = []
     for shape in shapes:
