@@ -21,6 +21,7 @@ import numpy
 
 from ..base import (MXNetAxisError, MXNetError, MXNetIndexError, MXNetKeyError,
                     MXNetNotImplementedError, MXNetTypeError, MXNetValueError)
+from ..engine.op import raise_error
 from .attrs import REQUIRED, Attr
 from .context import PREDICT
 
@@ -369,13 +370,8 @@ def call_translated(op, arrays, fn, *args):
     except MXNetError:
         raise
     except Exception as exc:
-        translated = translate_error(op, exc, arrays)
-        if translated is None:
-            raise
-        try:
-            raise translated from exc
-        finally:
-            del translated   # NOTE: a local holding the error in its own traceback is a cycle
+        # NOTE: not bound to a local, which would keep the error in a cycle with this frame
+        raise_error(translate_error(op, exc, arrays) or exc, exc)
 
 
 def run_kernel(op, xp, datas, attrs, outs=None, reqs=None, ctx=None):
