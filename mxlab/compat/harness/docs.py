@@ -113,19 +113,19 @@ NOT_BUILT = {
     "sparse storage (`tostype('csr'/'row_sparse')`, `mx.nd.sparse.*`, `row_sparse_pull`)":
         "dense-only by design: every op, the planner and the engine assume dense buffers; "
         "sparse arrays would double each kernel for little teaching value",
-    "`contrib.DeformableConvolution`, `PSROIPooling`, `MultiProposal`/`Proposal`, "
+    "`PSROIPooling`, `MultiProposal`/`Proposal`, "
     "`MultiBox*`, `box_encode`/`box_decode`, `bipartite_matching`":
         "detection-specific kernels; not built yet",
     "`contrib.BilinearResize2D`, `AdaptiveAvgPooling2D`, `ROIAlign`, `ROIPooling`, "
     "`interleaved_matmul_*`": "not built yet (listed in `mx.nd.contrib.NOT_BUILT`)",
     "`contrib.quantize`/`dequantize`, `intgemm_fully_connected`, `SyncBatchNorm(ndev>1)`, `fft`, "
     "`count_sketch`, `hawkesll`, `dgl_*`": "quantization, multi-device and specialised kernels",
-    "RNN `projection_size` (LSTMP), `use_sequence_length`, `lstm_state_clip_*`":
-        "the fused RNN op raises for them; not built yet",
+    "RNN `lstm_state_clip_*`": "the fused RNN op raises for it; not built yet",
     "`mx.io.ImageRecordIter` augmentations beyond crop/resize/pad/mirror/normalise "
     "(`max_rotate_angle`, `random_resized_crop`, colour jitter, ...), `mx.io.LibSVMIter`":
         "not built yet (each raises naming the parameter); LibSVM is sparse",
-    "`gluon.contrib` (estimator, event handlers, batch processor)": "not built yet",
+    "`gluon.contrib.cnn` (deformable convolution layers)": "not built yet (the "
+                                                          "`contrib.DeformableConvolution` op is)",
     "`nd.image.random_hue`, `random_color_jitter`, `random_crop`, `random_resized_crop` "
     "(also `sym.image`, `npx.image`)": "not built yet (listed in `mx.nd.image.NOT_BUILT`)",
     "`recordio.pack_img` byte equality": "images are encoded with Pillow, not OpenCV: the "
