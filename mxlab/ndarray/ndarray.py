@@ -9,7 +9,8 @@ the autograd entry and the deferred compute entry (``detach()`` clears both).
 import numpy
 
 from .. import engine as _engine
-from ..base import MXNetRuntimeError, MXNetTypeError, MXNetValueError
+from ..base import (MXNetNotImplementedError, MXNetRuntimeError, MXNetTypeError,
+                    MXNetValueError)
 from ..device import Device, current_device
 from ..engine.var import Var
 from ..imperative import STATE
@@ -509,6 +510,13 @@ class ndarray(NDArray):
         if self.ndim == 0 and numpy.issubdtype(numpy.dtype(self.dtype), numpy.integer):
             return int(self.asscalar())
         raise MXNetTypeError("only integer scalar arrays can be converted to a scalar index")
+
+    def copy(self, order="C"):  # pylint: disable=arguments-differ
+        """A copy on the same device; only C order is built (as MXNet's ``mx.np``)."""
+        if order != "C":
+            raise MXNetNotImplementedError(f"ndarray.copy: order {order!r} is not built in "
+                                           "mxlab; only 'C' (row-major) exists")
+        return super().copy()
 
     def to_device(self, device):
         return self.as_in_context(device)

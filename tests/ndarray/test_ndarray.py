@@ -168,3 +168,10 @@ def test_np_index_takes_only_0d_integer_arrays():
                 mx.np.array(1.0)):
         with pytest.raises(TypeError, match="integer scalar arrays"):
             operator.index(bad)
+
+
+def test_np_copy_builds_only_c_order():
+    x = mx.np.array([2, 3, 4], dtype="int32")
+    assert x.copy(order="C").asnumpy().tolist() == [2, 3, 4]
+    with pytest.raises(NotImplementedError, match="order 'F'"):
+        x.copy(order="F")
