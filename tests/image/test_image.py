@@ -172,3 +172,13 @@ def test_rotate_transforms_use_imrotate_and_want_float32():
         T.Rotate(10)(mx.nd.ones((3, 4, 4), dtype="uint8"))
     with pytest.raises(ValueError, match="angle_limits"):
         T.RandomRotation((10, -10))
+
+
+def test_resize_and_crop_resize_refuse_bad_sizes():
+    img = mx.nd.array(numpy.zeros((6, 5, 3), "float32"))
+    for bad in (T.Resize(-3, keep_ratio=True), T.Resize((4, 4, 4)),
+                T.CropResize(0, 0, 2, 2, (-2, 2)), T.CropResize(0, 0, -1, 2),
+                T.CropResize(3, 4, 3, 3)):
+        with pytest.raises(mx.base.MXNetError, match="Resize"):
+            bad(img)
+    assert T.CropResize(1, 2, 3, 4)(img).shape == (4, 3, 3)

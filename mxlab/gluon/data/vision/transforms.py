@@ -28,6 +28,14 @@ def _pair(size):
     return (size, size) if isinstance(size, int) else tuple(size)
 
 
+def _check_size(who, size):
+    """``size``: a positive int or one / two positive ints (MXNet's image.resize rule)."""
+    sizes = (size,) if isinstance(size, int) else tuple(size)
+    if len(sizes) not in (1, 2) or min(sizes) <= 0:
+        raise MXNetValueError(f"{who}: size must be w or (w, h) with w, h > 0, got {size}")
+    return sizes * 2 if len(sizes) == 1 else sizes
+
+
 class _ImageTransform(Block):
     """A transform computed on the host: ``apply(values)`` maps NumPy values to NumPy values;
     the result is wrapped like the input."""
@@ -163,12 +171,11 @@ class Resize(_PerImage):
         self._size, self._keep, self._interp = size, keep_ratio, interpolation
 
     def apply_one(self, img):
+        new_w, new_h = _check_size("Resize", self._size)
         h, w = img.shape[:2]
         if isinstance(self._size, int) and self._keep:
             new_w, new_h = (self._size, self._size * h // w) if h > w else \
                 (self._size * w // h, self._size)
-        else:
-            new_w, new_h = _pair(self._size)
         return kernels.resize(img, new_w, new_h, self._interp)
 
 
@@ -182,9 +189,14 @@ class CropResize(_PerImage):
 
     def apply_one(self, img):
         x, y, w, h = self._box
+        if w <= 0 or h <= 0 or x < 0 or y < 0 or x + w > img.shape[1] or y + h > img.shape[0]:
+            raise MXNetValueError(f"CropResize: the box (x={x}, y={y}, width={w}, height={h}) "
+                                  f"must be non-empty and inside the {img.shape[1]}x"
+                                  f"{img.shape[0]} image")
         out = img[y:y + h, x:x + w]
-        return out if self._size is None else kernels.resize(out, *_pair(self._size),
-                                                             self._interp)
+        if self._size is None:
+            return out
+        return kernels.resize(out, *_check_size("CropResize", self._size), self._interp)
 
 
 class _CropWith(_PerImage):
