@@ -66,7 +66,7 @@ def _pytest_command(src, path):
     cmd = [PYTHON, "-m", "pytest", "-q", "-p", "mxlab.compat.pytest_plugin",
            "-p", "mxlab.compat.harness.recorder", "-p", "no:cacheprovider",
            "-c", os.path.join(src, "pytest.ini"), "--rootdir", src, "-o", "addopts=",
-           "-W", "ignore", path]
+           "-p", "no:warnings", path]   # NOTE: warnings reach tests that record them
     base = os.path.basename(path)
     for nodeid in EXCLUDED_TESTS.get(base, {}):
         cmd += ["--deselect", f"{os.path.relpath(path, src)}::{nodeid}"]   # NOTE: as pytest ids
