@@ -54,8 +54,9 @@ def _publish_extras(namespace):
 
 
 _publish_extras(globals())
-from . import dispatch as _dispatch  # noqa: E402
+from . import dispatch as _dispatch, methods as _methods  # noqa: E402
 _dispatch.install(ndarray)
+_methods.install(ndarray)
 
 
 def genfromtxt(*args, **kwargs):
