@@ -439,6 +439,9 @@ class RMSProp(Optimizer):
         self.gamma1, self.gamma2, self.epsilon = gamma1, gamma2, epsilon
         self.centered, self.clip_weights = centered, clip_weights
 
+    rho = property(lambda self: self.gamma1, doc="MXNet 2's name of ``gamma1``.")
+    momentum = property(lambda self: self.gamma2, doc="MXNet 2's name of ``gamma2``.")
+
     def create_state(self, index, weight):
         count = 3 if self.centered else 1
         return tuple(_zeros_like(weight) for _ in range(count))

@@ -281,3 +281,15 @@ def test_same_as_mxnet():
             numpy.testing.assert_allclose(value, theirs[name], rtol=1e-6, err_msg=name)
         else:
             assert str(value) == str(theirs[name]), name
+
+
+def test_local_variant_names_and_sparse_storage_error():
+    kv = mx.kv.create("local_allreduce_cpu")
+    assert kv.type == "local_allreduce_cpu"
+    kv.init("a", mx.nd.ones((2,)))
+    kv.pushpull("a", [mx.nd.ones((2,)), mx.nd.ones((2,)) * 2])
+    out = mx.nd.zeros((2,))
+    kv.pull("a", out=out)
+    assert out.asnumpy().tolist() == [3.0, 3.0]
+    with pytest.raises(NotImplementedError, match="sparse"):
+        mx.nd.zeros((2, 2), stype="row_sparse")
