@@ -23,6 +23,21 @@ SPECIAL = {
     "Activation": {"attrs": {"act_type": "tanh"}},
     "Cast": {"attrs": {"dtype": "float32"}, "grad": False},
     "Convolution": {"attrs": {"kernel": (3, 3), "num_filter": 2}},
+    "_contrib_DeformableConvolution": {
+        "attrs": {"kernel": (3, 3), "num_filter": 2, "pad": (1, 1)},
+        "shapes": [(1, 2, 4, 4), (1, 18, 4, 4), (2, 2, 3, 3), (2,)]},
+    "_contrib_ModulatedDeformableConvolution": {
+        "attrs": {"kernel": (3, 3), "num_filter": 2, "pad": (1, 1)},
+        "shapes": [(1, 2, 4, 4), (1, 18, 4, 4), (1, 9, 4, 4), (2, 2, 3, 3), (2,)]},
+    "masked_softmax": {"shapes": [(2, 3), (2, 3)], "ints": {1: 2},
+                       "fixed": {1: [[1, 1, 0], [1, 0, 1]]}},
+    # NOTE: masked positions are -inf: central differences of the output are not finite
+    "masked_log_softmax": {"shapes": [(2, 3), (2, 3)], "ints": {1: 2},
+                           "fixed": {1: [[1, 1, 0], [1, 0, 1]]}, "numeric": False},
+    "_unravel_index": {"attrs": {"shape": (3, 4)}, "shapes": [(5,)], "ints": {0: 12},
+                       "grad": False},
+    "_ravel_multi_index": {"attrs": {"shape": (3, 4)}, "shapes": [(2, 5)], "ints": {0: 3},
+                           "grad": False},
     "Deconvolution": {"attrs": {"kernel": (3, 3), "num_filter": 2}},
     "ElementWiseSum": {"attrs": {"num_args": 2}},
     "Embedding": {"attrs": {"input_dim": 5, "output_dim": 3}, "shapes": [(2, 3), (5, 3)],

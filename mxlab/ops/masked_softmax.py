@@ -12,7 +12,7 @@ array([[0.119, 0.   , 0.881]], dtype=float32)
 """
 import numpy
 
-from ..base import MXNetTypeError, MXNetValueError
+from ..base import MXNetValueError
 from .activation import softmax_kernel
 from .attrs import Attr
 from .elemwise import as_array, float_result
@@ -29,7 +29,7 @@ def _mask(name, xp, data, mask):
     if mask.ndim != data.ndim or any(m not in (1, d) for m, d in zip(mask.shape, data.shape)):
         raise MXNetValueError(f"{name}: mask of shape {mask.shape} does not broadcast to data of "
                               f"shape {data.shape} (same rank, each axis equal or 1)")
-    return mask if mask.dtype == numpy.bool_ else mask != 0
+    return mask if mask.dtype == numpy.bool_ else mask != 0   # NOTE: any dtype, nonzero kept
 
 
 def _forward(name, log):
@@ -66,8 +66,6 @@ def _backward(name, log):
 
 
 def _infer_type(attrs, dtypes):
-    if dtypes[1] is not None and numpy.dtype(dtypes[1]) != numpy.bool_:
-        raise MXNetTypeError(f"masked_softmax: 'mask' must be a bool array, got {dtypes[1]}")
     return [None if dtypes[0] is None else float_result(numpy.dtype(dtypes[0])).name]
 
 
