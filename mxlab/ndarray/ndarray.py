@@ -502,6 +502,20 @@ class ndarray(NDArray):
     def to_device(self, device):
         return self.as_in_context(device)
 
+    @property
+    def grad(self):
+        """The gradient buffer; None for ``grad_req='null'`` (MXNet 2.0's np arrays)."""
+        return None if self._grad_req == "null" else self._grad
+
+    diagonal = _delegate("diagonal")   # NOTE: an MXNet 2.0 method legacy NDArrays lack
+
+    @property
+    def mT(self):
+        """The last two axes swapped (MXNet 2.0's ``mT``, from the array API)."""
+        if self.ndim < 2:
+            raise MXNetValueError("x must be at least 2-dimensional for matrix_transpose")
+        return _namespaces["np"].swapaxes(self, -1, -2)
+
     def __array_namespace__(self, api_version=None):
         """The array-API namespace of these arrays: ``mx.np`` (API versions 2021.xx, as MXNet)."""
         if api_version is not None and not _is_array_api_2021(api_version):
@@ -511,20 +525,6 @@ class ndarray(NDArray):
     def tostype(self, stype):
         raise AttributeError("mxnet.numpy.ndarray object has no attribute tostype (use mx.nd "
                              "arrays)")
-
-
-# NOTE: MXNet 2.0's np.ndarray methods that legacy NDArrays lack.
-ndarray.diagonal = _delegate("diagonal")
-
-
-def _matrix_transpose(self):
-    """The last two axes swapped (MXNet 2.0's ``mT``, from the array API)."""
-    if self.ndim < 2:
-        raise MXNetValueError("x must be at least 2-dimensional for matrix_transpose")
-    return _namespaces["np"].swapaxes(self, -1, -2)
-
-
-ndarray.mT = property(_matrix_transpose)
 
 
 def _is_array_api_2021(version):
