@@ -521,6 +521,11 @@ class ndarray(NDArray):
     def to_device(self, device):
         return self.as_in_context(device)
 
+    @property
+    def grad(self):
+        """The gradient buffer; None for ``grad_req='null'`` (MXNet 2.0's np arrays)."""
+        return None if self._grad_req == "null" else self._grad
+
     def tostype(self, stype):
         raise AttributeError("mxnet.numpy.ndarray object has no attribute tostype (use mx.nd "
                              "arrays)")

@@ -94,3 +94,17 @@ def test_transpose_gradient_with_negative_axes_has_the_input_shape():
     y.backward(mx.np.array(onp.arange(24, dtype=onp.float32).reshape(3, 2, 4)))
     onp.testing.assert_array_equal(
         x.grad.asnumpy(), onp.transpose(onp.arange(24).reshape(3, 2, 4), (2, 1, 0)))
+
+
+def test_np_array_with_grad_req_null_has_no_gradient_and_legacy_keeps_zeros():
+    a, b = mx.np.ones((2, 2)), mx.np.ones((2, 2))
+    a.attach_grad(grad_req="null")
+    b.attach_grad()
+    with mx.autograd.record():
+        y = mx.np.matmul(a, b)
+    y.backward()
+    assert a.grad is None
+    onp.testing.assert_array_equal(b.grad.asnumpy(), onp.full((2, 2), 2.0))
+    legacy = mx.nd.ones((2,))
+    legacy.attach_grad(grad_req="null")
+    onp.testing.assert_array_equal(legacy.grad.asnumpy(), [0, 0])   # MXNet 1.x: zeros
