@@ -9,18 +9,15 @@ Example
 
 from ..base import MXNetNotImplementedError, MXNetTypeError, MXNetValueError
 from ..imperative import invoke
-from ..ops.distributions import DISTRIBUTIONS
+from ..ops.distributions import DISTRIBUTIONS, frontend_params
 from ..ops.random import check_randint
 from ..ops.registry import get_op
 from .namespace import call_op
 from .ndarray import NDArray, array
 from ..util import is_np_shape
 
-__all__ = ["uniform", "normal", "randn", "randint", "shuffle", "sample", "categorical",
-           "multinomial", "exponential", "binomial", "gamma", "poisson", "negative_binomial",
-           "generalized_negative_binomial", "uniform_like", "normal_like", "exponential_like",
-           "gamma_like", "poisson_like", "negative_binomial_like",
-           "generalized_negative_binomial_like"]
+__all__ = ["randn", "randint", "shuffle", "sample", "categorical", "multinomial"] + \
+    [*DISTRIBUTIONS] + [f"{name}_like" for name in DISTRIBUTIONS]
 
 
 def sample(op_name, cls, device=None, out=None, **attrs):
@@ -55,9 +52,10 @@ def _sample_arrays(op_name, params, shape, dtype, out, kwargs):
     return result if out is None else result.copyto(out)
 
 
-def _distribution(name, params, rate_from_scale=False):
+def _distribution(name, params):
     """``mx.nd.random.<name>(*params, shape=(), dtype=None, ctx=None, out=None)``: scalar
     parameters run ``_random_<name>``; array ones ``_sample_<name>`` (a draw per element)."""
+    rate_from_scale = params[0][0] == "scale"
     names = ["lam"] if rate_from_scale else [n for n, _ in params]
 
     def draw(*args, shape=(), dtype=None, ctx=None, out=None, **kwargs):
@@ -103,13 +101,12 @@ def bind_params(where, params, args, kwargs):
     return values
 
 
-uniform = _distribution("uniform", DISTRIBUTIONS["uniform"][0])
-normal = _distribution("normal", DISTRIBUTIONS["normal"][0])
 
 
 def randn(*shape, loc=0, scale=1, dtype=None, ctx=None, out=None, **kwargs):
     """Normal samples of shape ``shape`` given positionally."""
-    return normal(loc, scale, shape=shape, dtype=dtype, ctx=ctx, out=out, **kwargs)
+    # NOTE: `normal` is made by the DISTRIBUTIONS loop below (a name linters cannot see)
+    return globals()["normal"](loc, scale, shape=shape, dtype=dtype, ctx=ctx, out=out, **kwargs)
 
 
 def randint(low, high, shape=(), dtype=None, ctx=None, out=None, **kwargs):
@@ -173,19 +170,6 @@ def bernoulli_into(cls, prob, logit, size, dtype, device, out):
                   dtype=dtype)
 
 
-exponential = _distribution("exponential", (("scale", 1.0),), rate_from_scale=True)
-binomial = _distribution("binomial", DISTRIBUTIONS["binomial"][0])
-gamma = _distribution("gamma", DISTRIBUTIONS["gamma"][0])
-poisson = _distribution("poisson", DISTRIBUTIONS["poisson"][0])
-negative_binomial = _distribution("negative_binomial", DISTRIBUTIONS["negative_binomial"][0])
-generalized_negative_binomial = _distribution(
-    "generalized_negative_binomial", DISTRIBUTIONS["generalized_negative_binomial"][0])
-uniform_like = _distribution_like("uniform", DISTRIBUTIONS["uniform"][0])
-normal_like = _distribution_like("normal", DISTRIBUTIONS["normal"][0])
-exponential_like = _distribution_like("exponential", DISTRIBUTIONS["exponential"][0])
-gamma_like = _distribution_like("gamma", DISTRIBUTIONS["gamma"][0])
-poisson_like = _distribution_like("poisson", DISTRIBUTIONS["poisson"][0])
-negative_binomial_like = _distribution_like("negative_binomial",
-                                            DISTRIBUTIONS["negative_binomial"][0])
-generalized_negative_binomial_like = _distribution_like(
-    "generalized_negative_binomial", DISTRIBUTIONS["generalized_negative_binomial"][0])
+for _name, (_params, _) in DISTRIBUTIONS.items():
+    globals()[_name] = _distribution(_name, frontend_params(_name))
+    globals()[f"{_name}_like"] = _distribution_like(_name, _params)

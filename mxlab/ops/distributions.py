@@ -20,7 +20,7 @@ from .attrs import Attr
 from .random import register_param_sampler, register_sampler
 from .registry import Op, register
 
-__all__ = ["DISTRIBUTIONS", "NP_DISTRIBUTIONS"]
+__all__ = ["DISTRIBUTIONS", "NP_DISTRIBUTIONS", "frontend_params"]
 
 
 def _gnb(gen, mu, alpha, size):
@@ -52,6 +52,12 @@ DISTRIBUTIONS = {
                  lambda gen, n, p, size: gen.binomial(_count(n), p, size)),
 }
 _SAMPLE_INPUTS = {"uniform": ("low", "high"), "normal": ("mu", "sigma")}
+
+
+def frontend_params(name):
+    """The parameters ``mx.nd.random.<name>`` / ``mx.sym.random.<name>`` take: MXNet's
+    ``exponential`` takes a ``scale`` and runs the op with ``lam = 1 / scale``."""
+    return (("scale", 1.0),) if name == "exponential" else DISTRIBUTIONS[name][0]
 
 
 def _scalar_kernel(params, draw_fn):

@@ -12,15 +12,12 @@ Example
 """
 from ..ndarray.random import bind_params
 from ..ops import registry
-from ..ops.distributions import DISTRIBUTIONS
+from ..ops.distributions import DISTRIBUTIONS, frontend_params
 from .frontend import compose_op
 from .symbol import Symbol
 
-__all__ = ["categorical", "multinomial", "normal", "randint", "randn", "shuffle", "uniform",
-           "exponential", "binomial", "gamma", "poisson", "negative_binomial",
-           "generalized_negative_binomial", "uniform_like", "normal_like", "exponential_like",
-           "gamma_like", "poisson_like", "negative_binomial_like",
-           "generalized_negative_binomial_like"]
+__all__ = ["categorical", "multinomial", "randint", "randn", "shuffle"] + \
+    [*DISTRIBUTIONS] + [f"{name}_like" for name in DISTRIBUTIONS]
 
 
 def _node(op_name, inputs=(), name=None, attr=None, **kwargs):
@@ -29,9 +26,10 @@ def _node(op_name, inputs=(), name=None, attr=None, **kwargs):
     return compose_op(op, tuple(inputs), kwargs, Symbol, name=name, attr=attr, hint=op_name)
 
 
-def _distribution(name, params, rate_from_scale=False):
+def _distribution(name, params):
     """``mx.sym.random.<name>``: scalar parameters give a ``_random_<name>`` node, symbol ones a
     ``_sample_<name>`` node (a draw per element)."""
+    rate_from_scale = params[0][0] == "scale"
     names = ["lam"] if rate_from_scale else [n for n, _ in params]
 
     def node(*args, shape=None, dtype=None, **kwargs):
@@ -58,29 +56,15 @@ def _distribution_like(name, params):
     return node
 
 
-uniform = _distribution("uniform", DISTRIBUTIONS["uniform"][0])
-normal = _distribution("normal", DISTRIBUTIONS["normal"][0])
-exponential = _distribution("exponential", (("scale", 1.0),), rate_from_scale=True)
-binomial = _distribution("binomial", DISTRIBUTIONS["binomial"][0])
-gamma = _distribution("gamma", DISTRIBUTIONS["gamma"][0])
-poisson = _distribution("poisson", DISTRIBUTIONS["poisson"][0])
-negative_binomial = _distribution("negative_binomial", DISTRIBUTIONS["negative_binomial"][0])
-generalized_negative_binomial = _distribution(
-    "generalized_negative_binomial", DISTRIBUTIONS["generalized_negative_binomial"][0])
-uniform_like = _distribution_like("uniform", DISTRIBUTIONS["uniform"][0])
-normal_like = _distribution_like("normal", DISTRIBUTIONS["normal"][0])
-exponential_like = _distribution_like("exponential", DISTRIBUTIONS["exponential"][0])
-gamma_like = _distribution_like("gamma", DISTRIBUTIONS["gamma"][0])
-poisson_like = _distribution_like("poisson", DISTRIBUTIONS["poisson"][0])
-negative_binomial_like = _distribution_like("negative_binomial",
-                                            DISTRIBUTIONS["negative_binomial"][0])
-generalized_negative_binomial_like = _distribution_like(
-    "generalized_negative_binomial", DISTRIBUTIONS["generalized_negative_binomial"][0])
+for _name, (_params, _) in DISTRIBUTIONS.items():
+    globals()[_name] = _distribution(_name, frontend_params(_name))
+    globals()[f"{_name}_like"] = _distribution_like(_name, _params)
 
 
 def randn(*shape, loc=0, scale=1, dtype=None, **kwargs):
     """Normal samples of shape ``shape`` given positionally."""
-    return normal(loc, scale, shape=shape, dtype=dtype, **kwargs)
+    # NOTE: `normal` is made by the DISTRIBUTIONS loop below (a name linters cannot see)
+    return globals()["normal"](loc, scale, shape=shape, dtype=dtype, **kwargs)
 
 
 def randint(low, high, shape=None, dtype=None, **kwargs):
