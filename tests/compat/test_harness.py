@@ -128,6 +128,15 @@ def test_docs_save_merges_partial_runs_and_writes_the_page(tmp_path, monkeypatch
     assert "test_subgraph_op.py (whole file)" in page
 
 
+def test_docs_save_drops_files_excluded_since_an_earlier_run(tmp_path, monkeypatch):
+    monkeypatch.setattr(docs, "RESULTS", str(tmp_path / "compat"))
+    docs.save("mxnet", [_result("test_a.py", 2, 1), _result("test_net.py", 3, 0)])
+    monkeypatch.setitem(mxnet_suite.EXCLUDED_FILES, "test_net.py", "needs the network")
+    docs.save("mxnet", [_result("test_a.py", 2, 2)])
+    saved = json.loads((tmp_path / "compat" / "mxnet.json").read_text())
+    assert [r["file"] for r in saved] == ["test_a.py"]
+
+
 def _fake_mxnet(tmp_path):
     unittest = tmp_path / "tests" / "python" / "unittest"
     unittest.mkdir(parents=True)
