@@ -335,9 +335,9 @@ class Parameter:
         for grad in (self._grad or {}).values():
             grad[:] = 0
 
-    def reset_ctx(self, ctx):
-        """Move the data (and gradients) to the devices ``ctx``."""
-        devices = _devices(ctx)
+    def reset_ctx(self, ctx=None, device=None):
+        """Move the data (and gradients) to the devices ``ctx`` (MXNet 2.0: ``device``)."""
+        devices = _devices(device if ctx is None else ctx)
         if self._data is not None:
             data = self._reduce()
             self._init_impl(data, devices)
@@ -542,9 +542,9 @@ class ParameterDict(dict):
         for param in self.values():
             setattr(param, name, value)
 
-    def reset_ctx(self, ctx):
+    def reset_ctx(self, ctx=None, device=None):
         for param in self.values():
-            param.reset_ctx(ctx)
+            param.reset_ctx(ctx, device)
 
     reset_device = reset_ctx
 
