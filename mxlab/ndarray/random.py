@@ -52,14 +52,19 @@ def _sample_arrays(op_name, params, shape, dtype, out, kwargs):
     return result if out is None else result.copyto(out)
 
 
+_TAIL_DEFAULTS = (("shape", ()), ("dtype", None), ("ctx", None), ("out", None))
+_TAIL = tuple(key for key, _ in _TAIL_DEFAULTS)
+
+
 def _distribution(name, params):
     """``mx.nd.random.<name>(*params, shape=(), dtype=None, ctx=None, out=None)``: scalar
     parameters run ``_random_<name>``; array ones ``_sample_<name>`` (a draw per element)."""
     rate_from_scale = params[0][0] == "scale"
     names = ["lam"] if rate_from_scale else [n for n, _ in params]
 
-    def draw(*args, shape=(), dtype=None, ctx=None, out=None, **kwargs):
-        values = bind_params(f"random.{name}", params, args, kwargs)
+    def draw(*args, **kwargs):
+        values = bind_params(f"random.{name}", params, args, kwargs, _TAIL)
+        shape, dtype, ctx, out = (kwargs.pop(key, default) for key, default in _TAIL_DEFAULTS)
         if rate_from_scale:     # NOTE: MXNet's exponential(scale) runs the op with lam=1/scale
             values = [1.0 / values[0]]
         if array_params(*values):
@@ -92,13 +97,19 @@ def legacy_shape(shape):
     return (shape,) if isinstance(shape, int) else shape
 
 
-def bind_params(where, params, args, kwargs):
-    """The distribution parameters from positional ``args`` and ``kwargs`` (defaults filled)."""
-    if len(args) > len(params):
-        raise MXNetTypeError(f"{where}: takes {len(params)} distribution parameters, "
-                             f"got {len(args)} positional arguments")
-    values = list(args) + [kwargs.pop(n, d) for n, d in params[len(args):]]
-    return values
+def bind_params(where, params, args, kwargs, tail=()):
+    """The distribution parameters from positional ``args`` and ``kwargs`` (defaults filled).
+    Positionals past the parameters go into ``kwargs`` under the names ``tail`` (MXNet's
+    ``uniform(low, high, shape, dtype, ctx, out)`` order)."""
+    head, extra = args[:len(params)], args[len(params):]
+    if len(extra) > len(tail):
+        raise MXNetTypeError(f"{where}: takes {len(params) + len(tail)} positional arguments, "
+                             f"got {len(args)}")
+    for key, value in zip(tail, extra):
+        if key in kwargs:
+            raise MXNetTypeError(f"{where}: got multiple values for argument {key!r}")
+        kwargs[key] = value
+    return list(head) + [kwargs.pop(n, d) for n, d in params[len(head):]]
 
 
 

@@ -110,8 +110,9 @@ def _np_distribution(name, params):
     names = [n for n, _ in params]
     op_name = "_npi_powerd" if name == "power" else f"_npi_{name}"
 
-    def draw(*args, size=None, dtype=None, ctx=None, device=None, out=None, **kwargs):
-        values = bind_params(f"np.random.{name}", params, args, kwargs)
+    def draw(*args, dtype=None, ctx=None, device=None, out=None, **kwargs):
+        values = bind_params(f"np.random.{name}", params, args, kwargs, ("size",))
+        size = kwargs.pop("size", None)
         if kwargs:
             raise TypeError(f"np.random.{name}: unexpected arguments {sorted(kwargs)}")
         reject_array_params(f"np.random.{name}", *values)

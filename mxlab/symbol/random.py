@@ -32,8 +32,9 @@ def _distribution(name, params):
     rate_from_scale = params[0][0] == "scale"
     names = ["lam"] if rate_from_scale else [n for n, _ in params]
 
-    def node(*args, shape=None, dtype=None, **kwargs):
-        values = bind_params(f"sym.random.{name}", params, args, kwargs)
+    def node(*args, **kwargs):
+        values = bind_params(f"sym.random.{name}", params, args, kwargs, ("shape", "dtype"))
+        shape, dtype = kwargs.pop("shape", None), kwargs.pop("dtype", None)
         if rate_from_scale:     # NOTE: MXNet's exponential(scale) is the op with lam=1/scale
             values = [1.0 / values[0]]
         kwargs.pop("data", None)   # NOTE: MXNet's samplers have no inputs and drop a data= symbol

@@ -294,3 +294,15 @@ def test_unique_zipfian_rows_are_distinct_and_count_their_draws():
     with pytest.raises(ValueError, match="cannot draw 60 distinct"):
         mx.nd._sample_unique_zipfian(range_max=50, shape=(1, 60))
         mx.nd.waitall()     # NOTE: under ThreadedEngine the kernel's error surfaces here
+
+
+def test_positional_shape_dtype_follow_the_parameters_as_in_mxnet():
+    """``uniform(low, high, shape, dtype)``: MXNet's positional order (test_contrib_control_flow)."""
+    x = mx.nd.random.uniform(0, 1, (2, 3), "float64")
+    assert x.shape == (2, 3) and x.dtype == numpy.float64
+    assert mx.sym.random.normal(0, 1, (4,)).eval()[0].shape == (4,)
+    assert mx.np.random.gamma(1.0, 2.0, (3,)).shape == (3,)
+    with pytest.raises(TypeError, match="multiple values for argument 'shape'"):
+        mx.nd.random.uniform(0, 1, (2,), shape=(3,))
+    with pytest.raises(TypeError, match="positional arguments"):
+        mx.nd.random.uniform(0, 1, (2,), "float32", None, None, 7)
