@@ -297,7 +297,8 @@ def test_unique_zipfian_rows_are_distinct_and_count_their_draws():
 
 
 def test_positional_shape_dtype_follow_the_parameters_as_in_mxnet():
-    """``uniform(low, high, shape, dtype)``: MXNet's positional order (test_contrib_control_flow)."""
+    """``uniform(low, high, shape, dtype)``: MXNet's positional order (as
+    test_contrib_control_flow calls it)."""
     x = mx.nd.random.uniform(0, 1, (2, 3), "float64")
     assert x.shape == (2, 3) and x.dtype == numpy.float64
     assert mx.sym.random.normal(0, 1, (4,)).eval()[0].shape == (4,)
