@@ -22,6 +22,8 @@ import threading
 import time
 import warnings
 
+from .op import next_push_seq
+
 __all__ = ["EngineEvent", "EventLog"]
 
 
@@ -75,6 +77,7 @@ class EventLog:
         self._lock = threading.Lock()
         self._threads = {}                  # thread key (never reused) -> threading.Thread
         self._thread_key = threading.local()
+        self._floor = 0                     # events of ops pushed before the last clear() are old
 
     @property
     def maxlen(self):
@@ -157,10 +160,12 @@ class EventLog:
             _notify(callback, event)
 
     def events(self):
-        """A list copy of the buffered events, oldest first."""
+        """A list copy of the buffered events, oldest first (none of an op pushed before the
+        last :meth:`clear`, even when it finished after it)."""
         with self._lock:
-            raws = list(self._events)
-        return [self._event(raw) for raw in raws]
+            raws, floor = list(self._events), self._floor
+        events = (self._event(raw) for raw in raws)
+        return [e for e in events if e.push_seq is None or e.push_seq >= floor]
 
     def _register_thread(self):
         """A new key for the calling thread (keys are never reused, unlike thread idents)."""
@@ -180,8 +185,11 @@ class EventLog:
                            error, pushed, push_seq, bulk)
 
     def clear(self):
+        """Forget the buffered events, and those still to come of ops already pushed (a cell that
+        clears the log sees its own ops only, not the tail of the previous cell's)."""
         with self._lock:
             self._events.clear()
+            self._floor = next_push_seq()
 
     def __len__(self):
         return len(self._events)

@@ -1,4 +1,6 @@
 """The event log: what is recorded, the ring-buffer bound, the switch, listeners."""
+import threading
+
 import pytest
 
 import mxlab as mx
@@ -27,6 +29,17 @@ def test_log_is_a_bounded_ring_buffer(engine):
     mx.engine.wait_all()
     assert len(log) == 5 and log.maxlen == 5
     assert [e.name for e in log.events()] == [f"op{i}" for i in range(7, 12)]
+
+
+def test_clear_drops_the_late_events_of_ops_pushed_before_it(threaded):
+    """A cell that clears the log sees its own ops, not the previous cell's still running."""
+    release, var = threading.Event(), Var()
+    threaded.push(release.wait, [], [var], "slow_old_op")
+    threaded.event_log.clear()
+    release.set()
+    threaded.push(lambda: None, [var], [Var()], "new_op")
+    threaded.wait_all()
+    assert [e.name for e in threaded.event_log.events()] == ["new_op"]
 
 
 def test_log_can_be_switched_off_while_listeners_still_hear(engine):
