@@ -499,7 +499,9 @@ class CachedOp:
             state = None
             frame, bound = self._recorded_frame(planned, device, pool)
         self._bind_arrays(planned, frame, inputs, outputs)
-        frame.saved_vars = {e: a._var for e, a in frame.arrays.items() if a is not None}
+        # NOTE: updated in place: bound segments hold this dict (see BoundSegment)
+        frame.saved_vars.clear()
+        frame.saved_vars.update((e, a._var) for e, a in frame.arrays.items() if a is not None)
         if state is not None:
             bound = self._bound(state, planned, frame)
         elif not bound:

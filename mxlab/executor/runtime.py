@@ -302,13 +302,17 @@ class BoundSegment:
     takes the caller's arrays from the frame at push time, so the frame need not keep them.
     """
 
+    # NOTE: it keeps the frame's slots, arrays and saved vars, not the frame: a frame caches its
+    #   bound backward segments, and a frame <-> segment cycle would keep a garbage CachedOp's
+    #   buffers until a full collection.
     __slots__ = ("name", "kernels", "steps", "ext_reads", "ext_writes", "write_eids",
-                 "block_reads", "write_base", "frame", "xp", "mutated", "fresh", "times",
-                 "takes_ctx", "saved_reads", "__weakref__")
+                 "block_reads", "write_base", "slots", "arrays", "saved_vars", "xp", "mutated",
+                 "fresh", "times", "takes_ctx", "saved_reads", "__weakref__")
 
     def __init__(self, name, kernels, steps, ext_reads, ext_writes, block_reads, block_writes,
                  frame, resource_vars, mutated):
-        self.name, self.kernels, self.steps, self.frame = name, kernels, steps, frame
+        self.name, self.kernels, self.steps = name, kernels, steps
+        self.slots, self.arrays, self.saved_vars = frame.slots, frame.arrays, frame.saved_vars
         self.ext_reads, self.mutated = ext_reads, mutated
         self.ext_writes = [(e, shape, dtype) for e, shape, dtype, fresh in ext_writes if not fresh]
         self.fresh = [e for e, _, _, fresh in ext_writes if fresh]
@@ -327,7 +331,7 @@ class BoundSegment:
     def push(self, ctx=None):
         """Push with the caller's arrays bound in the frame; ``ctx`` is the op context of the
         run (default: from ``autograd.is_training()`` now)."""
-        arrays = self.frame.arrays
+        arrays = self.arrays
         self.push_arrays([arrays[e] for e in self.ext_reads], [arrays[e] for e in self.write_eids],
                          ctx)
 
@@ -341,7 +345,7 @@ class BoundSegment:
         else:
             read_vars = self.block_reads + [arr._var for arr in reads]
         if self.saved_reads:
-            saved = self.frame.saved_vars
+            saved = self.saved_vars
             read_vars = read_vars + [saved[e] for e in self.saved_reads]
         task = functools.partial(self.run, reads, writes)
         if self.takes_ctx is not None:   # NOTE: the mode is fixed now, not when a worker runs it
@@ -351,7 +355,7 @@ class BoundSegment:
     def run(self, reads, writes, ctx=None):
         """Bind the external arrays' data, then run every kernel (one engine task); ``ctx``: the
         op context for kernels taking one."""
-        slots = self.frame.slots
+        slots = self.slots
         for eid, arr in zip(self.ext_reads, reads):
             slots[eid] = arr._data
         for (eid, shape, dtype), arr in zip(self.ext_writes, writes):
@@ -390,7 +394,7 @@ class BoundSegment:
             if step is None:
                 raise exc
             # NOTE: re-run through run_kernel, which translates the error and names the op.
-            run_kernel(step.op, self.xp, [self.frame.slots[e] for e in step.ins], step.attrs,
+            run_kernel(step.op, self.xp, [self.slots[e] for e in step.ins], step.attrs,
                        ctx=ctx)
             raise exc
         finally:
