@@ -181,15 +181,15 @@ def test_raised_op_errors_leave_no_cycle(engine_name, bad, log_on):
         log.enabled = before
 
 
-@pytest.mark.parametrize("flags", [{}, {"static_alloc": True}], ids=["dynamic", "static"])
-def test_a_dropped_hybridized_block_frees_its_buffers_without_gc(engine_name, flags):
+@pytest.mark.parametrize("hybrid_flags", [{}, {"static_alloc": True}], ids=["dynamic", "static"])
+def test_a_dropped_hybridized_block_frees_its_buffers_without_gc(engine_name, hybrid_flags):
     # A reused dynamic frame caches its bound backward segments; a segment holding the frame made
     # a cycle, and MXNet's conftest then walked every buffer of the garbage (188 s in test_gluon).
     def train_and_drop():
         net = mx.gluon.nn.HybridSequential()
         net.add(mx.gluon.nn.Dense(8, activation="relu"), mx.gluon.nn.Dense(2))
         net.initialize()
-        net.hybridize(**flags)
+        net.hybridize(**hybrid_flags)
         x = mx.nd.ones((4, 5))
         for _ in range(2):
             with autograd.record():
