@@ -16,15 +16,17 @@ from .ndarray import NDArray, array
 __all__ = ["binary_frontend", "invert"]
 
 
-def _scalar_attrs(fname, value):
-    """The attribute dict of a scalar op, built directly (the hot path of ``x + 1``)."""
+def _scalar_attrs(fname, value, legacy=False):
+    """The attribute dict of a scalar op, built directly (the hot path of ``x + 1``). ``legacy``
+    (``mx.nd``): ``is_int`` is always True, as MXNet 1.x passes it, so an integer array takes the
+    scalar cast to its dtype (see :func:`mxlab.ops.elemwise._scalar_for`)."""
     kind = type(value)
     if kind is float:
-        return {"scalar": value, "is_int": False}
+        return {"scalar": value, "is_int": legacy}
     if kind is int or kind is bool:
         return {"scalar": int(value), "is_int": True}
     if isinstance(value, numpy.generic) and value.dtype.kind in "biuf":
-        return _scalar_attrs(fname, value.item())
+        return _scalar_attrs(fname, value.item(), legacy)
     raise MXNetTypeError(f"{fname}: operands must be arrays or Python scalars, "
                          f"got {kind.__name__}")
 
@@ -35,8 +37,9 @@ def _as_array_like(arr, host):
     return array(host, dtype=host.dtype, device=arr.device, cls=type(arr))
 
 
-def binary_frontend(fname, tensor, scalar, rscalar):
-    """``fname(x1, x2, out=None)``: op ``tensor`` on two arrays, ``scalar``/``rscalar`` for one.
+def binary_frontend(fname, tensor, scalar, rscalar, legacy=False):
+    """``fname(x1, x2, out=None)``: op ``tensor`` on two arrays, ``scalar``/``rscalar`` for one
+    (``legacy``: with ``mx.nd``'s scalar rule, see :func:`_scalar_attrs`).
 
     Ops are looked up once here, so a call costs two type tests and one :func:`invoke`.
     """
@@ -46,7 +49,7 @@ def binary_frontend(fname, tensor, scalar, rscalar):
     def call(x1, x2, out=None):
         if out is None and isinstance(x1, NDArray):   # NOTE: the hot paths, ``x * 1.5``, ``x * y``
             if type(x2) is float:
-                return invoke_one(scalar_op_, [x1], {"scalar": x2, "is_int": False})
+                return invoke_one(scalar_op_, [x1], {"scalar": x2, "is_int": legacy})
             if isinstance(x2, NDArray):
                 return invoke_one(tensor_op, [x1, x2], {})
         outs = None if out is None else [out]
@@ -55,11 +58,11 @@ def binary_frontend(fname, tensor, scalar, rscalar):
                 return invoke(tensor_op, [x1, x2], {}, outs)[0]
             if isinstance(x2, numpy.ndarray):
                 return invoke(tensor_op, [x1, _as_array_like(x1, x2)], {}, outs)[0]
-            return invoke(scalar_op_, [x1], _scalar_attrs(fname, x2), outs)[0]
+            return invoke(scalar_op_, [x1], _scalar_attrs(fname, x2, legacy), outs)[0]
         if isinstance(x2, NDArray):
             if isinstance(x1, numpy.ndarray):
                 return invoke(tensor_op, [_as_array_like(x2, x1), x2], {}, outs)[0]
-            return invoke(rscalar_op, [x2], _scalar_attrs(fname, x1), outs)[0]
+            return invoke(rscalar_op, [x2], _scalar_attrs(fname, x1, legacy), outs)[0]
         return host(x1, x2)
     call.__name__ = call.__qualname__ = fname
     call.__doc__ = (f"``{fname}(x1, x2, out=None)`` with broadcasting; either side may be a "
@@ -73,6 +76,7 @@ def _publish(flavours, names, fn):
 
 
 # public names, tensor op, scalar op, reflected scalar op: the same ops for mx.np and mx.nd
+# (division: see _NP_OPS), with each generation's scalar rule
 _ARITHMETIC_FRONTENDS = (
     (("add",), "broadcast_add", "_plus_scalar", "_plus_scalar"),
     (("subtract",), "broadcast_sub", "_minus_scalar", "_rminus_scalar"),
@@ -89,17 +93,22 @@ _ARITHMETIC_FRONTENDS = (
 )
 _ND_EXTRA_NAMES = {"mod": ("modulo",), "less": ("lesser",), "less_equal": ("lesser_equal",)}
 
+# NOTE: mx.nd divides integers as C does, keeping their dtype; mx.np's true_divide gives floats
+_NP_OPS = {"true_divide": ("_npi_true_divide", "_npi_true_divide_scalar",
+                           "_npi_rtrue_divide_scalar")}
+
 for _names, _tensor, _scalar, _rscalar in _ARITHMETIC_FRONTENDS:
-    _fn = binary_frontend(_names[0], _tensor, _scalar, _rscalar)
-    _publish(("np", "nd"), _names, _fn)
-    _publish(("nd",), _ND_EXTRA_NAMES.get(_names[0], ()), _fn)
+    _publish(("np",), _names, binary_frontend(
+        _names[0], *_NP_OPS.get(_names[0], (_tensor, _scalar, _rscalar))))
+    _fn = binary_frontend(_names[0], _tensor, _scalar, _rscalar, legacy=True)
+    _publish(("nd",), _names + _ND_EXTRA_NAMES.get(_names[0], ()), _fn)
 
 for _ufunc, _reflected, _nx in COMPARISONS:
     _stem, _rstem = legacy_stem(_ufunc), legacy_stem(_reflected)
     _publish(("np",), (_ufunc,), binary_frontend(
         _ufunc, f"_npi_{_ufunc}", f"_npi_{_ufunc}_scalar", f"_npi_{_reflected}_scalar"))
     _publish(("nd",), (_ufunc,) + _ND_EXTRA_NAMES.get(_ufunc, ()), binary_frontend(
-        _ufunc, f"broadcast_{_stem}", f"_{_stem}_scalar", f"_{_rstem}_scalar"))
+        _ufunc, f"broadcast_{_stem}", f"_{_stem}_scalar", f"_{_rstem}_scalar", legacy=True))
 
 def _same_dtype_frontend(name, op_name):
     """``mx.nd.<name>(lhs, rhs)``: MXNet's legacy ``elemwise_*`` take operands of one dtype (no

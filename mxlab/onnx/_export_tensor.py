@@ -21,7 +21,8 @@ def _to_out_dtype(ctx, node, result):
 
 # -- elementwise: two tensors, a tensor and a scalar, one tensor ----------------------------------
 _ARITH = {"broadcast_add": "Add", "broadcast_sub": "Sub", "broadcast_mul": "Mul",
-          "broadcast_div": "Div", "broadcast_power": "Pow", "broadcast_maximum": "Max",
+          "broadcast_div": "Div", "_npi_true_divide": "Div", "broadcast_power": "Pow",
+          "broadcast_maximum": "Max",
           "broadcast_minimum": "Min"}
 _COMPARE = {"broadcast_equal": "Equal", "broadcast_greater": "Greater",
             "broadcast_greater_equal": "GreaterOrEqual", "broadcast_lesser": "Less",
@@ -33,6 +34,7 @@ _NOT_EQUAL = ("broadcast_not_equal", "_npi_not_equal")
 _SCALAR = {"_plus_scalar": ("Add", False), "_minus_scalar": ("Sub", False),
            "_rminus_scalar": ("Sub", True), "_mul_scalar": ("Mul", False),
            "_div_scalar": ("Div", False), "_rdiv_scalar": ("Div", True),
+           "_npi_true_divide_scalar": ("Div", False), "_npi_rtrue_divide_scalar": ("Div", True),
            "_power_scalar": ("Pow", False), "_rpower_scalar": ("Pow", True),
            "_maximum_scalar": ("Max", False), "_minimum_scalar": ("Min", False),
            "_equal_scalar": ("Equal", False), "_npi_equal_scalar": ("Equal", False),

@@ -20,6 +20,7 @@ Example
 >>> (mx.np.array([1, 2]) > 1).dtype, (mx.nd.array([1, 2]) > 1).dtype
 (dtype('bool'), <class 'numpy.float32'>)
 """
+import functools
 import math
 
 import numpy
@@ -64,10 +65,6 @@ def float_result(dtype):
     return dtype if dtype.kind in "fc" else _FLOAT32
 
 
-def _true_divide_dtype(a, b):
-    return float_result(promote(a, b))
-
-
 def scalar_result_dtype(dtype, scalar):
     """Dtype of ``array op scalar``: the array's, but int/bool with a float scalar -> float32."""
     if isinstance(scalar, float) and dtype.kind not in "fc":
@@ -99,9 +96,21 @@ def _pair_type(rule):
 
 
 # -- factories -----------------------------------------------------------------------------------
+def _xp_fn(xp, ufunc):
+    """``xp.<ufunc>`` for a ufunc name; a kernel function ``ufunc(xp, *args, out=, dtype=)`` (one
+    that is not a single ufunc for every dtype, e.g. :func:`.division.c_divide`) bound to
+    ``xp``."""
+    return functools.partial(ufunc, xp) if callable(ufunc) else getattr(xp, ufunc)
+
+
+def _ufunc_name(ufunc):
+    """What ``Op.ufunc`` says: the ufunc a kernel function is for floats (its ``float_ufunc``)."""
+    return getattr(ufunc, "float_ufunc", None) if callable(ufunc) else ufunc
+
+
 def _into(ufunc):
     def compute_into(xp, inputs, attrs, outs):
-        getattr(xp, ufunc)(*inputs, out=outs[0])
+        _xp_fn(xp, ufunc)(*inputs, out=outs[0])
     return compute_into
 
 
@@ -214,7 +223,7 @@ def _binary_compute(ufunc, dtype_rule, cast_rule):
     """Kernel of a binary op: ``dtype_rule`` picks the loop dtype, ``cast_rule`` the result's."""
     def compute(xp, inputs, attrs):
         a, b = inputs
-        fn = getattr(xp, ufunc)
+        fn = _xp_fn(xp, ufunc)
         if cast_rule is not None:
             return as_array(xp, fn(a, b)).astype(cast_rule(a.dtype, b.dtype), copy=False)
         if a.dtype == b.dtype and (dtype_rule is promote or a.dtype.kind in "fc"):
@@ -236,42 +245,67 @@ def binary(name, ufunc, grad=None, aliases=(), numexpr=None, np_name=None, nd_na
                        input_names=("lhs", "rhs"), aliases=tuple(aliases),
                        infer_shape=_broadcast_infer, infer_type=_pair_type(rule), gradient=grad,
                        inplace=((0, 0), (1, 0)), elementwise=True, numexpr=numexpr,
-                       ufunc=None if cast_rule else ufunc, np_name=np_name, nd_names=nd_names,
+                       ufunc=None if cast_rule else _ufunc_name(ufunc), np_name=np_name,
+                       nd_names=nd_names,
                        doc=doc))
 
 
-def _scalar_kernels(ufunc, reflected):
-    """``(fn(xp, x, s), compute_into)`` applying ``xp.<ufunc>`` to ``(x, s)`` or ``(s, x)``."""
+def _scalar_for(dtype, attrs):
+    """The scalar an op with ``attrs`` applies to an array of ``dtype``: MXNet's
+    ``NumpyBinaryScalarParam``: with ``is_int`` (the default, and what every legacy ``mx.nd`` /
+    ``mx.sym`` call passes) an integer array gets the scalar cast to its dtype as C casts,
+    truncating (``int_array + 2.5`` adds 2); ``mx.np`` passes ``is_int=False`` for a float."""
+    scalar = attrs["scalar"]
+    if dtype.kind in "iu" and type(scalar) is float and attrs.get("is_int", True):
+        return int(scalar)
+    return scalar
+
+
+def _given_scalar(dtype, attrs):
+    return attrs["scalar"]
+
+
+def _scalar_kernels(ufunc, reflected, scalar_for):
+    """``(fn(xp, x, s), compute_into)`` applying ``ufunc`` (see :func:`_xp_fn`) to ``(x, s)`` or
+    ``(s, x)``; ``compute_into`` takes the scalar from ``scalar_for(dtype, attrs)``."""
+    def apply(xp, a, b, out=None):
+        return _xp_fn(xp, ufunc)(a, b, out=out)
+
     if reflected:
         def fn(xp, x, s):
-            return getattr(xp, ufunc)(s, x)
+            return apply(xp, s, x)
 
         def compute_into(xp, inputs, attrs, outs):
-            getattr(xp, ufunc)(attrs["scalar"], inputs[0], out=outs[0])
+            apply(xp, scalar_for(inputs[0].dtype, attrs), inputs[0], out=outs[0])
     else:
         def fn(xp, x, s):
-            return getattr(xp, ufunc)(x, s)
+            return apply(xp, x, s)
 
         def compute_into(xp, inputs, attrs, outs):
-            getattr(xp, ufunc)(inputs[0], attrs["scalar"], out=outs[0])
+            apply(xp, inputs[0], scalar_for(inputs[0].dtype, attrs), out=outs[0])
     return fn, compute_into
 
 
 def scalar_op(name, ufunc, grad=None, aliases=(), numexpr=None, out_dtype=scalar_result_dtype,
-              reflected=False, doc=""):
+              reflected=False, keeps_dtype=None, truncates=True, doc=""):
     """Register ``op(data, scalar=s)`` computing ``xp.<ufunc>(x, s)`` (``(s, x)`` if reflected).
 
-    ``out_dtype(dtype, s)`` is the result dtype. Writing into a given buffer (``x += 1``) runs the
-    ufunc with ``out=``, so in-place updates make no temporary.
+    ``out_dtype(dtype, s)`` is the result dtype (``keeps_dtype``: it keeps a float input's,
+    so the op is exactly the ufunc on floats; default: known from ``out_dtype``). Writing into a
+    given buffer (``x += 1``) runs the ufunc with ``out=``, so in-place updates make no
+    temporary. ``truncates``: an integer input takes the scalar cast to its dtype under
+    ``is_int`` (see :func:`_scalar_for`); False for ops whose result is a float anyway.
     """
-    fn, compute_into = _scalar_kernels(ufunc, reflected)
+    scalar_for = _scalar_for if truncates else _given_scalar
+    fn, compute_into = _scalar_kernels(ufunc, reflected, scalar_for)
     keeps_float = out_dtype is scalar_result_dtype
     # NOTE: a float input keeps its dtype, so for same-dtype floats the op is exactly the ufunc.
-    keeps_dtype = out_dtype in (scalar_result_dtype, _float_scalar_dtype)
+    if keeps_dtype is None:
+        keeps_dtype = out_dtype in (scalar_result_dtype, _float_scalar_dtype)
 
     def compute(xp, inputs, attrs):
         x = inputs[0]
-        scalar = attrs["scalar"]
+        scalar = scalar_for(x.dtype, attrs)
         result = fn(xp, x, scalar)
         if x.ndim == 0:
             result = as_array(xp, result)
@@ -283,13 +317,14 @@ def scalar_op(name, ufunc, grad=None, aliases=(), numexpr=None, out_dtype=scalar
     def infer_type(attrs, dtypes):
         if dtypes[0] is None:
             return [None]
-        return [numpy.dtype(out_dtype(numpy.dtype(dtypes[0]), attrs["scalar"])).name]
+        dtype = numpy.dtype(dtypes[0])
+        return [numpy.dtype(out_dtype(dtype, scalar_for(dtype, attrs))).name]
     return register(Op(name=name, compute=compute, compute_into=compute_into,
                        aliases=tuple(aliases),
                        attrs=(Attr("scalar", "scalar", 1.0), Attr("is_int", "bool", True)),
                        infer_shape=same_shape, infer_type=infer_type, gradient=grad,
                        inplace=((0, 0),), elementwise=True, numexpr=numexpr, doc=doc,
-                       ufunc=ufunc if keeps_dtype else None,
+                       ufunc=_ufunc_name(ufunc) if keeps_dtype else None,
                        ufunc_scalar="lhs" if reflected else "rhs"))
 
 
@@ -372,17 +407,6 @@ binary("broadcast_mul", "multiply", numexpr="({0} * {1})",
        aliases=("elemwise_mul", "_mul", "_Mul", "_npi_multiply"),
        grad=lambda node, g: [_sum_like(F.broadcast_mul(g[0], node.inputs[1]), node.inputs[0]),
                              _sum_like(F.broadcast_mul(g[0], node.inputs[0]), node.inputs[1])])
-
-
-def _div_grad(node, g):
-    a, b = node.inputs
-    ga = F.broadcast_div(g[0], b)
-    gb = F.negative(F.broadcast_mul(ga, F.broadcast_div(a, b)))
-    return [_sum_like(ga, a), _sum_like(gb, b)]
-
-
-binary("broadcast_div", "true_divide", numexpr="({0} / {1})", grad=_div_grad,
-       aliases=("elemwise_div", "_div", "_Div", "_npi_true_divide"), dtype_rule=_true_divide_dtype)
 
 
 def _power_grad(node, g):
@@ -487,11 +511,12 @@ def _register_arithmetic(stem, legacy, numexpr, grad, scalar_grad, rscalar_grad)
     prefix = "_" if legacy else "_npi_"
     binary(f"broadcast_{stem}" if legacy else f"_npi_{stem}", stem, grad=grad, numexpr=numexpr,
            aliases=(f"_{stem}", f"_npi_{stem}") if legacy else ())
-    scalar_op(f"{prefix}{stem}_scalar", stem, grad=scalar_grad,
+    truncates = stem not in ("hypot", "arctan2")     # NOTE: float results: no int scalar
+    scalar_op(f"{prefix}{stem}_scalar", stem, grad=scalar_grad, truncates=truncates,
               aliases=(f"_npi_{stem}_scalar",) if legacy else ())
     if rscalar_grad != "same":
         scalar_op(f"{prefix}r{stem}_scalar", stem, grad=rscalar_grad, reflected=True,
-                  aliases=(f"_npi_r{stem}_scalar",) if legacy else ())
+                  truncates=truncates, aliases=(f"_npi_r{stem}_scalar",) if legacy else ())
 
 
 for _row in _ARITHMETIC:
@@ -508,14 +533,6 @@ scalar_op("_rminus_scalar", "subtract", reflected=True,
 scalar_op("_mul_scalar", "multiply", aliases=("_MulScalar", "_npi_multiply_scalar"),
           numexpr="({0} * {s})",
           grad=lambda node, g: [F._mul_scalar(g[0], scalar=_scalar_of(node))])
-scalar_op("_div_scalar", "true_divide", aliases=("_DivScalar", "_npi_true_divide_scalar"),
-          numexpr="({0} / {s})", out_dtype=_float_scalar_dtype,
-          grad=lambda node, g: [F._div_scalar(g[0], scalar=_scalar_of(node))])
-scalar_op("_rdiv_scalar", "true_divide", reflected=True,
-          aliases=("_RDivScalar", "_npi_rtrue_divide_scalar"), numexpr="({s} / {0})",
-          out_dtype=_float_scalar_dtype,
-          grad=lambda node, g: [F.broadcast_mul(g[0], F._mul_scalar(
-              F.reciprocal(F.square(node.inputs[0])), scalar=-_scalar_of(node)))])
 
 
 # -- comparisons and logical ops: a legacy (0/1, input dtype) and a NumPy (bool) op per row ------

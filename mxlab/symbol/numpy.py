@@ -29,6 +29,7 @@ class _Symbol(Symbol):
         "le": ("_npi_less_equal", "_npi_less_equal_scalar", "_npi_greater_equal_scalar"),
     }
     _NEGATIVE = ("negative", {})
+    _SAYS_IS_INT = True
     _namespace_name = "mxlab.symbol.numpy"
 
     def as_np_ndarray(self):

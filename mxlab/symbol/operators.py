@@ -38,6 +38,9 @@ class SymbolOperators:
         "le": ("_lesser_equal", "_lesser_equal_scalar", "_greater_equal_scalar"),
     }
     _NEGATIVE = ("_mul_scalar", {"scalar": -1.0})
+    # NOTE: legacy symbols leave ``is_int`` at its default (True: an integer input takes the
+    #   scalar cast to its dtype, as in MXNet 1.x); NumPy symbols say whether it is an int
+    _SAYS_IS_INT = False
 
     def _binary(self, kind, other, reflected=False):
         tensor_op, scalar_op, rscalar_op = self._OPERATORS[kind]
@@ -46,9 +49,10 @@ class SymbolOperators:
             return apply_op(tensor_op, [lhs, rhs], {}, type(self))
         if isinstance(other, (numbers.Number, numpy.generic)):
             scalar = other.item() if isinstance(other, numpy.generic) else other
-            return apply_op(
-                rscalar_op if reflected else scalar_op, [self], {"scalar": scalar}, type(self)
-            )
+            attrs = {"scalar": scalar}
+            if self._SAYS_IS_INT:
+                attrs["is_int"] = not isinstance(scalar, float)
+            return apply_op(rscalar_op if reflected else scalar_op, [self], attrs, type(self))
         raise MXNetTypeError(f"type {type(other)} not supported")
 
     def __add__(self, other):

@@ -341,6 +341,50 @@ def test_dtype_promotion(make, dtype, values):
     numpy.testing.assert_allclose(result.asnumpy(), values)
 
 
+def _legacy_ints(values, dtype="int32"):
+    return mx.nd.array(values, dtype=dtype)
+
+
+# Values from MXNet 1.9.1: integers divide as C does (toward zero, keeping the dtype), and a float
+# scalar meets an integer array cast to the array's dtype (2.5 -> 2).
+@pytest.mark.parametrize("make,dtype,values", [
+    (lambda: _legacy_ints([-7, 7, 5]) / _legacy_ints([2, 2, 1]), "int32", [-3, 3, 5]),
+    (lambda: mx.nd.elemwise_div(_legacy_ints([-7, 7]), _legacy_ints([2, 2])), "int32", [-3, 3]),
+    (lambda: _legacy_ints([-7, 7, 5]) / 2, "int32", [-3, 3, 2]),
+    (lambda: 7 / _legacy_ints([-7, 7, 5]), "int32", [-1, 1, 1]),
+    (lambda: _legacy_ints([-7, 7, 5]) / 2.5, "int32", [-3, 3, 2]),
+    (lambda: _legacy_ints([2, 3, -3]) - 2.7, "int32", [0, 1, -5]),
+    (lambda: _legacy_ints([2, 3, -3]) ** 2.5, "int32", [4, 9, 9]),
+    (lambda: _legacy_ints([2, 3, -3]) >= 2.5, "int32", [1, 1, 0]),
+    (lambda: _legacy_ints([2, 3, 253], "uint8") / 2.5, "uint8", [1, 1, 126]),
+    (lambda: _legacy_ints([-7], "int64") % _legacy_ints([2], "int64"), "int64", [1]),
+    (lambda: mx.nd.array([1.0, 3.0]) / 2, "float32", [0.5, 1.5]),
+], ids=["int/int", "elemwise_div", "int/2", "7/int", "int/2.5", "int-2.7", "int**2.5",
+        "int>=2.5", "uint8/2.5", "int%int", "float/2"])
+def test_legacy_integer_arithmetic_is_mxnet_1x(make, dtype, values):
+    result = make()
+    assert numpy.dtype(result.dtype) == numpy.dtype(dtype)
+    numpy.testing.assert_array_equal(result.asnumpy(), values)
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_legacy_integer_division_in_place_and_in_graphs(hybridize):
+    x = _legacy_ints([-7, 7, 5])
+    x /= 2                                       # the correction is taken before x is overwritten
+    numpy.testing.assert_array_equal(x.asnumpy(), [-3, 3, 2])
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    op = mx.executor.CachedOp((a / b) * 3 + a / 2.5, {"static_alloc": hybridize})
+    got = op(_legacy_ints([-7, 7, 5]), _legacy_ints([2, 2, 2]))
+    numpy.testing.assert_array_equal(got.asnumpy(), [-9 - 3, 9 + 3, 6 + 2])
+
+
+def test_np_symbols_say_whether_the_scalar_is_an_int():
+    x = mx.sym.var("x").as_np_ndarray()
+    out = (x + 2.5)._bind(mx.cpu(), {"x": mx.np.array([1, 2], dtype="int32")}).forward()[0]
+    assert out.dtype == numpy.float32
+    numpy.testing.assert_allclose(out.asnumpy(), [3.5, 4.5])
+
+
 # -- gradients -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("shapes", [((2, 3), (2, 3)), ((2, 1, 3), (4, 3)), ((3,), ())], ids=str)
 @pytest.mark.parametrize("name,ref,lhs,rhs,op", BINARY, ids=BINARY_IDS)
@@ -427,11 +471,13 @@ def test_both_scalars_fall_back_to_numpy():
 # -- inference (used by Symbol and deferred compute) -----------------------------------------------
 @pytest.mark.parametrize("name,attrs,in_dtypes,in_shapes,out_dtype,out_shape", [
     ("broadcast_add", {}, ["int32", "float32"], [(2, 1), (3,)], "float32", (2, 3)),
-    ("broadcast_div", {}, ["int32", "int32"], [(2,), (2,)], "float32", (2,)),
+    ("broadcast_div", {}, ["int32", "int32"], [(2,), (2,)], "int32", (2,)),
+    ("_npi_true_divide", {}, ["int32", "int32"], [(2,), (2,)], "float32", (2,)),
     ("broadcast_equal", {}, ["float64", "float64"], [(2, 3), (3,)], "float64", (2, 3)),
     ("_npi_equal", {}, ["float64", "float64"], [(2, 3), (3,)], "bool", (2, 3)),
     ("_npi_less_scalar", {"scalar": 1.0}, ["int32"], [(4,)], "bool", (4,)),
-    ("_lesser_scalar", {"scalar": 1.5}, ["int32"], [(4,)], "float32", (4,)),
+    ("_lesser_scalar", {"scalar": 1.5}, ["int32"], [(4,)], "int32", (4,)),
+    ("_lesser_scalar", {"scalar": 1.5, "is_int": False}, ["int32"], [(4,)], "float32", (4,)),
     ("_plus_scalar", {"scalar": 1}, ["int64"], [(4,)], "int64", (4,)),
     ("exp", {}, ["int32"], [(2, 2)], "float32", (2, 2)),
     ("_npi_logical_not", {}, ["float32"], [(3,)], "bool", (3,)),
