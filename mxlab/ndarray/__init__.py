@@ -32,8 +32,11 @@ def load_frombuffer(buf):
 
 
 def array(source_array, ctx=None, dtype=None):
-    """A new ``NDArray`` holding a copy of ``source_array`` (float32 unless ``dtype`` or a typed
-    source says)."""
+    """A new ``NDArray`` holding a copy of ``source_array``: float32 unless ``dtype`` says, or the
+    source is an ``NDArray`` (its dtype). A NumPy integer array becomes float32 too, as in MXNet
+    1.x and 2.0 (``mx.np.array`` keeps NumPy's dtype)."""
+    if dtype is None and not isinstance(source_array, NDArray):
+        dtype = "float32"
     return _ndarray_mod.array(source_array, dtype=dtype, device=ctx, cls=NDArray)
 
 
@@ -66,6 +69,9 @@ from . import sparse  # noqa: E402,F401
 from . import optimizer_updates as _updates  # noqa: E402  (multi/mp SGD, NAG updates)
 globals().update({_n: getattr(_updates, _n) for _n in _updates.__all__})
 from . import op  # noqa: E402,F401  (after _populate: it copies the op functions)
+from . import legacy_methods as _legacy_methods  # noqa: E402
+
+_legacy_methods.install(NDArray)
 
 
 def concatenate(arrays, axis=0, always_copy=True):

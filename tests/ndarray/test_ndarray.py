@@ -31,7 +31,10 @@ def test_shape_size_ndim_len_and_T(ns):
 def test_dtype_flavours():
     assert mx.nd.ones((2,)).dtype is numpy.float32  # nd: the scalar type, as MXNet 1.x
     assert mx.np.ones((2,)).dtype == numpy.dtype("float32")  # np: a numpy dtype
-    assert mx.nd.array(numpy.array([1, 2], dtype=numpy.int64)).dtype is numpy.int64
+    # NOTE: mx.nd.array takes float32 unless told (MXNet 1.x and 2.0); mx.np keeps NumPy's dtype
+    assert mx.nd.array(numpy.array([1, 2], dtype=numpy.int64)).dtype is numpy.float32
+    assert mx.nd.array(numpy.array([1, 2]), dtype="int64").dtype is numpy.int64
+    assert mx.np.array(numpy.array([1, 2], dtype=numpy.int64)).dtype == numpy.int64
     assert mx.np.array([1, 2]).dtype == numpy.float32  # Python data: MXNet's default float32
     assert mx.np.array([True, False]).dtype == numpy.bool_
 
