@@ -5,6 +5,7 @@ The ops are in :mod:`mxlab.ops.shape`; these functions give them the call signat
 """
 import numpy
 
+from ..base import MXNetTypeError, MXNetValueError
 from .namespace import call_op, invoke_op, publish, register_frontend
 
 __all__ = []
@@ -71,7 +72,26 @@ def _nd_squeeze(data, axis=None, out=None):
     return result if out is None else result.copyto(out)
 
 
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    """MXNet's ``nd.split_v2``: an int gives that many equal pieces (an uneven split is an error),
+    a tuple gives the split points."""
+    if isinstance(indices_or_sections, (int, numpy.integer)):
+        sections = int(indices_or_sections)
+        if sections <= 0 or ary.shape[axis] % sections:
+            raise MXNetValueError(f"split_v2: array split does not result in an equal division "
+                                  f"({ary.shape[axis]} into {sections} sections)")
+        indices = tuple(range(0, ary.shape[axis], ary.shape[axis] // sections))
+    elif isinstance(indices_or_sections, (tuple, list)):
+        indices = (0,) + tuple(indices_or_sections)
+    else:
+        raise MXNetTypeError(f"split_v2: indices_or_sections must be an int or a tuple of ints, "
+                             f"got {type(indices_or_sections).__name__}")
+    return _as_list(call_op("_split_v2", [ary], indices=indices, axis=axis,
+                            squeeze_axis=squeeze_axis))
+
+
 register_frontend("nd", name="squeeze")(_nd_squeeze)
+register_frontend("nd", name="split_v2")(split_v2)
 register_frontend("np", name="split")(_np_splitter("_npi_split"))
 register_frontend("np", name="array_split")(_np_splitter("_npi_array_split"))
 register_frontend("np", name="flatten")(_np_flatten)

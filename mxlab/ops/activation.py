@@ -355,6 +355,24 @@ for _name, _log in (("softmax", False), ("log_softmax", True)):
                 doc=f"{_name} over ``axis`` with an optional temperature."))
 
 
+def _softmin_compute(xp, inputs, attrs):
+    return _softmax_compute("softmin", False)(xp, [-inputs[0]] + list(inputs[1:]), attrs)
+
+
+def _softmin_grad(node, g):
+    """softmin(x) = softmax(-x): the softmax rule, negated."""
+    grads = _softmax_grad_rule(False, lambda n: {"axis": n.attrs["axis"]})(node, g)
+    return [F.negative(grads[0])] + grads[1:]
+
+
+register(Op(name="softmin", compute=_softmin_compute, attrs=_SOFTMAX_ATTRS,
+            num_inputs=lambda attrs: 2 if attrs["use_length"] else 1,
+            input_names=lambda attrs: ("data", "length") if attrs["use_length"] else ("data",),
+            infer_shape=lambda attrs, s: [s[0]], infer_type=_softmax_type,
+            gradient=_softmin_grad, save_inputs=False,
+            doc="softmin over ``axis``: ``softmax(-x)``, with an optional temperature."))
+
+
 def _softmax_activation_axis(attrs):
     """``channel``: axis 1; ``instance``: the last axis (what MXNet 1.9 computes)."""
     return 1 if attrs["mode"] == "channel" else -1

@@ -67,6 +67,16 @@ def _parse_bool(value):
     raise TypeError
 
 
+def _as_sequence(value):
+    """``value`` as a tuple or list when it is one, a range or a 1-D NumPy array (MXNet's frontend
+    passes ``str(value)``, so those work as tuples there), else None."""
+    if isinstance(value, (tuple, list)):
+        return value
+    if isinstance(value, range) or (isinstance(value, numpy.ndarray) and value.ndim == 1):
+        return value.tolist() if isinstance(value, numpy.ndarray) else list(value)
+    return None
+
+
 def _parse_shape(value):
     if isinstance(value, str):
         value = _literal(value.strip())
@@ -74,7 +84,8 @@ def _parse_shape(value):
         return None
     if isinstance(value, (int, numpy.integer)):
         return (int(value),)
-    if isinstance(value, (tuple, list)):
+    value = _as_sequence(value)
+    if value is not None:
         return tuple(None if v is None else _as_int(v) for v in value)
     raise TypeError
 
@@ -86,7 +97,8 @@ def _parse_axis(value):
         return None
     if isinstance(value, (int, numpy.integer)) and not isinstance(value, bool):
         return int(value)
-    if isinstance(value, (tuple, list)):
+    value = _as_sequence(value)
+    if value is not None:
         return tuple(_as_int(v) for v in value)
     raise TypeError
 

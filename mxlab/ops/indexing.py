@@ -115,6 +115,71 @@ _slicing_op(
     aliases=("crop", "_npi_slice"),
     doc="``data[begin:end:step]`` per axis (``None`` entries take the default).",
 )
+def slice_like_key(a, shape, like):
+    """``slice_like``'s key: the leading part of each axis in ``axes`` (all when empty) as long as
+    that axis of ``like``."""
+    axes = a["axes"]
+    if not axes:
+        if len(shape) != len(like):
+            raise MXNetValueError(f"slice_like: with no axes the inputs need the same number of "
+                                  f"dims, got {tuple(shape)} and {tuple(like)}")
+        axes = range(len(shape))
+    key = [slice(None)] * len(shape)
+    for axis in axes:
+        axis = norm_axis("slice_like", axis, len(shape))
+        if axis >= len(like) or like[axis] > shape[axis]:
+            raise MXNetValueError(f"slice_like: axis {axis} of {tuple(like)} does not fit the "
+                                  f"input of shape {tuple(shape)}")
+        key[axis] = slice(0, like[axis])
+    return tuple(key)
+
+
+def _slice_like_backward(xp, inputs, a):
+    g, x, like = inputs
+    out = xp.zeros(x.shape, dtype=g.dtype)
+    out[slice_like_key(a, x.shape, like.shape)] = g
+    return out
+
+
+def _slice_like_infer(a, in_shapes):
+    if any_unknown(in_shapes):
+        return [None, None]
+    shape, like = tuple(in_shapes[0]), tuple(in_shapes[1])
+    return [_key_shape(shape, slice_like_key(a, shape, like))]
+
+
+register(
+    Op(
+        name="slice_like",
+        compute=lambda xp, inputs, a: inputs[0][
+            slice_like_key(a, inputs[0].shape, inputs[1].shape)].copy(),
+        num_inputs=2,
+        input_names=("data", "shape_like"),
+        attrs=(Attr("axes", "shape", ()),),
+        infer_shape=_slice_like_infer,
+        ignore_inputs=(1,),
+        save_outputs=False,
+        gradient=lambda node, g: [
+            F._backward_slice_like(g[0], node.inputs[0], node.inputs[1], **node.attrs), None],
+        doc="Slice ``data`` to the shape of ``shape_like`` along ``axes`` (all when empty).",
+    )
+)
+register(
+    Op(
+        name="_backward_slice_like",
+        compute=_slice_like_backward,
+        num_inputs=3,
+        input_names=("grad", "data", "shape_like"),
+        attrs=(Attr("axes", "shape", ()),),
+        infer_shape=_pass_shape(1),
+        ignore_inputs=(1, 2),
+        hidden=True,
+        gradient=lambda node, g: [
+            F.slice_like(g[0], node.inputs[0], **node.attrs), None, None],
+        doc="Gradient of ``slice_like``: the gradient placed in zeros shaped like the data.",
+    )
+)
+
 _slicing_op(
     "slice_axis",
     _slice_axis_key,
@@ -173,6 +238,7 @@ _assign_op(
     lambda xp, inputs, a: slice_key(a, inputs[0].ndim, "_slice_assign"),
     _SLICE_ATTRS,
     True,
+    aliases=("_crop_assign",),
     num_inputs=2,
     input_names=("lhs", "rhs"),
     save_inputs=(1,),
@@ -187,6 +253,7 @@ _assign_op(
     lambda xp, inputs, a: slice_key(a, inputs[0].ndim, "_slice_assign_scalar"),
     (Attr("scalar", "scalar", 0.0),) + _SLICE_ATTRS,
     False,
+    aliases=("_crop_assign_scalar",),
     save_inputs=False,
     gradient=lambda node, g: [
         F._slice_assign_scalar(

@@ -256,12 +256,12 @@ def _np_split_count(a):
     return a["sections"] or len(a["indices"])
 
 
-def _register_np_split(name, np_name):
+def _register_np_split(name, np_name, squeeze="squeeze"):
     def compute(xp, inputs, a):
         x = inputs[0]
         axis = norm_axis(name, a["axis"], x.ndim)
         parts = xp.split(x, _np_split_points(name, a, x.shape[axis]), axis=axis)
-        return tuple((xp.squeeze(p, axis=axis) if a["squeeze"] else p).copy() for p in parts)
+        return tuple((xp.squeeze(p, axis=axis) if a[squeeze] else p).copy() for p in parts)
 
     def infer(a, in_shapes):
         if any_unknown(in_shapes):
@@ -272,11 +272,11 @@ def _register_np_split(name, np_name):
             [0] + [min(max(p, 0), s[axis]) for p in _np_split_points(name, a, s[axis])] + [s[axis]]
         )
         sizes = [max(end - begin, 0) for begin, end in zip(points[:-1], points[1:])]
-        return [s[:axis] + (() if a["squeeze"] else (n,)) + s[axis + 1 :] for n in sizes]
+        return [s[:axis] + (() if a[squeeze] else (n,)) + s[axis + 1 :] for n in sizes]
 
     def gradient(node, g):
         grads = _fill_none(node, g)
-        if node.attrs["squeeze"]:
+        if node.attrs[squeeze]:
             return [F.stack(*grads, axis=node.attrs["axis"], num_args=len(grads))]
         return [F._npi_concatenate(*grads, axis=node.attrs["axis"], num_args=len(grads))]
 
@@ -290,7 +290,7 @@ def _register_np_split(name, np_name):
             attrs=(
                 Attr("indices", "shape", ()),
                 Attr("axis", "int", 0),
-                Attr("squeeze", "bool", False),
+                Attr(squeeze, "bool", False),
                 Attr("sections", "int", 0),
             ),
             save_inputs=False,
@@ -301,3 +301,4 @@ def _register_np_split(name, np_name):
 
 _register_np_split("_npi_split", "split")
 _register_np_split("_npi_array_split", "array_split")
+_register_np_split("_split_v2", "split_v2", squeeze="squeeze_axis")

@@ -107,3 +107,99 @@ register(Op(name="signum_update", compute=_fresh(_signum_into), compute_into=_si
             num_inputs=3, input_names=("weight", "grad", "mom"), infer_shape=same_shape,
             infer_type=same_dtype, gradient=_no_gradient, inplace=((0, 0),), mutate_inputs=(2,),
             npx_name="signum_update", doc="Fused Signum step (MXNet's ``signum_update``)."))
+
+
+# -- adaptive updates: MXNet's kernels (optimizer_op-inl.h), states updated in place -------------
+def _decayed_grad(xp, weight, grad, attrs, clip="clip_gradient"):
+    """``clip(rescale_grad * grad + wd * w)``: Adam, RMSProp and FTML clip the decayed gradient
+    in MXNet 1.9.1 (as :meth:`mxlab.optimizer.Optimizer._grad`)."""
+    scaled = xp.multiply(grad, attrs["rescale_grad"])
+    if attrs["wd"]:
+        scaled += attrs["wd"] * weight
+    if attrs[clip] >= 0:
+        xp.clip(scaled, -attrs[clip], attrs[clip], out=scaled)
+    return scaled
+
+
+def _adam_into(xp, inputs, attrs, outs):
+    weight, grad, mean, var = inputs
+    g = _decayed_grad(xp, weight, grad, attrs)
+    b1, b2 = attrs["beta1"], attrs["beta2"]
+    mean *= b1
+    mean += (1 - b1) * g
+    var *= b2
+    var += (1 - b2) * g * g
+    xp.subtract(weight, attrs["lr"] * mean / (xp.sqrt(var) + attrs["epsilon"]), out=outs[0])
+
+
+def _ftrl_into(xp, inputs, attrs, outs):
+    weight, grad, z, n = inputs
+    g, lr = _scaled_grad(xp, grad, attrs), attrs["lr"]
+    z += g - (xp.sqrt(n + g * g) - xp.sqrt(n)) * weight / lr
+    n += g * g
+    shrunk = -xp.sign(z) * xp.maximum(xp.abs(z) - attrs["lamda1"], 0)
+    xp.divide(shrunk, (attrs["beta"] + xp.sqrt(n)) / lr + attrs["wd"], out=outs[0])
+
+
+def _clip_weights(xp, out, attrs):
+    if attrs["clip_weights"] >= 0:
+        xp.clip(out, -attrs["clip_weights"], attrs["clip_weights"], out=out)
+
+
+def _rmsprop_into(xp, inputs, attrs, outs):
+    weight, grad, n = inputs
+    g, rho = _decayed_grad(xp, weight, grad, attrs), attrs["rho"]
+    n *= rho
+    n += (1 - rho) * g * g
+    xp.subtract(weight, attrs["lr"] * g / (xp.sqrt(n) + attrs["epsilon"]), out=outs[0])
+    _clip_weights(xp, outs[0], attrs)
+
+
+def _rmspropalex_into(xp, inputs, attrs, outs):
+    weight, grad, n, mean_g, delta = inputs
+    g, rho = _decayed_grad(xp, weight, grad, attrs), attrs["rho"]
+    n *= rho
+    n += (1 - rho) * g * g
+    mean_g *= rho
+    mean_g += (1 - rho) * g
+    delta *= attrs["momentum"]
+    delta -= attrs["lr"] * g / xp.sqrt(n - mean_g * mean_g + attrs["epsilon"])
+    xp.add(weight, delta, out=outs[0])
+    _clip_weights(xp, outs[0], attrs)
+
+
+def _ftml_into(xp, inputs, attrs, outs):
+    weight, grad, prev_d, v, z = inputs
+    g = _decayed_grad(xp, weight, grad, attrs, clip="clip_grad")
+    b1, b2, t = attrs["beta1"], attrs["beta2"], attrs["t"]
+    v *= b2
+    v += (1 - b2) * g * g
+    d_t = (1 - b1 ** t) / attrs["lr"] * (xp.sqrt(v / (1 - b2 ** t)) + attrs["epsilon"])
+    z *= b1
+    z += (1 - b1) * g - (d_t - b1 * prev_d) * weight
+    prev_d[...] = d_t
+    xp.divide(-z, d_t, out=outs[0])
+
+
+_EPSILON = Attr("epsilon", "float", 1e-8)
+_ADAPTIVE = (
+    ("adam_update", _adam_into, ("weight", "grad", "mean", "var"),
+     (Attr("beta1", "float", 0.9), Attr("beta2", "float", 0.999), _EPSILON)),
+    ("ftrl_update", _ftrl_into, ("weight", "grad", "z", "n"),
+     (Attr("lamda1", "float", 0.01), Attr("beta", "float", 1.0))),
+    ("rmsprop_update", _rmsprop_into, ("weight", "grad", "n"),
+     (Attr("rho", "float", 0.95), _EPSILON, Attr("clip_weights", "float", -1.0))),
+    ("rmspropalex_update", _rmspropalex_into, ("weight", "grad", "n", "g", "delta"),
+     (Attr("rho", "float", 0.95), Attr("momentum", "float", 0.9), _EPSILON,
+      Attr("clip_weights", "float", -1.0))),
+    ("ftml_update", _ftml_into, ("weight", "grad", "d", "v", "z"),
+     (Attr("beta1", "float", 0.6), Attr("beta2", "float", 0.999), _EPSILON,
+      Attr("t", "int"), Attr("clip_grad", "float", -1.0))),
+)
+for _name, _into, _inputs, _attrs in _ADAPTIVE:
+    register(Op(name=_name, compute=_fresh(_into), compute_into=_into,
+                attrs=_COMMON[:3] + (() if _name == "ftml_update" else _COMMON[3:]) + _attrs,
+                num_inputs=len(_inputs), input_names=_inputs, infer_shape=same_shape,
+                infer_type=same_dtype, gradient=_no_gradient, inplace=((0, 0),),
+                mutate_inputs=tuple(range(2, len(_inputs))), npx_name=_name,
+                doc=f"Fused step of MXNet's ``{_name}`` (its states updated in place)."))

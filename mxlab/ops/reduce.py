@@ -240,6 +240,17 @@ def _nansum_grad(legacy):
     return grad
 
 
+def _nanprod_grad(legacy):
+    def grad(node, g):
+        x = node.inputs[0]
+        present = F.broadcast_equal(x, x)
+        spread_g, spread_y = _spread(node, g[0], legacy), _spread(node, node.outputs[0], legacy)
+        others = F.broadcast_div(F.broadcast_mul(spread_g, spread_y),
+                                 F.where(present, x, F.ones_like(x)))
+        return [F.broadcast_mul(others, present)]
+    return grad
+
+
 def _norm_grad(legacy):
     def grad(node, g):
         x = node.inputs[0]
@@ -378,6 +389,9 @@ for _row in _REDUCTIONS:
 reduction("nansum", lambda xp, x, axes, dtype, attrs: xp.nansum(x, axis=axes, keepdims=True),
           _same, grad=_nansum_grad,
           doc="Sum treating NaN as zero (gradient 0 at NaN).")
+reduction("nanprod", lambda xp, x, axes, dtype, attrs: xp.nanprod(x, axis=axes, keepdims=True),
+          _same, grad=_nanprod_grad,
+          doc="Product treating NaN as one (gradient 0 at NaN).")
 reduction("norm", _norm, _norm_dtype, grad=_norm_grad, temp=True,
           attrs=(Attr("ord", "int", 2, choices=(1, 2)),
                  Attr("out_dtype", "dtype", None, optional=True)),
@@ -390,6 +404,12 @@ for _method in ("argmax", "argmin"):
               doc="Indices of the extreme values, as float32 (MXNet legacy).")
     reduction(f"_npi_{_method}", _arg_reduce(_method), _constant(_INT64), legacy=False,
               np_name=_method)
+register(Op(name="argmax_channel",
+            compute=lambda xp, inputs, attrs: as_array(xp, inputs[0].argmax(axis=1)).astype(
+                _FLOAT32),
+            infer_shape=lambda attrs, s: [None if s[0] is None else tuple(s[0][:1] + s[0][2:])],
+            infer_type=lambda attrs, dtypes: [_FLOAT32.name], gradient=_no_grad(True),
+            doc="Indices of the maxima along axis 1 (the channels), as float32."))
 for _method in ("all", "any"):
     reduction(f"_np_{_method}", _plain(_method), _constant(_BOOL), legacy=False, np_name=_method)
 

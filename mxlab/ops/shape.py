@@ -510,3 +510,69 @@ shape_op(
     save_outputs=False,
     doc="Collapse every axis but the first: ``(N, d1, d2, ...) -> (N, d1*d2*...)``.",
 )
+
+
+def _no_gradient(node, g):
+    return [None]
+
+
+for _name, _fn, _rule in (("shape_array", lambda x: x.shape, lambda a, s: (len(s),)),
+                          ("size_array", lambda x: (x.size,), lambda a, s: (1,))):
+    shape_op(
+        _name,
+        lambda xp, inputs, a, fn=_fn: xp.asarray(fn(inputs[0]), dtype=numpy.int64),
+        _rule,
+        _no_gradient,
+        infer_type=lambda a, d: ["int64"],
+        ignore_inputs=(0,),
+        save_inputs=False,
+        save_outputs=False,
+        doc=f"``{_name}(x)``: the input's {_name.split('_')[0]} as a 1-D int64 array.",
+    )
+
+
+def _block_rule(name, to_depth):
+    """The output shape of ``depth_to_space`` / ``space_to_depth`` on NCHW input."""
+    def rule(a, s):
+        block = a["block_size"]
+        if len(s) != 4:
+            raise MXNetValueError(f"{name}: the input must be 4-D (NCHW), got {tuple(s)}")
+        n, c, h, w = s
+        if to_depth:
+            if h % block or w % block:
+                raise MXNetValueError(f"{name}: height {h} and width {w} must be multiples of "
+                                      f"block_size {block}")
+            return (n, c * block * block, h // block, w // block)
+        if c % (block * block):
+            raise MXNetValueError(f"{name}: channels {c} must be a multiple of block_size^2 "
+                                  f"({block * block})")
+        return (n, c // (block * block), h * block, w * block)
+    return rule
+
+
+def _depth_to_space(xp, inputs, a):
+    """MXNet's DCR order: ``(N, b, b, C/b^2, H, W) -> (N, C/b^2, H, b, W, b)``."""
+    x, b = inputs[0], a["block_size"]
+    shape = _block_rule("depth_to_space", False)(a, x.shape)
+    n, c, h, w = x.shape
+    out = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+    return xp.ascontiguousarray(out).reshape(shape)
+
+
+def _space_to_depth(xp, inputs, a):
+    x, b = inputs[0], a["block_size"]
+    shape = _block_rule("space_to_depth", True)(a, x.shape)
+    n, c, h, w = x.shape
+    out = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    return xp.ascontiguousarray(out).reshape(shape)
+
+
+_BLOCK_ATTRS = (Attr("block_size", "int", check=(lambda b: b > 0, "must be positive")),)
+shape_op("depth_to_space", _depth_to_space, _block_rule("depth_to_space", False),
+         lambda node, g: [F.space_to_depth(g[0], **node.attrs)], attrs=_BLOCK_ATTRS,
+         save_inputs=False, save_outputs=False,
+         doc="Move depth blocks into spatial blocks (NCHW, DCR order).")
+shape_op("space_to_depth", _space_to_depth, _block_rule("space_to_depth", True),
+         lambda node, g: [F.depth_to_space(g[0], **node.attrs)], attrs=_BLOCK_ATTRS,
+         save_inputs=False, save_outputs=False,
+         doc="Move spatial blocks into depth (the inverse of ``depth_to_space``).")

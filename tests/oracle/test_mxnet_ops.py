@@ -135,6 +135,14 @@ CASES = [
     # corrupts its heap (tests/ops/test_np_extras.py checks that one against NumPy).
     Case("unravel_index", "mx.nd.unravel_index(mx.nd.round(x * 20 + 20), shape=(7, 6))",
          {"x": (7,)}, backward=False),
+    Case("slice_like", "mx.nd.slice_like(x, mx.nd.zeros((1, 2, 3)), axes=(0, -1))", X234),
+    Case("depth_to_space", "mx.nd.depth_to_space(x, 2)", {"x": (2, 8, 2, 3)}),
+    Case("space_to_depth", "mx.nd.space_to_depth(x, 2)", {"x": (2, 2, 4, 6)}),
+    Case("softmin", "mx.nd.softmin(x, axis=1, temperature=2.0)", X234),
+    Case("nanprod", "mx.nd.nanprod(x, axis=1)", X234),
+    Case("argmax_channel", "mx.nd.argmax_channel(x)", X234, backward=False),
+    Case("legacy_int_division", "(mx.nd.round(x * 9).astype('int32') / 2 + 7.9 / "
+         "mx.nd.round(x * 9 + 20).astype('int32')).astype('float32')", X234, backward=False),
     Case("max_pooling", "mx.nd.Pooling(x, kernel=(2, 2), stride=(2, 2), pool_type='max')",
          {"x": (2, 3, 4, 4)}),
     Case("avg_pooling_global", "mx.nd.Pooling(x, kernel=(1, 1), global_pool=True, pool_type='avg')",
