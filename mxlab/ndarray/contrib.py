@@ -21,7 +21,8 @@ from .namespace import populate_prefixed
 from . import optimizer_updates as _updates
 from .ndarray import NDArray
 
-__all__ = ["NOT_BUILT", "cond", "foreach", "while_loop", "rand_zipfian", "zipfian_expected"]
+__all__ = ["NOT_BUILT", "cond", "foreach", "while_loop", "rand_zipfian", "zipfian_expected",
+           "isinf", "isfinite", "isnan"]
 
 # NOTE: contrib names MXNet code reaches for that mxlab does not build (see docs/compat.md).
 NOT_BUILT = ("BilinearResize2D", "AdaptiveAvgPooling2D", "ROIAlign", "PSROIPooling",
@@ -141,3 +142,18 @@ def cond(pred, then_func, else_func, inputs=None, name="cond"):
     args = _as_list(inputs)[0] if inputs is not None else []
     value = pred(*args) if callable(pred) else pred
     return then_func(*args) if bool(_truth(value)) else else_func(*args)
+
+
+def isinf(data):
+    """1 where ``data`` is +/-inf, else 0 (in ``data``'s dtype, as MXNet's contrib)."""
+    return data.abs() == math.inf
+
+
+def isfinite(data):
+    """1 where ``data`` is neither inf nor NaN, else 0."""
+    return (data.abs() != math.inf) * (data == data)
+
+
+def isnan(data):
+    """1 where ``data`` is NaN, else 0."""
+    return data != data

@@ -482,7 +482,7 @@ for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "clip", "
               "slice_axis", "slice", "exp", "log", "sqrt", "square", "abs", "sign", "relu",
               "sigmoid", "tanh", "softmax", "log_softmax", "zeros_like", "ones_like", "std",
               "var", "dot", "round", "floor", "ceil", "norm", "sort", "argsort", "topk",
-              "cumsum", "nonzero", "all", "any", "flip", "diag", "moveaxis"):
+              "cumsum", "nonzero", "flip", "diag", "moveaxis"):
     setattr(NDArray, _name, _delegate(_name))
 
 

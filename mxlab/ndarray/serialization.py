@@ -20,7 +20,8 @@ import numpy
 from ..base import MXNetTypeError, MXNetValueError
 from ..device import Device, current_device
 
-__all__ = ["save", "load", "load_frombuffer", "DTYPE_FLAGS"]
+__all__ = ["save", "load", "load_frombuffer", "DTYPE_FLAGS", "raw_bytes",
+           "from_raw_bytes"]
 
 _LIST_MAGIC = 0x112
 _V1, _V2, _V3 = 0xF993FAC8, 0xF993FAC9, 0xF993FACA
@@ -54,6 +55,10 @@ _DEV_TYPES = (1, 2, 3, 5)  # cpu, gpu, cpu_pinned, cpu_shared
 def _read_array(reader, i):
     where = f"array {i}"
     (magic,) = reader.unpack("I")
+    if magic <= _MAX_NDIM:
+        # NOTE: MXNet's oldest files (before V1) have no magic: it is the ndim, uint32 dims follow
+        shape = reader.unpack(f"{magic}I") if magic else ()
+        return (_read_data(reader, where, shape), _V1) if magic else None
     if magic not in (_V1, _V2, _V3):
         raise MXNetValueError(f"{reader.source}: {where}: not an MXNet NDArray (bad magic "
                               f"{magic:#x})")
@@ -71,6 +76,11 @@ def _read_array(reader, i):
     shape = reader.unpack(f"{ndim}q") if ndim > 0 else ()
     if any(d < 0 for d in shape):
         raise MXNetValueError(f"{reader.source}: {where}: negative dimension in shape {shape}")
+    return _read_data(reader, where, shape), magic
+
+
+def _read_data(reader, where, shape):
+    """The device, dtype flag and data of an array of ``shape`` (a host copy)."""
     dev_type, dev_id = reader.unpack("ii")
     if dev_type not in _DEV_TYPES or dev_id < 0:
         raise MXNetValueError(f"{reader.source}: {where}: invalid device (dev_type {dev_type}, "
@@ -88,8 +98,7 @@ def _read_array(reader, i):
         raise MXNetValueError(f"{reader.source}: {where}: shape {shape} of {dtype.name} needs "
                               f"{nbytes} bytes, but only {len(reader.view) - reader.pos} remain "
                               f"(truncated file or corrupt shape)")
-    data = numpy.frombuffer(reader.take(nbytes), dtype=dtype).reshape(shape).copy()
-    return data, magic
+    return numpy.frombuffer(reader.take(nbytes), dtype=dtype).reshape(shape).copy()
 
 
 def _read_name(reader, i):
@@ -123,6 +132,23 @@ def load_frombuffer(buffer, source="<buffer>"):
         raise MXNetValueError(f"{source}: {n_names} names for {len(arrays)} arrays")
     names = [_read_name(reader, i) for i in range(n_names)]
     return arrays, names, np_semantics
+
+
+def raw_bytes(host, np_semantics=False):
+    """One array's record (MXNet's ``MXNDArraySaveRawBytes``: what ``NDArray.__getstate__``
+    pickles)."""
+    out = io.BytesIO()
+    _write_array(out, host, np_semantics)
+    return out.getvalue()
+
+
+def from_raw_bytes(buffer, source="pickled NDArray"):
+    """The host array of one record written by :func:`raw_bytes` or MXNet (any device: loaded on
+    the host, as MXNet does when the saved GPU is absent)."""
+    item = _read_array(_Reader(bytes(buffer), source), 0)
+    if item is None:
+        raise MXNetValueError(f"{source}: holds MXNet's 'none' array (no shape, no data)")
+    return item[0]
 
 
 def _write_array(out, host, np_semantics):

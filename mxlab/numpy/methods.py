@@ -14,6 +14,7 @@ import datetime
 import sys
 
 from ..base import MXNetValueError
+from ..ndarray.ndarray import _delegate
 
 __all__ = ["install"]
 
@@ -54,3 +55,5 @@ def install(cls):
     cls.diagonal = diagonal
     cls.mT = property(_matrix_transpose)
     cls.__array_namespace__ = array_namespace
+    for name in ("all", "any"):      # NOTE: not legacy methods: np.all(nd_array) converts it
+        setattr(cls, name, _delegate(name))

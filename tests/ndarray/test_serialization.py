@@ -3,6 +3,7 @@ here are byte-identical to MXNet's (so MXNet loads them). Opt-in oracle test che
 direction live."""
 import json
 import os
+import struct
 import subprocess
 
 import numpy
@@ -119,3 +120,35 @@ def test_file_written_here_loads_in_real_mxnet(tmp_path):
     result = subprocess.run([os.environ["MXLAB_MXNET_PYTHON"], "-c", code, path],
                             capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "['i', 'w'] [[1.5, 2.5]] int64 [3]"
+
+
+def test_pickle_is_mxnets_binary_record_and_round_trips():
+    import pickle
+    a = mx.nd.array([[1, 2], [3, 4]])
+    # NOTE: the bytes MXNet 1.9.1's ``__getstate__`` gives for this array
+    expected = (b"\xc9\xfa\x93\xf9\x00\x00\x00\x00\x02\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00"
+                b"\x00\x02\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+                b"\x00\x00\x00\x00\x80?\x00\x00\x00@\x00\x00@@\x00\x00\x80@")
+    assert a.__getstate__() == {"handle": bytearray(expected)}
+    b = pickle.loads(pickle.dumps(a))
+    assert type(b) is type(a) and b.asnumpy().tolist() == [[1, 2], [3, 4]]
+    c = pickle.loads(pickle.dumps(mx.np.array([1, 2], dtype="int32")))
+    assert isinstance(c, mx.np.ndarray) and c.dtype == numpy.int32
+
+
+def test_setstate_loads_a_gpu_array_on_the_host():
+    state = {"handle": bytearray(b"\xc9\xfa\x93\xf9" + bytes(4) + b"\x01\x00\x00\x00"
+                                 + (1).to_bytes(8, "little") + b"\x02\x00\x00\x00" + bytes(12))}
+    x = mx.nd.arange(3)
+    x.__setstate__(state)
+    assert x.shape == (1,) and x.context == mx.cpu() and x.asnumpy().tolist() == [0.0]
+
+
+def test_load_reads_the_oldest_format_without_magic(tmp_path):
+    """Before V1 an array began with its ndim and uint32 dims (MXNet's legacy_ndarray.v0)."""
+    record = (struct.pack("<II", 1, 3) + struct.pack("<iii", 1, 0, 0)
+              + numpy.arange(3, dtype="float32").tobytes())
+    path = tmp_path / "legacy.v0"
+    path.write_bytes(struct.pack("<QQQ", 0x112, 0, 2) + record * 2 + struct.pack("<Q", 0))
+    loaded = mx.nd.load(str(path))
+    assert [a.asnumpy().tolist() for a in loaded] == [[0, 1, 2]] * 2
