@@ -53,10 +53,10 @@ def split_data(data, num_slice, batch_axis=0, even_split=True):
 
 def split_and_load(data, ctx_list, batch_axis=0, even_split=True):
     """Split ``data`` into ``len(ctx_list)`` slices, each copied to its device."""
-    if not hasattr(data, "asnumpy"):
-        from ..ndarray.ndarray import NDArray, array
+    if not hasattr(data, "asnumpy"):   # NOTE: as MXNet, through mx.nd.array (float32)
+        from ..ndarray import array
 
-        data = array(data, cls=NDArray)
+        data = array(data)
     if len(ctx_list) == 1:
         return [data.as_in_context(ctx_list[0])]
     slices = split_data(data, len(ctx_list), batch_axis, even_split)
