@@ -221,3 +221,19 @@ def test_docstring_examples_run():
     from mxlab.testing import gradients
     results = [doctest.testmod(module, optionflags=doctest.ELLIPSIS) for module in (tu, gradients)]
     assert sum(r.attempted for r in results) > 10 and sum(r.failed for r in results) == 0
+
+
+def test_check_consistency_compares_dtypes_and_gradients():
+    from mxlab.test_utils import check_consistency
+    sym = mx.sym.Concat(name="concat", num_args=2)
+    assert sym.list_arguments() == ["concat_arg0", "concat_arg1"]    # MXNet's variadic names
+    shapes = {"concat_arg0": (2, 3), "concat_arg1": (2, 4)}
+    ctx_list = [dict(shapes, ctx=mx.cpu(), type_dict={n: dtype for n in shapes})
+                for dtype in (numpy.float64, numpy.float32)]
+    truth = check_consistency(sym, ctx_list)
+    assert truth["concat_output"].shape == (2, 7) and truth["concat_arg1"].shape == (2, 4)
+    conv = mx.sym.Convolution(num_filter=3, kernel=(3, 3), name="conv")
+    ctx_list = [{"ctx": mx.cpu(), "conv_data": (2, 2, 6, 6), "type_dict": {"conv_data": d}}
+                for d in (numpy.float64, numpy.float16)]
+    with pytest.raises(AssertionError):            # float16 cannot meet a float64 tolerance
+        check_consistency(conv, ctx_list, rtol=1e-9, atol=1e-12)

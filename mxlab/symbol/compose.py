@@ -71,7 +71,9 @@ def _input_entries(op, attrs, name, positional, named, explicit):
             continue
         extra = dict(explicit)
         extra.update(legacy.INPUT_VAR_ATTRS.get(op.name, {}).get(input_names[i], {}))
-        entries.append(Entry(Node(None, f"{name}_{input_names[i]}", extra=extra)))
+        # NOTE: MXNet names the inputs of a variadic op (``num_args``) arg0, arg1, ...
+        label = f"arg{i}" if "num_args" in attrs and callable(op.num_inputs) else input_names[i]
+        entries.append(Entry(Node(None, f"{name}_{label}", extra=extra)))
     for i in op.mutate_inputs:
         if i < len(entries) and entries[i].node.op is None:
             node = entries[i].node

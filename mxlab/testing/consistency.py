@@ -8,6 +8,7 @@ from .. import autograd
 from ..base import MXNetNotImplementedError
 
 __all__ = [
+    "check_consistency",
     "check_gluon_hybridize_consistency",
     "compare_ndarray_tuple",
     "compare_optimizer",
@@ -137,3 +138,85 @@ def same_array(array1, array2):
     shared = np.array_equal(array1.asnumpy(), array2.asnumpy())
     array1[:] -= 1
     return shared and np.array_equal(array1.asnumpy(), array2.asnumpy())
+
+
+def _least_precise(dt1, dt2):
+    return dt1 if dt2 is None or np.dtype(dt1).itemsize < np.dtype(dt2).itemsize else dt2
+
+
+def _random_params(exe, arg_params, scale, use_uniform, rand_type):
+    """Random host values for every argument without one (sorted by name: reproducible)."""
+    params = dict(arg_params or {})
+    for name, arr in sorted(exe.arg_dict.items()):
+        if name not in params:
+            values = (np.random.uniform(-0.92 * scale, 0.92 * scale, size=arr.shape)
+                      if use_uniform else np.random.normal(size=arr.shape, scale=scale))
+            params[name] = values.astype(rand_type)
+    return params
+
+
+def _compare(exe_list, gt, names, gt_idx, rtol, atol, equal_nan, raise_on_err, arrays):
+    from ..test_utils import assert_almost_equal
+    for i, exe in enumerate(exe_list):
+        if i == gt_idx:
+            continue
+        for name, arr in zip(names, arrays(exe)):
+            if gt.get(name) is None:
+                assert arr is None, name
+                continue
+            try:
+                assert_almost_equal(arr, gt[name], rtol=rtol, atol=atol, equal_nan=equal_nan,
+                                    names=(f"ctx {i}", f"ctx {gt_idx} at {name}"))
+            except AssertionError:
+                if raise_on_err:
+                    raise
+
+
+def check_consistency(sym, ctx_list, scale=1.0, grad_req="write", arg_params=None,
+                      aux_params=None, rtol=None, atol=None, raise_on_err=True, ground_truth=None,
+                      equal_nan=False, use_uniform=False, rand_type=np.float64):
+    """MXNet's check that a symbol gives the same outputs (and, unless ``grad_req`` is 'null',
+    gradients) for every entry of ``ctx_list`` (``{'ctx': ..., <arg>: shape, 'type_dict':
+    {...}}``): the most precise first output is the ground truth. Returns the ground truth."""
+    from ..symbol import Symbol
+    assert len(ctx_list) > 1
+    syms = [sym] * len(ctx_list) if isinstance(sym, Symbol) else list(sym)
+    output_names, arg_names = syms[0].list_outputs(), syms[0].list_arguments()
+    exe_list = [s._simple_bind(grad_req=grad_req, **ctx) for s, ctx in zip(syms, ctx_list)]
+    arg_params = _random_params(exe_list[0], arg_params, scale, use_uniform, rand_type)
+    aux_params = {n: (aux_params or {}).get(n, 0) for n in exe_list[0].aux_dict}
+    for exe in exe_list:
+        for name, arr in exe.arg_dict.items():
+            arr[:] = arg_params[name]
+        for name, arr in exe.aux_dict.items():
+            arr[:] = aux_params[name]
+        if grad_req == "add":
+            for arr in exe.grad_arrays:
+                if arr is not None:
+                    arr[:] = 0
+        exe.forward(is_train=False)
+    gt_idx = int(np.argmax([np.dtype(exe.outputs[0].dtype) for exe in exe_list]))
+    gt = ground_truth or exe_list[gt_idx].output_dict.copy()
+    _compare(exe_list, gt, output_names, gt_idx, rtol, atol, equal_nan, raise_on_err,
+             lambda exe: exe.outputs)
+    if grad_req == "null":
+        return gt
+    for exe in exe_list:
+        exe.forward(is_train=True)
+    dtypes = [out.dtype for out in exe_list[0].outputs]
+    for exe in exe_list:
+        dtypes = [_least_precise(out.dtype, dt) for out, dt in zip(exe.outputs, dtypes)]
+    heads = [out.astype(dt).asnumpy() for out, dt in zip(exe_list[0].outputs, dtypes)]
+    for exe in exe_list:
+        exe.backward([_like(h, out) for h, out in zip(heads, exe.outputs)])
+    if ground_truth is None:
+        gt = dict(exe_list[gt_idx].output_dict)
+        gt.update(exe_list[gt_idx].grad_dict)
+    _compare(exe_list, gt, output_names + arg_names, gt_idx, rtol, atol, equal_nan, raise_on_err,
+             lambda exe: list(exe.outputs) + list(exe.grad_arrays))
+    return gt
+
+
+def _like(host, out):
+    from ..ndarray import array
+    return array(host, ctx=out.context, dtype=out.dtype)
