@@ -47,6 +47,7 @@ SPECIAL = {
     "_npi_split": {"attrs": {"sections": 3, "axis": 1}, "shapes": [(2, 6)]},
     "_split_v2": {"attrs": {"indices": (0, 2, 5), "axis": 1}, "shapes": [(2, 6)]},
     "depth_to_space": {"attrs": {"block_size": 2}, "shapes": [(1, 8, 2, 3)]},
+    "fill_element_0index": {"shapes": [(2, 3), (2,), (2,)], "ints": {2: 3}},
     "space_to_depth": {"attrs": {"block_size": 2}, "shapes": [(1, 2, 4, 6)]},
     "_npi_array_split": {"attrs": {"sections": 2, "axis": 1}, "shapes": [(2, 6)]},
     "Reshape": {"attrs": {"shape": (3, 2)}},

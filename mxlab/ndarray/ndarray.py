@@ -452,7 +452,11 @@ class NDArray:
             return self
         return _namespaces[self._flavour].cast(self, dtype=dtype)
 
-    def transpose(self, *axes):
+    def transpose(self, *axes, **kwargs):
+        if "axes" in kwargs:                      # NOTE: MXNet 1.x: x.transpose(axes=(1, 0))
+            axes = (kwargs.pop("axes"),)
+        if kwargs:
+            raise MXNetTypeError(f"transpose: unexpected keyword arguments {sorted(kwargs)}")
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             axes = tuple(axes[0])
         elif len(axes) == 1 and axes[0] is None:   # NOTE: NumPy's a.transpose(None)

@@ -276,3 +276,28 @@ register(
             "MXNet; no gradient, as MXNet's).",
     )
 )
+
+
+def _fill_element_0index(xp, inputs, a):
+    lhs, mhs, rhs = inputs
+    out = lhs.copy()
+    rows = xp.arange(lhs.shape[0])
+    out[rows, _wrap_indices(xp, "fill_element_0index", rhs, lhs.shape[1], "clip")] = mhs
+    return out
+
+
+register(
+    Op(
+        name="fill_element_0index",
+        compute=_fill_element_0index,
+        num_inputs=3,
+        input_names=("lhs", "mhs", "rhs"),
+        infer_shape=lambda a, s: [None if s[0] is None else tuple(s[0])],
+        infer_type=lambda a, d: [d[0]],
+        save_outputs=False,
+        gradient=lambda node, g: [
+            F.fill_element_0index(g[0], F.zeros_like(node.inputs[1]), node.inputs[2]),
+            F.pick(g[0], node.inputs[2], axis=1), None],
+        doc="``lhs`` with ``lhs[i, rhs[i]] = mhs[i]`` for each row ``i`` (MXNet 1.x).",
+    )
+)

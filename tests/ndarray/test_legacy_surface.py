@@ -157,3 +157,24 @@ def test_update_ops_agree_with_the_optimizer_classes(name, kwargs, op, n_states,
     weight = mx.nd.array(w0)
     opt.update(0, weight, mx.nd.array(g0), opt.create_state(0, weight))
     numpy.testing.assert_allclose(weight.asnumpy(), w_op.asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_fill_element_0index_and_its_gradients():
+    x, v = mx.nd.array([[1, 2, 3], [4, 5, 6]]), mx.nd.array([9, 8])
+    x.attach_grad()
+    v.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.fill_element_0index(x, v, mx.nd.array([2, 0]))
+    y.backward(mx.nd.array([[1, 2, 3], [4, 5, 6]]))
+    assert y.asnumpy().tolist() == [[1, 2, 9], [8, 5, 6]]
+    assert x.grad.asnumpy().tolist() == [[1, 2, 0], [0, 5, 6]]
+    assert v.grad.asnumpy().tolist() == [3, 4]
+
+
+def test_broadcast_like_with_axes_and_transpose_with_axes_keyword():
+    a, b = mx.nd.ones((1, 1, 3)), mx.nd.zeros((4, 5, 6))
+    assert mx.nd.broadcast_like(a, b, lhs_axes=(0, 1), rhs_axes=(1, 0)).shape == (5, 4, 3)
+    with pytest.raises(MXNetValueError, match="lhs_axes"):
+        mx.nd.broadcast_like(a, b, lhs_axes=(), rhs_axes=()).wait_to_read()
+    assert mx.nd.array([[1, 2], [3, 4]]).transpose(axes=(1, 0)).asnumpy().tolist() == [[1, 3],
+                                                                                      [2, 4]]
