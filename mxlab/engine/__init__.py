@@ -33,8 +33,8 @@ from .var import Var
 
 __all__ = ["Var", "EngineEvent", "EventLog", "NaiveEngine", "ThreadedEngine",
            "ThreadedEnginePerDevice", "register_engine_type", "engine_types", "get_engine",
-           "set_engine", "push", "wait_for_var", "wait_all", "drain", "set_bulk_size", "bulk",
-           "event_log", "new_var", "resource_var"]
+           "set_engine", "push", "inline", "wait_for_var", "wait_all", "drain", "set_bulk_size",
+           "bulk", "event_log", "new_var", "resource_var"]
 
 DEFAULT_ENGINE_TYPE = "NaiveEngine"
 event_log = EventLog()
@@ -137,6 +137,12 @@ def push(fn, read_vars=(), write_vars=(), name="op"):
     """Schedule ``fn()`` after every earlier op that writes a var in ``read_vars`` or touches one in
     ``write_vars``; each var in ``write_vars`` gets one more version when ``fn`` completes."""
     get_engine().push(fn, read_vars, write_vars, name)
+
+
+def inline():
+    """A context in which this thread's pushes run at once, in push order (for an op whose kernel
+    runs a private graph: see ``ThreadedEngine.inline``)."""
+    return get_engine().inline()
 
 
 def wait_for_var(var):

@@ -1,4 +1,6 @@
 """The synchronous engine: every push runs at once on the calling thread (MXNet's NaiveEngine)."""
+import contextlib
+
 from .log import EventLog
 from .op import ErrorRef, _push_seq, op_error, raise_error, split_vars
 
@@ -55,6 +57,11 @@ class NaiveEngine:
             var.version += 1
         log.record(name, read_versions, tuple([(v.id, v.version) for v in writes]), start, now(),
                    None, start, seq)
+
+    @contextlib.contextmanager
+    def inline(self):
+        """Every push runs at once here already (see ``ThreadedEngine.inline``)."""
+        yield
 
     def wait_for_var(self, var):
         """Nothing is ever pending in the naive engine."""

@@ -26,6 +26,7 @@ its own, with ``bulk`` set. A gathered bulk is flushed when full, at any wait, a
 size changes; gathering is per pushing thread, so a wait flushes only the waiting thread's bulk.
 """
 import collections
+import contextlib
 import dataclasses
 import queue
 import threading
@@ -96,6 +97,11 @@ class ThreadedEngine:
         log = self.event_log
         reads, writes = split_vars(read_vars, write_vars)
         op = EngineOp(fn, name, reads, writes, log.now() if log.active else None)
+        if getattr(self._local, "inline", False):
+            error = run_op(op, log)
+            if error is not None:
+                raise_error(error.take())
+            return
         if self.bulk_size > 1 and not self._in_worker():
             self._bulk_append(op)
         else:
@@ -103,6 +109,18 @@ class ThreadedEngine:
 
 
     push_checked = push   # NOTE: the dispatcher's fast entry; deduplicating here costs little.
+
+    @contextlib.contextmanager
+    def inline(self):
+        """Run this thread's pushes at once, in order, as the naive engine does: for an op that
+        runs a private graph inside its kernel (a subgraph op). Queued behind the op that runs
+        them, its inner ops could wait for it, and it for them (a deadlock)."""
+        self._flush()
+        previous, self._local.inline = getattr(self._local, "inline", False), True
+        try:
+            yield
+        finally:
+            self._local.inline = previous
     def _bulk_append(self, op):
         gathered = self._gathered()
         gathered.append(op)

@@ -22,9 +22,11 @@ Example
 array([ True,  True])
 """
 import contextlib
+import threading
 
 import numpy
 
+from .. import engine as _engine
 from ..base import MXNetRuntimeError
 from ..graph import gradient as _gradient, infer
 from ..graph.gradient import build_gradient_graph
@@ -63,6 +65,7 @@ class SubgraphRunner:
         self.name = "_default_subgraph_op"  # set by make_subgraph_op
         self._backward = None
         self._cached = None
+        self._lock = threading.Lock()
 
     # -- execution -----------------------------------------------------------------------------
     def compute(self, xp, inputs, attrs, ctx):
@@ -86,7 +89,9 @@ class SubgraphRunner:
         device = _device_of(xp, inputs)
         arrays = [NDArray._wrap(x, device) for x in inputs]
         # NOTE: the outer op is what autograd records; the inner run must not add tape nodes.
-        with pause(train_mode=ctx.is_train):
+        # NOTE: inline: queued behind the op running them, the inner ops could wait for it
+        #   (ThreadedEngine deadlocked so); the lock keeps two such ops off the one frame.
+        with self._lock, _engine.inline(), pause(train_mode=ctx.is_train):
             outputs = self.cached_op(*arrays)
         outputs = outputs if isinstance(outputs, list) else [outputs]
         return [o._get_data() for o in outputs]

@@ -191,3 +191,24 @@ def test_kernels_get_the_pushing_threads_mode_as_op_context():
     finally:
         mx.engine.set_engine(previous)
     assert threads and all(t.startswith("ThreadedEngine-worker") for t in threads)
+
+
+def test_inline_pushes_inside_an_op_do_not_wait_behind_later_ops(threaded):
+    """An op running a private graph (a subgraph op) pushes its inner ops and waits for them; an
+    op pushed meanwhile that waits for the outer one must not stand in their way (deadlock)."""
+    outer_out, shared, inner_out = Var(), Var(), Var()
+    later_pushed, finished, order = threading.Event(), threading.Event(), []
+
+    def outer():
+        later_pushed.wait()
+        with threaded.inline():   # NOTE: queued, "inner" would wait behind "later" on ``shared``
+            threaded.push(lambda: order.append("inner"), [], [shared, inner_out], "inner")
+            threaded.wait_for_var(inner_out)
+        order.append("outer")
+
+    threaded.push(outer, [], [outer_out], "outer")
+    threaded.push(lambda: order.append("later"), [outer_out], [shared], "later")
+    later_pushed.set()
+    threading.Thread(target=lambda: (threaded.wait_all(), finished.set()), daemon=True).start()
+    assert finished.wait(timeout=30), f"deadlock: ran {order}"
+    assert order == ["inner", "outer", "later"]
