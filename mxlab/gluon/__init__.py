@@ -19,4 +19,5 @@ from . import model_zoo  # noqa: F401
 from . import rnn  # noqa: F401
 from . import metric  # noqa: F401
 from . import contrib  # noqa: F401
+from . import probability  # noqa: F401
 from .trainer import Trainer  # noqa: F401

@@ -184,3 +184,19 @@ register(Op(name="_ravel_multi_index", aliases=("ravel_multi_index", "_npi_ravel
                                                                       tuple(s[0])[1:]],
             save_inputs=False, save_outputs=False, gradient=lambda node, g: [None],
             doc="Flat indices of coordinates (one row per axis of ``shape``)."))
+
+
+def _constraint_check(xp, inputs, attrs):
+    """``True`` (a 0-d bool) when every element of the condition holds, else ``ValueError``."""
+    if not bool(xp.all(inputs[0])):
+        raise MXNetValueError(attrs["msg"])
+    return xp.asarray(True)
+
+
+register(Op(name="_npx_constraint_check", npx_name="constraint_check",
+            compute=_constraint_check, input_names=("input",),
+            attrs=(Attr("msg", "str", "Constraint violated."),),
+            infer_shape=lambda attrs, s: [()], infer_type=lambda attrs, d: ["bool"],
+            gradient=lambda node, g: [None], save_inputs=False, save_outputs=False,
+            doc="Raise ValueError(msg) unless every element of a boolean array is true (MXNet "
+                "multiplies a value by the result so that the check stays in the graph)."))
