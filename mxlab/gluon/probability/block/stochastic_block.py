@@ -86,7 +86,7 @@ class StochasticSequential(StochasticBlock):
     def forward(self, x, *args):
         # pylint: disable=arguments-differ
         for block in self._children.values():
-            x = block()(x, *args)
+            x = block(x, *args)
             args = []
             if isinstance(x, (tuple, list)):
                 args = x[1:]
@@ -101,7 +101,7 @@ class StochasticSequential(StochasticBlock):
     def __repr__(self):
         s = '{name}(\n{modstr}\n)'
         modstr = '\n'.join(['  ({key}): {block}'.format(key=key,
-                                                        block=_indent(block().__repr__(), 2))
+                                                        block=_indent(block.__repr__(), 2))
                             for key, block in self._children.items()])
         return s.format(name=self.__class__.__name__, modstr=modstr)
 
@@ -109,10 +109,10 @@ class StochasticSequential(StochasticBlock):
         layers = list(self._children.values())[key]
         if isinstance(layers, list):
             net = type(self)()
-            net.add(*(l() for l in layers))
+            net.add(*layers)
             return net
         else:
-            return layers()
+            return layers
 
     def __len__(self):
         return len(self._children)
