@@ -54,7 +54,7 @@ class StochasticBlock(HybridBlock):
         return inner
 
     def __call__(self, *args, **kwargs):
-		# pylint: disable=arguments-differ
+        # pylint: disable=arguments-differ
         self._flag = False
         out = super().__call__(*args, **kwargs)
         if not self._flag:

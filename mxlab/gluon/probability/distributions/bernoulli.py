@@ -5,9 +5,10 @@
 __all__ = ['Bernoulli']
 
 from .exp_family import ExponentialFamily
-from .utils import prob2logit, logit2prob, cached_property, sample_n_shape_converter
-from .constraint import Boolean, Interval, Real
-from .... import np, npx
+from ..utils import prob2logit, logit2prob, cached_property, sample_n_shape_converter
+from ..constraint import Boolean, Interval, Real
+from .... import numpy as np
+from .... import numpy_extension as npx
 
 
 class Bernoulli(ExponentialFamily):

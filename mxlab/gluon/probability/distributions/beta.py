@@ -5,9 +5,9 @@
 __all__ = ['Beta']
 
 from .exp_family import ExponentialFamily
-from .constraint import UnitInterval, Positive
-from .utils import sample_n_shape_converter, gammaln, digamma, _clip_prob
-from .... import np
+from ..constraint import UnitInterval, Positive
+from ..utils import sample_n_shape_converter, gammaln, digamma, _clip_prob
+from .... import numpy as np
 
 
 class Beta(ExponentialFamily):

@@ -5,10 +5,11 @@
 __all__ = ['Binomial']
 
 from .distribution import Distribution
-from .utils import prob2logit, logit2prob, cached_property, sample_n_shape_converter
-from .utils import gammaln
-from .constraint import Interval, Real, NonNegativeInteger
-from .... import np, npx
+from ..utils import prob2logit, logit2prob, cached_property, sample_n_shape_converter
+from ..utils import gammaln
+from ..constraint import Interval, Real, NonNegativeInteger
+from .... import numpy as np
+from .... import numpy_extension as npx
 
 
 class Binomial(Distribution):

@@ -5,9 +5,10 @@
 __all__ = ['Categorical']
 
 from .distribution import Distribution
-from .utils import prob2logit, logit2prob, cached_property, sample_n_shape_converter
-from .constraint import Simplex, Real, IntegerInterval
-from .... import np, npx
+from ..utils import prob2logit, logit2prob, cached_property, sample_n_shape_converter
+from ..constraint import Simplex, Real, IntegerInterval
+from .... import numpy as np
+from .... import numpy_extension as npx
 
 
 class Categorical(Distribution):

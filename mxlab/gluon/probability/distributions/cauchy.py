@@ -7,10 +7,10 @@ __all__ = ['Cauchy']
 
 from numbers import Number
 from numpy import nan, pi
-from .constraint import Real
+from ..constraint import Real
 from .distribution import Distribution
-from .utils import sample_n_shape_converter
-from .... import np
+from ..utils import sample_n_shape_converter
+from .... import numpy as np
 
 
 class Cauchy(Distribution):

@@ -5,7 +5,7 @@
 __all__ = ['Chi2']
 
 from .gamma import Gamma
-from .constraint import Positive
+from ..constraint import Positive
 
 
 class Chi2(Gamma):

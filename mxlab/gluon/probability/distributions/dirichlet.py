@@ -5,9 +5,9 @@
 __all__ = ['Dirichlet']
 
 from .exp_family import ExponentialFamily
-from .constraint import Positive, Simplex
-from .utils import gammaln, digamma, sample_n_shape_converter, _clip_float_eps
-from .... import np
+from ..constraint import Positive, Simplex
+from ..utils import gammaln, digamma, sample_n_shape_converter, _clip_float_eps
+from .... import numpy as np
 
 
 class Dirichlet(ExponentialFamily):

@@ -5,8 +5,8 @@
 __all__ = ['Distribution']
 
 from numbers import Number
-from .utils import cached_property
-from .... import np
+from ..utils import cached_property
+from .... import numpy as np
 
 
 class Distribution(object):
@@ -23,9 +23,7 @@ class Distribution(object):
     # Variable indicating whether the sampling method has
     # pathwise gradient.
     has_grad = False
-    support = None
     has_enumerate_support = False
-    arg_constraints = {}
     _validate_args = False
 
     @staticmethod

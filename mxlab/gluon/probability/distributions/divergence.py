@@ -7,8 +7,8 @@ __all__ = ['register_kl', 'kl_divergence', 'empirical_kl']
 import math
 import numpy as _np
 
-from .... import np
-from .utils import gammaln, digamma
+from .... import numpy as np
+from ..utils import gammaln, digamma
 from .exponential import Exponential
 from .pareto import Pareto
 from .uniform import Uniform
@@ -274,11 +274,9 @@ def _kl_binomial_binomial(p, q):
 
 @register_kl(MultivariateNormal, MultivariateNormal)
 def _kl_mvn_mvn(p, q):
-    log_det = (lambda mvn:
-               np.log(
-                   np.diagonal(mvn.scale_tril, axis1=-2, axis2=-1)
-               ).sum(-1)
-               )
+    def log_det(mvn):
+        return np.log(np.diagonal(mvn.scale_tril, axis1=-2, axis2=-1)).sum(-1)
+
     # log(det(\Sigma_1) / det(\Sigma_2))
     term1 = log_det(q) - log_det(p)
 

@@ -5,9 +5,9 @@
 __all__ = ['Exponential']
 
 from .exp_family import ExponentialFamily
-from .constraint import Positive
-from .utils import sample_n_shape_converter, cached_property
-from .... import np
+from ..constraint import Positive
+from ..utils import sample_n_shape_converter, cached_property
+from .... import numpy as np
 
 
 class Exponential(ExponentialFamily):

@@ -7,9 +7,9 @@ __all__ = ['FisherSnedecor']
 from numpy import nan
 from .distribution import Distribution
 from .gamma import Gamma
-from .constraint import Positive
-from .utils import gammaln
-from .... import np
+from ..constraint import Positive
+from ..utils import gammaln
+from .... import numpy as np
 
 
 

@@ -5,9 +5,9 @@
 __all__ = ['Gamma']
 
 from .exp_family import ExponentialFamily
-from .constraint import Real, Positive
-from .utils import sample_n_shape_converter, gammaln, digamma
-from .... import np
+from ..constraint import Real, Positive
+from ..utils import sample_n_shape_converter, gammaln, digamma
+from .... import numpy as np
 
 
 

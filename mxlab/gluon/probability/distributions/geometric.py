@@ -6,9 +6,9 @@ __all__ = ['Geometric']
 
 from numbers import Number
 from .distribution import Distribution
-from .utils import prob2logit, logit2prob, cached_property, sample_n_shape_converter
-from .constraint import NonNegativeInteger, Interval, Real
-from .... import np
+from ..utils import prob2logit, logit2prob, cached_property, sample_n_shape_converter
+from ..constraint import NonNegativeInteger, Interval, Real
+from .... import numpy as np
 
 
 class Geometric(Distribution):

@@ -7,9 +7,9 @@ __all__ = ['Gumbel']
 import math
 from numpy import euler_gamma # Euler-Mascheroni constant
 from .distribution import Distribution
-from .constraint import Real, Positive
-from .utils import sample_n_shape_converter
-from .... import np
+from ..constraint import Real, Positive
+from ..utils import sample_n_shape_converter
+from .... import numpy as np
 
 
 class Gumbel(Distribution):

@@ -9,8 +9,8 @@ from numpy import inf
 from .transformed_distribution import TransformedDistribution
 from ..transformation import AbsTransform
 from .cauchy import Cauchy
-from .constraint import Positive
-from .... import np
+from ..constraint import Positive
+from .... import numpy as np
 
 
 class HalfCauchy(TransformedDistribution):

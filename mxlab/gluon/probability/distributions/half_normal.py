@@ -9,8 +9,8 @@ from numpy import inf
 from .transformed_distribution import TransformedDistribution
 from ..transformation import AbsTransform
 from .normal import Normal
-from .constraint import Positive
-from .... import np
+from ..constraint import Positive
+from .... import numpy as np
 
 
 class HalfNormal(TransformedDistribution):

@@ -5,8 +5,8 @@
 __all__ = ['Independent']
 
 from .distribution import Distribution
-from .constraint import dependent_property
-from .utils import sum_right_most
+from ..constraint import dependent_property
+from ..utils import sum_right_most
 
 
 class Independent(Distribution):

@@ -4,10 +4,10 @@
 """Laplace distribution"""
 __all__ = ['Laplace']
 
-from .constraint import Real, Positive
+from ..constraint import Real, Positive
 from .distribution import Distribution
-from .utils import sample_n_shape_converter
-from .... import np
+from ..utils import sample_n_shape_converter
+from .... import numpy as np
 
 
 class Laplace(Distribution):

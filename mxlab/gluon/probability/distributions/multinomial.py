@@ -7,8 +7,8 @@ __all__ = ['Multinomial']
 from numbers import Number
 from .distribution import Distribution
 from .one_hot_categorical import OneHotCategorical
-from .utils import cached_property, logit2prob, prob2logit, gammaln
-from .constraint import Simplex, Real, IntegerInterval
+from ..utils import cached_property, logit2prob, prob2logit, gammaln
+from ..constraint import Simplex, Real, IntegerInterval
 
 
 class Multinomial(Distribution):

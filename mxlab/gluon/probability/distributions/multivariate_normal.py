@@ -6,9 +6,9 @@ __all__ = ['MultivariateNormal']
 
 import math
 from .distribution import Distribution
-from .constraint import Real, PositiveDefinite, LowerCholesky
-from .utils import cached_property
-from .... import np
+from ..constraint import Real, PositiveDefinite, LowerCholesky
+from ..utils import cached_property
+from .... import numpy as np
 
 
 class MultivariateNormal(Distribution):

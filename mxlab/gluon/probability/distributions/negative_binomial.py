@@ -7,10 +7,10 @@ __all__ = ['NegativeBinomial']
 from .distribution import Distribution
 from .poisson import Poisson
 from .gamma import Gamma
-from .utils import prob2logit, logit2prob, cached_property
-from .utils import gammaln
-from .constraint import GreaterThanEq, Interval, Real, NonNegativeInteger
-from .... import np
+from ..utils import prob2logit, logit2prob, cached_property
+from ..utils import gammaln
+from ..constraint import GreaterThanEq, Interval, Real, NonNegativeInteger
+from .... import numpy as np
 
 
 class NegativeBinomial(Distribution):

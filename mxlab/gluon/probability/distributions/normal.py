@@ -5,10 +5,11 @@
 __all__ = ['Normal']
 
 import math
-from .constraint import Real, Positive
+from ..constraint import Real, Positive
 from .exp_family import ExponentialFamily
-from .utils import erf, erfinv
-from .... import np, npx
+from ..utils import erf, erfinv
+from .... import numpy as np
+from .... import numpy_extension as npx
 
 
 class Normal(ExponentialFamily):

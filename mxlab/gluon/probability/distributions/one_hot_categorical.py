@@ -6,9 +6,9 @@ __all__ = ['OneHotCategorical']
 
 from .distribution import Distribution
 from .categorical import Categorical
-from .utils import cached_property
-from .constraint import Simplex, Real
-from .... import npx
+from ..utils import cached_property
+from ..constraint import Simplex, Real
+from .... import numpy_extension as npx
 
 
 class OneHotCategorical(Distribution):

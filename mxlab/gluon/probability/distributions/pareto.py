@@ -6,10 +6,10 @@ __all__ = ['Pareto']
 
 from .transformed_distribution import TransformedDistribution
 from .exponential import Exponential
-from .constraint import Positive, dependent_property, GreaterThan
+from ..constraint import Positive, dependent_property, GreaterThan
 from ..transformation import ExpTransform, AffineTransform
-from .utils import sample_n_shape_converter
-from .... import np
+from ..utils import sample_n_shape_converter
+from .... import numpy as np
 
 
 class Pareto(TransformedDistribution):

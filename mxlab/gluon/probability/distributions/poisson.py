@@ -6,9 +6,10 @@ __all__ = ['Poisson']
 
 from numbers import Number
 from .exp_family import ExponentialFamily
-from .constraint import Positive, NonNegativeInteger
-from .utils import gammaln
-from .... import np, npx
+from ..constraint import Positive, NonNegativeInteger
+from ..utils import gammaln
+from .... import numpy as np
+from .... import numpy_extension as npx
 
 
 class Poisson(ExponentialFamily):

@@ -7,9 +7,9 @@ __all__ = ['RelaxedBernoulli']
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from ..transformation import SigmoidTransform
-from .utils import prob2logit, logit2prob, cached_property
-from .constraint import OpenInterval, Real, Interval
-from .... import np
+from ..utils import prob2logit, logit2prob, cached_property
+from ..constraint import OpenInterval, Real, Interval
+from .... import numpy as np
 
 
 class _LogitRelaxedBernoulli(Distribution):

@@ -1,4 +1,5 @@
-# Ported from Apache MXNet python/mxnet/gluon/probability/distributions/relaxed_one_hot_categorical.py
+# Ported from Apache MXNet python/mxnet/gluon/probability/distributions/
+# relaxed_one_hot_categorical.py
 # (Apache License 2.0, Copyright The Apache Software Foundation).
 # pylint: disable=wildcard-import
 """Relaxed Bernoulli class."""
@@ -8,9 +9,10 @@ from math import lgamma
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from ..transformation import ExpTransform
-from .utils import prob2logit, logit2prob, cached_property
-from .constraint import Real, Simplex
-from .... import np, npx
+from ..utils import prob2logit, logit2prob, cached_property
+from ..constraint import Real, Simplex
+from .... import numpy as np
+from .... import numpy_extension as npx
 
 
 class _LogRelaxedOneHotCategorical(Distribution):

@@ -6,10 +6,10 @@ __all__ = ['StudentT']
 
 from numpy import nan, inf, pi
 from .distribution import Distribution
-from .constraint import Real, Positive
+from ..constraint import Real, Positive
 from .chi2 import Chi2
-from .utils import gammaln, digamma, sample_n_shape_converter
-from .... import np
+from ..utils import gammaln, digamma, sample_n_shape_converter
+from .... import numpy as np
 
 
 class StudentT(Distribution):

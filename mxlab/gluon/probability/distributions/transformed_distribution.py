@@ -5,8 +5,8 @@ __all__ = ['TransformedDistribution']
 
 from ..transformation import Transformation
 from .distribution import Distribution
-from .utils import sum_right_most
-from .... import np
+from ..utils import sum_right_most
+from .... import numpy as np
 
 
 class TransformedDistribution(Distribution):

@@ -5,9 +5,9 @@
 __all__ = ['Uniform']
 
 from .distribution import Distribution
-from .constraint import Real, Interval
-from .utils import sample_n_shape_converter
-from .... import np
+from ..constraint import Real, Interval
+from ..utils import sample_n_shape_converter
+from .... import numpy as np
 
 
 class Uniform(Distribution):

@@ -8,10 +8,11 @@ __all__ = ['Weibull']
 from numpy import euler_gamma
 from .transformed_distribution import TransformedDistribution
 from .exponential import Exponential
-from .constraint import Positive
+from ..constraint import Positive
 from ..transformation import PowerTransform, AffineTransform
-from .utils import sample_n_shape_converter, gammaln
-from .... import np, npx
+from ..utils import sample_n_shape_converter, gammaln
+from .... import numpy as np
+from .... import numpy_extension as npx
 
 
 class Weibull(TransformedDistribution):

@@ -7,7 +7,7 @@ unconstrained space to a given domain.
 from numbers import Number
 from .transformation import (
     ExpTransform, AffineTransform, SigmoidTransform, ComposeTransform)
-from ..distributions.constraint import (Constraint, Positive, GreaterThan, GreaterThanEq,
+from ..constraint import (Constraint, Positive, GreaterThan, GreaterThanEq,
                                         LessThan, Interval, HalfOpenInterval)
 
 

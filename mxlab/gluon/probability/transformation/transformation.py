@@ -8,9 +8,10 @@ __all__ = ["Transformation", "TransformBlock", "ComposeTransform", "ExpTransform
            'SoftmaxTransform']
 
 import weakref
-from ..distributions.utils import _clip_prob, cached_property, sum_right_most
+from ..utils import _clip_prob, cached_property, sum_right_most
 from ...block import HybridBlock
-from .... import np, npx
+from .... import numpy as np
+from .... import numpy_extension as npx
 
 
 class Transformation(object):
@@ -241,7 +242,8 @@ class SigmoidTransform(Transformation):
         return np.log(clipped_prob) - np.log1p(-clipped_prob)
 
     def log_det_jacobian(self, x, y):
-        softplus_fn = lambda x: np.log(1 + np.exp(x))
+        def softplus_fn(x):
+            return np.log(1 + np.exp(x))
         return -softplus_fn(-x) - softplus_fn(x)
 
 

@@ -1,5 +1,6 @@
 # Ported from Apache MXNet python/mxnet/gluon/probability/distributions/utils.py
-# (Apache License 2.0, Copyright The Apache Software Foundation).
+# (Apache License 2.0, Copyright The Apache Software Foundation). mxlab keeps it one level up so
+# that transformation/ and distributions/ both import it without a package cycle.
 # pylint: disable=wildcard-import
 """Distribution utilities"""
 __all__ = ['prob2logit', 'logit2prob', 'cached_property', 'sample_n_shape_converter',
@@ -12,7 +13,8 @@ try:
     import scipy.special as sc
 except ImportError:
     sc = None
-from .... import np, npx
+from ... import numpy as np
+from ... import numpy_extension as npx
 
 
 def constraint_check():

@@ -1,5 +1,6 @@
 # Ported from Apache MXNet python/mxnet/gluon/probability/distributions/constraint.py
-# (Apache License 2.0, Copyright The Apache Software Foundation).
+# (Apache License 2.0, Copyright The Apache Software Foundation). mxlab keeps it one level up so
+# that transformation/ and distributions/ both import it without a package cycle.
 # pylint: disable=wildcard-import
 """Base class and implementations of constraint"""
 __all__ = ["Constraint", "Real", "Boolean",
@@ -12,7 +13,7 @@ __all__ = ["Constraint", "Real", "Boolean",
            "Cat", "Stack"]
 
 from .utils import constraint_check
-from .... import np
+from ... import numpy as np
 
 
 class Constraint(object):
