@@ -185,6 +185,10 @@ def _bernoulli_arrays(cls, prob, logit, size, dtype, device, out):
         shape = shape[1:] + param.shape
     if logit is not None:
         prob = call_op("sigmoid", [logit])
+    else:               # NOTE: MXNet rejects probabilities outside [0, 1] (a check in the graph)
+        inside = call_op("_npx_constraint_check", [abs(prob - 0.5) <= 0.5],
+                         msg="bernoulli: prob must be in [0, 1]")
+        prob = prob * inside
     noise = sample("_npi_uniform", cls, device or param.device, None, low=0.0, high=1.0,
                    size=shape, dtype=prob.dtype)
     result = call_op("broadcast_lesser", [noise, prob]).astype(dtype or "float32")

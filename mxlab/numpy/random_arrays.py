@@ -7,8 +7,9 @@ form ``gluon.probability`` uses) gives ``s + broadcast shape``. Because the draw
 ordinary ops, location-scale samplers (normal, uniform, laplace, gumbel, logistic, exponential,
 weibull, pareto, rayleigh) are differentiable in their parameters (reparameterisation, as MXNet's
 backward ops) and record under deferred compute (hybridized blocks). gamma, beta, chisquare, f,
-poisson draw per element (``_sample_gamma``/``_sample_poisson``): no gradient, as in MXNet's
-poisson (MXNet's gamma has an implicit-reparameterisation gradient that is not built here).
+poisson draw per element (``_sample_gamma``/``_sample_poisson``); gamma's draws are
+differentiable in its shape by implicit reparameterisation (``_npi_gamma_implicit``, as MXNet's
+``_backward_gamma_sample``), poisson's carry no gradient.
 
 Example
 -------
@@ -62,11 +63,13 @@ def _std(op_name, device, shape, dtype, **attrs):
 
 def _broadcast(value, shape, device, dtype):
     """``value`` (array or scalar) as an array of ``shape``."""
-    if isinstance(value, NDArray):
-        return call_op("_npi_broadcast_to", [value], shape=shape) \
-            if value.shape != shape else value
-    return sample("_full", ndarray, device, None, shape=shape, value=value,
-                  dtype=dtype or "float32")
+    is_array = isinstance(value, NDArray)
+    if is_array and value.shape == shape:
+        return value
+    filled = sample("_full", ndarray, device, None, shape=shape, value=0.0 if is_array else value,
+                    dtype=dtype or (value.dtype if is_array else "float32"))
+    # NOTE: an add, not broadcast_to (which reads a 0 target dim as "keep the input's")
+    return value + filled if is_array else filled
 
 
 def _per_element(op_name, values, shape, device, dtype):
@@ -76,7 +79,19 @@ def _per_element(op_name, values, shape, device, dtype):
 
 
 def _gamma(k, theta, shape, device, dtype):
-    return _per_element("_sample_gamma", [k, theta], shape, device, dtype)
+    """Standard draws per element of ``k`` (differentiable in ``k`` by implicit
+    reparameterisation, as MXNet's) times ``theta``; both must be positive."""
+    std = _per_element("_sample_gamma", [k, 1.0], shape, device, dtype)
+    if isinstance(k, NDArray):
+        std = call_op("_npi_gamma_implicit", [_broadcast(k, shape, device, dtype), std])
+    elif k <= 0:
+        raise MXNetValueError(f"np.random.gamma: shape must be positive, got {k}")
+    if isinstance(theta, NDArray):
+        return std * (theta * call_op("_npx_constraint_check", [theta > 0],
+                                      msg="np.random.gamma: scale must be positive"))
+    if theta <= 0:
+        raise MXNetValueError(f"np.random.gamma: scale must be positive, got {theta}")
+    return std if theta == 1.0 else std * theta
 
 
 def _chisquare(df, shape, device, dtype):

@@ -91,8 +91,14 @@ def _einsum_backward(xp, inputs, attrs):
     for i, term in enumerate(terms):
         others = [t for j, t in enumerate(terms) if j != i]
         unique = "".join(dict.fromkeys(term))
-        spec = ",".join([out] + others) + "->" + unique
+        present = set(out + "".join(others))
+        kept = "".join(c for c in unique if c in present)
+        spec = ",".join([out] + others) + "->" + kept
         partial = xp.einsum(spec, g, *[o for j, o in enumerate(operands) if j != i])
+        if kept != unique:      # letters only this operand has (a trace): constant along them
+            partial = xp.broadcast_to(
+                partial.reshape([sizes[c] if c in kept else 1 for c in unique]),
+                tuple(sizes[c] for c in unique))
         if unique != term:       # repeated letters (a diagonal): place values on it
             eye = {c: xp.arange(operands[i].shape[term.index(c)]) for c in unique}
             grad = xp.zeros(operands[i].shape, dtype=g.dtype)

@@ -154,3 +154,38 @@ mx.npx.reset_np()
               "v": RNG.normal(size=(4, 3)).astype("float32")}
     mine, theirs = run_both(code, inputs)
     assert_same_results(mine, theirs, rtol=1e-4, atol=1e-5)
+
+
+def test_gamma_draws_have_the_implicit_reparameterisation_gradient():
+    import scipy.stats as ss
+    shape = mx.np.array([0.7, 2.0, 5.0])
+    shape.attach_grad()
+    with mx.autograd.record():
+        draws = mx.np.random.gamma(shape, 1.5)
+    draws.backward()
+    x, a = draws.asnumpy().astype("float64") / 1.5, shape.asnumpy().astype("float64")
+    eps = 1e-4 * a
+    dcdf = (ss.gamma.cdf(x, a + eps) - ss.gamma.cdf(x, a - eps)) / (2 * eps)
+    numpy.testing.assert_allclose(shape.grad.asnumpy(), -dcdf / ss.gamma.pdf(x, a) * 1.5,
+                                  rtol=1e-3)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: mx.np.random.gamma(0.0, 1.0),
+    lambda: mx.np.random.gamma(mx.np.array([1.0, -1.0]), 1.0),
+    lambda: mx.np.random.gamma(mx.np.ones(2), mx.np.array([1.0, 0.0])),
+    lambda: mx.np.random.weibull(-1.0),
+    lambda: mx.npx.random.bernoulli(mx.np.array([0.5, 1.5])),
+])
+def test_sampler_parameter_checks(call):
+    with pytest.raises(ValueError, match="must be|shape < 0"):
+        call().wait_to_read()
+
+
+def test_zero_size_draws_stay_in_the_graph():
+    a = mx.np.ones((1,))
+    a.attach_grad()
+    with mx.autograd.record():
+        out = mx.np.random.beta(a, a, size=(4, 0))
+    out.backward()
+    assert out.shape == (4, 0) and a.grad.asnumpy().tolist() == [0.0]
