@@ -9,12 +9,18 @@ __all__ = ['prob2logit', 'logit2prob', 'cached_property', 'sample_n_shape_conver
 from functools import update_wrapper
 from numbers import Number
 import numpy as onp
-try:
-    import scipy.special as sc
-except ImportError:
-    sc = None
 from ... import numpy as np
 from ... import numpy_extension as npx
+
+
+def _scipy_special():
+    """``scipy.special`` for Python-number arguments, imported on first use (it costs a third of
+    a second; mxlab does not need SciPy), or None without SciPy."""
+    try:
+        import scipy.special as special
+    except ImportError:
+        return None
+    return special
 
 
 def constraint_check():
@@ -36,6 +42,7 @@ def digamma():
         """Return digamma(value)
         """
         if isinstance(value, Number):
+            sc = _scipy_special()
             if sc is not None:
                 return sc.digamma(value, dtype='float32')
             else:
@@ -51,6 +58,7 @@ def gammaln():
         """Return log(gamma(value))
         """
         if isinstance(value, Number):
+            sc = _scipy_special()
             if sc is not None:
                 return sc.gammaln(value, dtype='float32')
             else:
@@ -64,6 +72,7 @@ def erf():
     """
     def compute(value):
         if isinstance(value, Number):
+            sc = _scipy_special()
             if sc is not None:
                 return sc.erf(value)
             else:
@@ -77,6 +86,7 @@ def erfinv():
     """
     def compute(value):
         if isinstance(value, Number):
+            sc = _scipy_special()
             if sc is not None:
                 return sc.erfinv(value)
             else:
