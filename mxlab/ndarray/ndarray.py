@@ -521,25 +521,6 @@ class ndarray(NDArray):
     def to_device(self, device):
         return self.as_in_context(device)
 
-    # NOTE: MXNet 2.0's mx.np arrays take & | ^ (bitwise, logical on bool); legacy NDArray does not
-    def __and__(self, other):
-        return _namespaces["np"].bitwise_and(self, other)
-
-    def __rand__(self, other):
-        return _namespaces["np"].bitwise_and(other, self)
-
-    def __or__(self, other):
-        return _namespaces["np"].bitwise_or(self, other)
-
-    def __ror__(self, other):
-        return _namespaces["np"].bitwise_or(other, self)
-
-    def __xor__(self, other):
-        return _namespaces["np"].bitwise_xor(self, other)
-
-    def __rxor__(self, other):
-        return _namespaces["np"].bitwise_xor(other, self)
-
     @property
     def grad(self):
         """The gradient buffer; None for ``grad_req='null'`` (MXNet 2.0's np arrays)."""

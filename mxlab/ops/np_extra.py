@@ -1,5 +1,6 @@
 """NumPy ops ``mx.np`` users reach for that need kernels of their own: ``tril``/``triu``,
-``einsum``, ``pad`` and the integer ops (``bitwise_and/or/xor``, shifts, ``gcd``, ``lcm``).
+``einsum`` (with ``...``), ``pad``, the integer ops (``bitwise_and/or/xor``, shifts, ``gcd``,
+``lcm``) and ``npx.constraint_check``.
 
 The rest of ``mx.np``'s extras are compositions of existing ops (``mxlab.numpy.extras``) or
 NumPy fallbacks (``mxlab.numpy.fallback``).
