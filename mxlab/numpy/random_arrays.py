@@ -42,11 +42,10 @@ def output_shape(where, params, size):
     if size and size[0] == -2:
         return size[1:] + tuple(batch)
     try:
-        numpy.broadcast_shapes(*shapes, size)
+        fits = numpy.broadcast_shapes(*shapes, size) == size
     except ValueError:
-        raise MXNetValueError(f"{where}: parameter shapes {shapes} cannot broadcast to size "
-                              f"{size}") from None
-    if numpy.broadcast_shapes(*shapes, size) != size:
+        fits = False
+    if not fits:
         raise MXNetValueError(f"{where}: parameter shapes {shapes} cannot broadcast to size "
                               f"{size}")
     return size
