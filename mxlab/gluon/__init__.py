@@ -20,3 +20,11 @@ from . import rnn  # noqa: F401
 from . import metric  # noqa: F401
 from . import contrib  # noqa: F401
 from .trainer import Trainer  # noqa: F401
+
+
+def __getattr__(name):
+    # NOTE: mx.gluon.probability (MXNet 2.0's distributions, ~40 modules) loads on first use
+    if name == "probability":
+        import importlib
+        return importlib.import_module(f"{__name__}.probability")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -131,6 +131,14 @@ def split_rnn_params(param, mode, num_layers, input_size, hidden_size, bidirecti
                  projection_size)
 
 
+def _indent(s_, num_spaces):
+    """Indent every line of ``s_`` but the first by ``num_spaces`` (MXNet's block reprs)."""
+    lines = s_.split('\n')
+    if len(lines) == 1:
+        return s_
+    return '\n'.join([lines[0]] + [(num_spaces * ' ') + line for line in lines[1:]])
+
+
 def check_sha1(filename, sha1_hash):
     """Whether the SHA-1 of the file ``filename`` is ``sha1_hash`` (hexadecimal digits; a prefix,
     as MXNet compares, when shorter than 40)."""

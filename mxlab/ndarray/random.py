@@ -7,7 +7,7 @@ Example
 (2, 3)
 """
 
-from ..base import MXNetNotImplementedError, MXNetTypeError, MXNetValueError
+from ..base import MXNetTypeError, MXNetValueError
 from ..imperative import invoke
 from ..ops.distributions import DISTRIBUTIONS, frontend_params
 from ..ops.random import check_randint
@@ -32,15 +32,6 @@ def sample(op_name, cls, device=None, out=None, **attrs):
 def array_params(*params):
     """True when the distribution parameters are arrays (MXNet then runs its ``_sample_*`` ops)."""
     return any(isinstance(p, NDArray) for p in params)
-
-
-def reject_array_params(op_name, *params):
-    """Array-valued parameters for the NumPy-style samplers are not built yet: say so clearly."""
-    if array_params(*params):
-        raise MXNetNotImplementedError(
-            f"{op_name}: array-valued distribution parameters are not implemented in mxlab's "
-            "mx.np.random; pass Python scalars (mx.nd.random supports arrays)"
-        )
 
 
 def _sample_arrays(op_name, params, shape, dtype, out, kwargs):
@@ -177,8 +168,31 @@ def bernoulli_into(cls, prob, logit, size, dtype, device, out):
     if (prob is None) == (logit is None):
         raise MXNetValueError("random.bernoulli: give exactly one of prob and logit")
     size = (size,) if isinstance(size, int) else size
+    if array_params(prob, logit):
+        return _bernoulli_arrays(cls, prob, logit, size, dtype, device, out)
+    if size and size[0] == -2:      # sample_n form: scalar parameters have shape ()
+        size = tuple(size[1:])
     return sample("_npi_bernoulli", cls, device, out, prob=prob, logit=logit, size=size,
                   dtype=dtype)
+
+
+def _bernoulli_arrays(cls, prob, logit, size, dtype, device, out):
+    """Array ``prob``/``logit``: ``uniform < prob`` per element, with MXNet's output shapes
+    (``size=(-2, *s)`` prepends ``s`` to the parameter's shape)."""
+    param = prob if logit is None else logit
+    shape = param.shape if size is None else tuple(size)
+    if shape and shape[0] == -2:
+        shape = shape[1:] + param.shape
+    if logit is not None:
+        prob = call_op("sigmoid", [logit])
+    else:               # NOTE: MXNet rejects probabilities outside [0, 1] (a check in the graph)
+        inside = call_op("_npx_constraint_check", [abs(prob - 0.5) <= 0.5],
+                         msg="bernoulli: prob must be in [0, 1]")
+        prob = prob * inside
+    noise = sample("_npi_uniform", cls, device or param.device, None, low=0.0, high=1.0,
+                   size=shape, dtype=prob.dtype)
+    result = call_op("broadcast_lesser", [noise, prob]).astype(dtype or "float32")
+    return result if out is None else result.copyto(out)
 
 
 for _name, (_params, _) in DISTRIBUTIONS.items():

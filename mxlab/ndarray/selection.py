@@ -36,6 +36,12 @@ def _np_where(condition, x=None, y=None):
         return _np_nonzero(condition)
     if x is None or y is None:
         raise MXNetValueError("where: either both or neither of x and y should be given")
+    if not hasattr(condition, "shape"):
+        # NOTE: a Python condition (NumPy takes one) selects a whole side: fill it like x or y
+        if not (hasattr(x, "shape") or hasattr(y, "shape")):
+            raise MXNetValueError("where: give at least one array among condition, x and y")
+        condition = call_op("_npi_full_like", [x if hasattr(x, "shape") else y],
+                            fill_value=bool(condition), dtype="bool")
     like = x if hasattr(x, "shape") else y if hasattr(y, "shape") else condition
     dtype = None if hasattr(like, "dtype") and like is not condition else "float32"
     x = x if hasattr(x, "shape") else call_op("_npi_full_like", [like], fill_value=x, dtype=dtype)

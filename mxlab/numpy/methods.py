@@ -1,5 +1,6 @@
 """``mx.np.ndarray`` methods of MXNet 2.0 that legacy ``NDArray`` objects lack (``diagonal``,
-``mT``, the array-API ``__array_namespace__``), installed when ``mx.np`` is imported.
+``mT``, the array-API ``__array_namespace__``, the ``&``/``|``/``^`` operators), installed when
+``mx.np`` is imported.
 
 Example
 -------
@@ -50,6 +51,14 @@ def array_namespace(self, api_version=None):
     return _np()
 
 
+def _bitwise(name, reflected):
+    """``a & b`` and the like: mx.np's ``bitwise_*`` (logical on bool arrays)."""
+    def operator(self, other):
+        return getattr(_np(), name)(*((other, self) if reflected else (self, other)))
+    operator.__name__ = f"__{'r' if reflected else ''}{name[8:]}__"
+    return operator
+
+
 def install(cls):
     """Give ``cls`` (``mx.np.ndarray``) the methods."""
     cls.diagonal = diagonal
@@ -57,3 +66,6 @@ def install(cls):
     cls.__array_namespace__ = array_namespace
     for name in ("all", "any"):      # NOTE: not legacy methods: np.all(nd_array) converts it
         setattr(cls, name, _delegate(name))
+    for name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+        setattr(cls, f"__{name[8:]}__", _bitwise(name, False))
+        setattr(cls, f"__r{name[8:]}__", _bitwise(name, True))

@@ -10,22 +10,28 @@ Example
 """
 
 from ..ndarray.ndarray import ndarray
-from ..ndarray.random import bernoulli_into, reject_array_params, sample
+from ..ndarray.random import array_params, bernoulli_into, sample
 from ..ndarray.random import bind_params
 from ..ops.distributions import NP_DISTRIBUTIONS
 from ..ops.random import check_pvals, check_randint
+from .random_arrays import draw_with_arrays
 
 __all__ = ["uniform", "normal", "randint", "rand", "randn", "shuffle", "bernoulli", "multinomial",
            "choice", *NP_DISTRIBUTIONS]
 
 
 def _size(size):
-    return (size,) if isinstance(size, int) else size
+    """``size`` as a tuple; MXNet's ``(-2, *s)`` form (prepend ``s`` to the parameters' shape)
+    is ``s`` for scalar parameters."""
+    size = (size,) if isinstance(size, int) else size
+    return tuple(size[1:]) if size and size[0] == -2 else size
 
 
 def uniform(low=0.0, high=1.0, size=None, dtype=None, ctx=None, device=None, out=None):
-    """Samples from U[low, high); ``size=None`` gives a 0-d array."""
-    reject_array_params("np.random.uniform", low, high)
+    """Samples from U[low, high); ``size=None`` gives a 0-d array (arrays ``low``/``high``: see
+    :mod:`mxlab.numpy.random_arrays`)."""
+    if array_params(low, high):
+        return draw_with_arrays("uniform", [low, high], size, dtype, device or ctx, out)
     return sample(
         "_npi_uniform",
         ndarray,
@@ -40,7 +46,8 @@ def uniform(low=0.0, high=1.0, size=None, dtype=None, ctx=None, device=None, out
 
 def normal(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None, device=None, out=None):
     """Samples from N(loc, scale^2)."""
-    reject_array_params("np.random.normal", loc, scale)
+    if array_params(loc, scale):
+        return draw_with_arrays("normal", [loc, scale], size, dtype, device or ctx, out)
     return sample(
         "_npi_normal",
         ndarray,
@@ -106,7 +113,7 @@ def shuffle(x):
 
 def _np_distribution(name, params):
     """``mx.np.random.<name>(*params, size=None, dtype=None, device=None, out=None)`` with
-    NumPy's parameter names (scalar parameters)."""
+    NumPy's parameter names (array parameters: :mod:`mxlab.numpy.random_arrays`)."""
     names = [n for n, _ in params]
     op_name = "_npi_powerd" if name == "power" else f"_npi_{name}"
 
@@ -115,7 +122,8 @@ def _np_distribution(name, params):
         size = kwargs.pop("size", None)
         if kwargs:
             raise TypeError(f"np.random.{name}: unexpected arguments {sorted(kwargs)}")
-        reject_array_params(f"np.random.{name}", *values)
+        if array_params(*values):
+            return draw_with_arrays(name, values, size, dtype, device or ctx, out)
         attrs = dict(zip(names, values), size=_size(size))
         if dtype is not None:       # NOTE: None keeps the op's default (int64 for poisson)
             attrs["dtype"] = dtype

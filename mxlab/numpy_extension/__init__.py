@@ -56,4 +56,5 @@ def load(file, device=None):
 from ..util import is_np_array, is_np_shape, reset_np, set_np, use_np  # noqa: E402,F401
 from .utils import *  # noqa: E402,F401,F403
 from . import random  # noqa: E402,F401
+from .random import scalar_poisson, tensor_poisson  # noqa: E402,F401  (MXNet's npx names)
 from . import image  # noqa: E402,F401

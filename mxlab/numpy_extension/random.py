@@ -1,4 +1,5 @@
-"""``mx.npx.random``: MXNet-only samplers for NumPy-style arrays (``bernoulli``, ``categorical``).
+"""``mx.npx.random``: MXNet-only samplers for NumPy-style arrays (``bernoulli``, ``categorical``,
+``uniform_n``/``normal_n``: ``batch_shape`` draws per broadcast parameter element).
 
 Example
 -------
@@ -8,10 +9,14 @@ array([1, 1], dtype=int32)
 """
 from ..ndarray.ndarray import ndarray as _ndarray
 from ..ndarray.random import bernoulli_into as _bernoulli_into
+from ..ndarray.namespace import call_op as _call_op
 from ..ndarray.random import categorical as _nd_categorical
+from ..ndarray.random import sample as _sample
+from ..numpy.random import normal as _np_normal, uniform as _np_uniform
 from ..ops.random import seed
 
-__all__ = ["bernoulli", "categorical", "seed"]
+__all__ = ["bernoulli", "categorical", "seed", "uniform_n", "normal_n", "scalar_poisson",
+           "tensor_poisson"]
 
 
 def bernoulli(prob=None, logit=None, size=None, dtype=None, device=None, out=None):
@@ -22,3 +27,37 @@ def bernoulli(prob=None, logit=None, size=None, dtype=None, device=None, out=Non
 def categorical(data, shape=(), get_prob=False, out=None, dtype="int32", **kwargs):
     """Draws from the categorical distributions on ``data``'s last axis (see ``mx.nd.random``)."""
     return _nd_categorical(data, shape=shape, get_prob=get_prob, out=out, dtype=dtype, **kwargs)
+
+
+def _batch_size(batch_shape):
+    """``batch_shape`` as the ``(-2, *batch_shape)`` size of mx.np.random (prepend to the
+    parameters' broadcast shape)."""
+    if batch_shape is None:
+        return None
+    batch_shape = (batch_shape,) if isinstance(batch_shape, int) else tuple(batch_shape)
+    return (-2,) + batch_shape
+
+
+def uniform_n(low=0.0, high=1.0, batch_shape=None, dtype=None, device=None):
+    """Uniform draws of shape ``batch_shape + broadcast(low, high).shape``."""
+    return _np_uniform(low, high, size=_batch_size(batch_shape), dtype=dtype, device=device)
+
+
+def normal_n(loc=0.0, scale=1.0, batch_shape=None, dtype=None, device=None):
+    """Normal draws of shape ``batch_shape + broadcast(loc, scale).shape``."""
+    return _np_normal(loc, scale, size=_batch_size(batch_shape), dtype=dtype, device=device)
+
+
+def scalar_poisson(lam=1.0, shape=None, dtype=None, device=None, out=None, **kwargs):
+    """Poisson draws of ``shape`` with one scalar rate (MXNet's ``npx.scalar_poisson``)."""
+    shape = () if shape is None else ((shape,) if isinstance(shape, int) else tuple(shape))
+    return _sample("_random_poisson", _ndarray, device or kwargs.pop("ctx", None), out, lam=lam,
+                   shape=shape, dtype=dtype or "float32")
+
+
+def tensor_poisson(lam, shape=None, dtype=None, out=None):
+    """``shape`` Poisson draws per element of the rate array ``lam`` (output
+    ``lam.shape + shape``; MXNet's ``npx.tensor_poisson``)."""
+    shape = () if shape is None else ((shape,) if isinstance(shape, int) else tuple(shape))
+    result = _call_op("_sample_poisson", [lam], shape=shape, dtype=dtype or "float32")
+    return result if out is None else result.copyto(out)

@@ -123,9 +123,9 @@ def _broadcast_to_rule(a, s):
         raise MXNetValueError(
             f"broadcast_to: cannot broadcast shape {s} to the shorter shape {target}"
         )
-    # NOTE: MXNet's 0 keeps the input dim; NumPy has no 0 code here but 0 with a size-0 input is the
-    # same.
-    full = tuple(s[i - lead] if d == 0 and i >= lead else d for i, d in enumerate(target))
+    # NOTE: MXNet's 0 (and mx.np's -2) keeps the input dim; NumPy has no 0 code here but 0 with a
+    # size-0 input is the same.
+    full = tuple(s[i - lead] if d in (0, -2) and i >= lead else d for i, d in enumerate(target))
     for i, d in enumerate(s):
         if d != 1 and d != full[i + lead]:
             raise MXNetValueError(

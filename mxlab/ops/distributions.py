@@ -15,10 +15,13 @@ Example
 >>> bool(abs(x.mean() - 4.5) < 0.1)
 True
 """
-from ..base import MXNetValueError
+import numpy
+
+from ..base import MXNetNotImplementedError, MXNetValueError
 from .attrs import Attr
 from .random import register_param_sampler, register_sampler
-from .registry import Op, register
+from .registry import F, Op, register
+from .special import _special
 
 __all__ = ["DISTRIBUTIONS", "NP_DISTRIBUTIONS", "frontend_params"]
 
@@ -29,6 +32,19 @@ def _gnb(gen, mu, alpha, size):
     safe = alpha + zero
     rate = gen.gamma(1.0 / safe, mu * safe, size)
     return gen.poisson(rate * (1 - zero) + mu * zero, size)
+
+
+def _np_gamma(gen, k, theta, size):
+    """mx.np.random.gamma: MXNet rejects a shape or scale that is not positive."""
+    _check_positive_gamma(numpy, k, theta)
+    return gen.gamma(k, theta, size)
+
+
+def _positive(where, a):
+    """MXNet's pareto/power/weibull reject ``a <= 0``."""
+    if a <= 0:
+        raise MXNetValueError(f"np.random.{where}: a must be positive, got {a}")
+    return a
 
 
 def _count(n):
@@ -99,8 +115,8 @@ for _name, (_params, _draw) in DISTRIBUTIONS.items():
 
 # NumPy's names and parameterisations (mx.np.random): name -> ((attribute, default), ...), draw
 NP_DISTRIBUTIONS = {
-    "gamma": ((("shape", 1.0), ("scale", 1.0)),
-              lambda gen, k, theta, size: gen.gamma(k, theta, size)),
+    "gamma": ((("shape", 1.0), ("scale", 1.0)), lambda gen, k, theta, size: _np_gamma(
+        gen, k, theta, size)),
     "exponential": ((("scale", 1.0),), lambda gen, scale, size: gen.exponential(scale, size)),
     "beta": ((("a", None), ("b", None)), lambda gen, a, b, size: gen.beta(a, b, size)),
     "chisquare": ((("df", None),), lambda gen, df, size: gen.chisquare(df, size)),
@@ -113,10 +129,10 @@ NP_DISTRIBUTIONS = {
                lambda gen, loc, scale, size: gen.gumbel(loc, scale, size)),
     "laplace": ((("loc", 0.0), ("scale", 1.0)),
                 lambda gen, loc, scale, size: gen.laplace(loc, scale, size)),
-    "pareto": ((("a", None),), lambda gen, a, size: gen.pareto(a, size)),
-    "power": ((("a", None),), lambda gen, a, size: gen.power(a, size)),
+    "pareto": ((("a", None),), lambda gen, a, size: gen.pareto(_positive("pareto", a), size)),
+    "power": ((("a", None),), lambda gen, a, size: gen.power(_positive("power", a), size)),
     "rayleigh": ((("scale", 1.0),), lambda gen, scale, size: gen.rayleigh(scale, size)),
-    "weibull": ((("a", None),), lambda gen, a, size: gen.weibull(a, size)),
+    "weibull": ((("a", None),), lambda gen, a, size: gen.weibull(_positive("weibull", a), size)),
     "poisson": ((("lam", 1.0),), lambda gen, lam, size: gen.poisson(lam, size)),
 }
 _INTEGER_DRAWS = {"poisson": "int64"}
@@ -172,7 +188,6 @@ register(Op(
 def _unique_zipfian(xp, inputs, a, ctx):
     """``shape[1]`` distinct log-uniform classes per row from ``[0, range_max)`` and the number of
     draws each row took (MXNet's ``_sample_unique_zipfian``, the sampled-softmax candidates)."""
-    import numpy
     rows, count = a["shape"]
     log_range = numpy.log(a["range_max"] + 1)
     if count > a["range_max"]:
@@ -205,3 +220,43 @@ register(Op(
     gradient=lambda node, g: [], resources=("rng",), is_random=True,
     save_inputs=False, save_outputs=False,
     doc="Distinct log-uniform classes per row and the draws it took (sampled softmax)."))
+
+
+# -- gamma's implicit reparameterisation (MXNet's _backward_gamma_sample) ------------------------
+def _check_positive_gamma(xp, k, theta):
+    if bool(xp.any(xp.asarray(k) <= 0)) or bool(xp.any(xp.asarray(theta) <= 0)):
+        raise MXNetValueError("np.random.gamma: shape and scale must be positive")
+
+
+def _gamma_dx_dalpha(xp, alpha, x):
+    """d x / d alpha of a standard gamma draw ``x`` holding its CDF fixed:
+    ``-(dP(alpha, x)/d alpha) / pdf(x; alpha)`` (Figurnov et al., implicit reparameterisation)."""
+    gammainc = _special(xp, "gammainc")
+    if gammainc is None:
+        raise MXNetNotImplementedError("the gradient of np.random.gamma w.r.t. its shape needs "
+                                       "SciPy (scipy.special.gammainc) in mxlab")
+    a, v = alpha.astype("float64"), xp.maximum(x.astype("float64"), 1e-300)
+    eps = 1e-4 * a / (1.0 + xp.sqrt(a))
+    dcdf = (gammainc(a + eps, v) - gammainc(a - eps, v)) / (2 * eps)
+    log_pdf = (a - 1) * xp.log(v) - v - _special(xp, "gammaln")(a)
+    return (-dcdf * xp.exp(-log_pdf)).astype(x.dtype)
+
+
+def _gamma_implicit(xp, inputs, a):
+    alpha, x = inputs
+    _check_positive_gamma(xp, alpha, 1.0)
+    return x.copy()
+
+
+register(Op(
+    name="_npi_gamma_implicit", compute=_gamma_implicit, num_inputs=2, input_names=("alpha", "x"),
+    infer_shape=lambda a, s: [s[1]], infer_type=lambda a, d: [d[1]], hidden=True,
+    gradient=lambda node, g: [F._backward_npi_gamma_implicit(g[0], *node.inputs), None],
+    save_outputs=False,
+    doc="Passes standard gamma draws ``x`` (of shape ``alpha``) through; the gradient w.r.t. "
+        "``alpha`` is the implicit reparameterisation one, as MXNet's np.random.gamma."))
+register(Op(
+    name="_backward_npi_gamma_implicit", num_inputs=3, input_names=("grad", "alpha", "x"),
+    compute=lambda xp, inputs, a: inputs[0] * _gamma_dx_dalpha(xp, inputs[1], inputs[2]),
+    infer_shape=lambda a, s: [s[1]], infer_type=lambda a, d: [d[1]], hidden=True,
+    save_inputs=False, save_outputs=False, doc="Gradient of ``_npi_gamma_implicit``."))

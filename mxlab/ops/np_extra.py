@@ -1,5 +1,6 @@
 """NumPy ops ``mx.np`` users reach for that need kernels of their own: ``tril``/``triu``,
-``einsum``, ``pad`` and the integer ops (``bitwise_and/or/xor``, shifts, ``gcd``, ``lcm``).
+``einsum`` (with ``...``), ``pad``, the integer ops (``bitwise_and/or/xor``, shifts, ``gcd``,
+``lcm``) and ``npx.constraint_check``.
 
 The rest of ``mx.np``'s extras are compositions of existing ops (``mxlab.numpy.extras``) or
 NumPy fallbacks (``mxlab.numpy.fallback``).
@@ -11,6 +12,8 @@ Example
 array([[3., 3.],
        [3., 3.]], dtype=float32)
 """
+import string
+
 import numpy
 
 from ..base import MXNetValueError
@@ -39,20 +42,38 @@ register(Op(name="_npi_tril", np_name="tril", nd_names=(),
 
 
 # -- einsum ----------------------------------------------------------------------------------------
-def _parse_subscripts(subscripts, count):
-    """``(input terms, output term)`` of an explicit or implicit subscript string."""
+def _parse_subscripts(subscripts, shapes):
+    """``(input terms, output term)`` of an explicit or implicit subscript string; an ellipsis
+    becomes letters the string does not use, one per broadcast dim (right-aligned)."""
     subscripts = subscripts.replace(" ", "")
-    if "..." in subscripts:
-        raise NotImplementedError("einsum: '...' (ellipsis) subscripts are not built in mxlab")
     lhs, _, rhs = subscripts.partition("->")
     terms = lhs.split(",")
-    if len(terms) != count:
+    if len(terms) != len(shapes):
         raise MXNetValueError(f"einsum: {len(terms)} operand terms in {subscripts!r}, "
-                              f"{count} operands given")
+                              f"{len(shapes)} operands given")
+    spare = ""
+    if "..." in subscripts:
+        counts = [len(shape) - (len(t) - 3) if "..." in t else 0 for t, shape in zip(terms, shapes)]
+        if min(counts) < 0:
+            raise MXNetValueError(f"einsum: operand shapes {list(shapes)} have fewer axes than "
+                                  f"the subscripts {subscripts!r} name")
+        spare = "".join(c for c in string.ascii_letters if c not in subscripts)[:max(counts)]
+        terms = [t.replace("...", spare[len(spare) - k:]) for t, k in zip(terms, counts)]
+        rhs = rhs.replace("...", spare)
     if "->" not in subscripts:
         letters = "".join(terms)
-        rhs = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+        rhs = spare + "".join(sorted(c for c in set(letters) if letters.count(c) == 1
+                                     and c not in spare))
     return terms, rhs
+
+
+def _letter_sizes(terms, shapes):
+    """Each letter's size; a size-1 dim broadcasts against the others (ellipsis dims)."""
+    sizes = {}
+    for term, shape in zip(terms, shapes):
+        for c, d in zip(term, shape):
+            sizes[c] = d if sizes.get(c, 1) == 1 else sizes[c]
+    return sizes
 
 
 def _einsum(xp, inputs, attrs):
@@ -61,30 +82,43 @@ def _einsum(xp, inputs, attrs):
 
 def _einsum_backward(xp, inputs, attrs):
     """Gradient of operand ``i``: einsum of the head gradient with the other operands, summed
-    over letters only ``i`` has (then broadcast back where ``i`` repeats a letter: diagonals)."""
-    g, operands = inputs[0], inputs[1:]
-    terms, out = _parse_subscripts(attrs["subscripts"], len(operands))
+    over letters only ``i`` has (then broadcast back where ``i`` repeats a letter: diagonals).
+    Operands are first broadcast on their ellipsis dims; their gradients summed back."""
+    g, originals = inputs[0], inputs[1:]
+    terms, out = _parse_subscripts(attrs["subscripts"], [o.shape for o in originals])
+    sizes = _letter_sizes(terms, [o.shape for o in originals])
+    operands = [xp.broadcast_to(o, tuple(sizes[c] for c in t)) for o, t in zip(originals, terms)]
     grads = []
     for i, term in enumerate(terms):
         others = [t for j, t in enumerate(terms) if j != i]
         unique = "".join(dict.fromkeys(term))
-        spec = ",".join([out] + others) + "->" + unique
+        present = set(out + "".join(others))
+        kept = "".join(c for c in unique if c in present)
+        spec = ",".join([out] + others) + "->" + kept
         partial = xp.einsum(spec, g, *[o for j, o in enumerate(operands) if j != i])
+        if kept != unique:      # letters only this operand has (a trace): constant along them
+            partial = xp.broadcast_to(
+                partial.reshape([sizes[c] if c in kept else 1 for c in unique]),
+                tuple(sizes[c] for c in unique))
         if unique != term:       # repeated letters (a diagonal): place values on it
             eye = {c: xp.arange(operands[i].shape[term.index(c)]) for c in unique}
             grad = xp.zeros(operands[i].shape, dtype=g.dtype)
             index = tuple(eye[c].reshape([-1 if d == c else 1 for d in unique]) for c in term)
             grad[index] = partial
             partial = grad
-        grads.append(partial.astype(operands[i].dtype))
+        shape = originals[i].shape
+        axes = tuple(k for k, d in enumerate(shape) if d == 1 and partial.shape[k] != 1)
+        if axes:
+            partial = partial.sum(axis=axes, keepdims=True)
+        grads.append(partial.astype(originals[i].dtype))
     return tuple(grads)
 
 
 def _einsum_shape(attrs, shapes):
     if any(s is None for s in shapes):
         return [None]
-    terms, out = _parse_subscripts(attrs["subscripts"], len(shapes))
-    sizes = {c: d for term, shape in zip(terms, shapes) for c, d in zip(term, shape)}
+    terms, out = _parse_subscripts(attrs["subscripts"], shapes)
+    sizes = _letter_sizes(terms, shapes)
     return [tuple(sizes[c] for c in out)]
 
 
@@ -101,7 +135,7 @@ def _einsum_grad(node, g):
 register(Op(name="_npi_einsum", compute=_einsum, attrs=_EINSUM_ATTRS, nd_names=(),
             num_inputs=lambda a: a["num_args"], input_names=("data",),
             infer_shape=_einsum_shape, gradient=_einsum_grad, save_outputs=False,
-            doc="Einstein summation over the operands (no ellipsis)."))
+            doc="Einstein summation over the operands (an ellipsis broadcasts)."))
 register(Op(name="_backward_npi_einsum", compute=_einsum_backward, attrs=_EINSUM_ATTRS,
             nd_names=(), hidden=True, num_inputs=lambda a: a["num_args"] + 1,
             num_outputs=lambda a: a["num_args"], input_names=("data",),
@@ -184,3 +218,19 @@ register(Op(name="_ravel_multi_index", aliases=("ravel_multi_index", "_npi_ravel
                                                                       tuple(s[0])[1:]],
             save_inputs=False, save_outputs=False, gradient=lambda node, g: [None],
             doc="Flat indices of coordinates (one row per axis of ``shape``)."))
+
+
+def _constraint_check(xp, inputs, attrs):
+    """``True`` (a 0-d bool) when every element of the condition holds, else ``ValueError``."""
+    if not bool(xp.all(inputs[0])):
+        raise MXNetValueError(attrs["msg"])
+    return xp.asarray(True)
+
+
+register(Op(name="_npx_constraint_check", npx_name="constraint_check",
+            compute=_constraint_check, input_names=("input",),
+            attrs=(Attr("msg", "str", "Constraint violated."),),
+            infer_shape=lambda attrs, s: [()], infer_type=lambda attrs, d: ["bool"],
+            gradient=lambda node, g: [None], save_inputs=False, save_outputs=False,
+            doc="Raise ValueError(msg) unless every element of a boolean array is true (MXNet "
+                "multiplies a value by the result so that the check stays in the graph)."))

@@ -1,4 +1,5 @@
-"""Special functions NumPy lacks (gamma, log-gamma, digamma, trigamma) and MXNet's ops on them.
+"""Special functions NumPy lacks (gamma, log-gamma, digamma, trigamma, erfinv) and MXNet's ops
+on them.
 
 The kernels use SciPy's (NumPy) or CuPy's ``scipy.special`` when installed; without SciPy,
 ``math.gamma``/``math.lgamma`` per element and digamma/trigamma by recurrence plus their
@@ -16,8 +17,9 @@ import numpy
 
 from .registry import F
 from .elemwise import unary
+from .unary import erf
 
-__all__ = ["gamma", "gammaln", "digamma", "trigamma"]
+__all__ = ["gamma", "gammaln", "digamma", "trigamma", "erfinv"]
 
 _SPECIAL = {}
 
@@ -85,6 +87,37 @@ def trigamma(xp, x):
     return out.astype(x.dtype, copy=False)
 
 
+def erfinv(xp, x):
+    """The inverse of erf on (-1, 1) (+-inf at +-1, nan outside)."""
+    fn = _special(xp, "erfinv")
+    out = fn(x) if fn is not None else _erfinv_newton(xp, x.astype("float64"))
+    return out.astype(x.dtype, copy=False)
+
+
+def _erfinv_newton(xp, x):
+    """Giles' single-precision approximation refined by Newton steps on erf (no SciPy)."""
+    w = -xp.log(xp.maximum((1.0 - x) * (1.0 + x), 1e-300))
+    small = w < 5.0
+    ws, wl = w - 2.5, xp.sqrt(w) - 3.0
+    ps = 2.81022636e-08
+    for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+              -0.00417768164, 0.246640727, 1.50140941):
+        ps = c + ps * ws
+    pl = -0.000200214257
+    for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+              0.00943887047, 1.00167406, 2.83297682):
+        pl = c + pl * wl
+    y = xp.where(small, ps, pl) * x
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        for _ in range(2):
+            y = y - (erf(xp, y) - x) / (_TWO_BY_SQRT_PI * xp.exp(-y * y))
+    y = xp.where(xp.abs(x) == 1.0, xp.copysign(xp.inf, x), y)
+    return xp.where(xp.abs(x) > 1.0, xp.nan, y)
+
+
+_TWO_BY_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
 def _shift_up(xp, x, term):
     """Recurrence to x >= 6 where the asymptotic series is accurate: the sum of ``term(x + k)``."""
     acc = xp.zeros_like(x)
@@ -122,8 +155,12 @@ def _times(deriv):
 
 unary("gamma", gamma, kind="float", uses="xy", np_name=None,
       grad=_times(lambda x, y: F.broadcast_mul(y, F._digamma(x))))
-unary("gammaln", gammaln, kind="float", uses="x", np_name=None,
+unary("gammaln", gammaln, kind="float", uses="x", np_name=None, npx_name="gammaln",
       grad=_times(lambda x, y: F._digamma(x)))
 unary("_digamma", digamma, kind="float", uses="x", np_name=None, aliases=("digamma",),
+      npx_name="digamma",
       grad=_times(lambda x, y: F._trigamma(x)))
 unary("_trigamma", trigamma, kind="float", uses="", np_name=None, grad=None)
+unary("erfinv", erfinv, kind="float", uses="y", np_name=None, npx_name="erfinv",
+      grad=_times(lambda x, y: F._mul_scalar(F.exp(F.square(y)), scalar=math.sqrt(math.pi) / 2)),
+      doc="The inverse error function.")

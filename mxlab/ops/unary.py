@@ -153,12 +153,15 @@ _UNARY = (
 )
 
 
+_NPX_NAMES = {"erf": "erf"}     # MXNet 2.0's mx.npx.erf (mx.np has none)
+
+
 def _register_unary(name, kernel, kind, numexpr, grad, uses, np_name):
     if np_name == "":
         np_name = name
     aliases = (f"_npi_{np_name}",) if np_name and not name.startswith("_npi_") else ()
     unary(name, kernel, grad=grad, kind=kind, numexpr=numexpr, uses=uses, np_name=np_name,
-          aliases=aliases)
+          aliases=aliases, npx_name=_NPX_NAMES.get(name))
 
 
 for _row in _UNARY:
