@@ -121,6 +121,14 @@ class Initializer:
     def __repr__(self):
         return f"{type(self).__name__}({self._kwargs})"
 
+    def __eq__(self, other):
+        """Same class and arguments (MXNet 2.0: shared parameters compare initializers)."""
+        if not isinstance(other, Initializer):
+            return NotImplemented
+        return type(self) is type(other) and self._kwargs == other._kwargs
+
+    __hash__ = object.__hash__
+
     def __call__(self, desc, arr):
         if not isinstance(desc, InitDesc):
             desc = InitDesc(str(desc))

@@ -29,6 +29,11 @@ class BlockCheckpoints:
     """Parameter checkpoints and the summary of a block (a mixin of
     :class:`~mxlab.gluon.Block`)."""
 
+    def setattr(self, name, value):
+        """Set attribute ``name`` (``grad_req``, ``lr_mult``, ...) of every parameter."""
+        for param in self.collect_params().values():
+            setattr(param, name, value)
+
     def save_parameters(self, filename, deduplicate=False):
         """Save the parameters under structured names (``0.weight``) in MXNet's .params format."""
         from ..ndarray import serialization

@@ -31,7 +31,7 @@ __all__ = ["nag_mom_update", "mp_nag_mom_update", "mp_sgd_update", "mp_sgd_mom_u
            "multi_sgd_update", "multi_sgd_mom_update", "multi_mp_sgd_update",
            "multi_mp_sgd_mom_update", "preloaded_multi_sgd_update",
            "preloaded_multi_sgd_mom_update", "preloaded_multi_mp_sgd_update",
-           "preloaded_multi_mp_sgd_mom_update"]
+           "preloaded_multi_mp_sgd_mom_update", "reset_arrays"]
 
 CONTRIB = ["adamw_update", "mp_adamw_update", "multi_adamw_update", "multi_mp_adamw_update",
            "adabelief_update", "mp_adabelief_update", "multi_adabelief_update",
@@ -52,6 +52,14 @@ def _write(out, value, like):
         return value.astype(like.dtype) if value.dtype != like.dtype else value.copy()
     out[:] = value.astype(out.dtype) if value.dtype != out.dtype else value
     return out
+
+
+def reset_arrays(*data, num_arrays=None):
+    """Zero every array of ``data`` in place (MXNet's ``reset_arrays``: gradients between steps)."""
+    if num_arrays is not None and num_arrays != len(data):
+        raise MXNetValueError(f"reset_arrays: num_arrays={num_arrays} but {len(data)} arrays given")
+    for arr in data:
+        arr[:] = 0
 
 
 # -- SGD and NAG -----------------------------------------------------------------------------------

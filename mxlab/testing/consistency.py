@@ -155,7 +155,8 @@ def _random_params(exe, arg_params, scale, use_uniform, rand_type):
     return params
 
 
-def _compare(exe_list, gt, names, gt_idx, rtol, atol, equal_nan, raise_on_err, arrays):
+def _compare_executors(exe_list, gt, names, gt_idx, rtol, atol, equal_nan, raise_on_err,
+                       arrays):
     from ..test_utils import assert_almost_equal
     for i, exe in enumerate(exe_list):
         if i == gt_idx:
@@ -197,8 +198,8 @@ def check_consistency(sym, ctx_list, scale=1.0, grad_req="write", arg_params=Non
         exe.forward(is_train=False)
     gt_idx = int(np.argmax([np.dtype(exe.outputs[0].dtype) for exe in exe_list]))
     gt = ground_truth or exe_list[gt_idx].output_dict.copy()
-    _compare(exe_list, gt, output_names, gt_idx, rtol, atol, equal_nan, raise_on_err,
-             lambda exe: exe.outputs)
+    _compare_executors(exe_list, gt, output_names, gt_idx, rtol, atol, equal_nan, raise_on_err,
+                       lambda exe: exe.outputs)
     if grad_req == "null":
         return gt
     for exe in exe_list:
@@ -212,8 +213,8 @@ def check_consistency(sym, ctx_list, scale=1.0, grad_req="write", arg_params=Non
     if ground_truth is None:
         gt = dict(exe_list[gt_idx].output_dict)
         gt.update(exe_list[gt_idx].grad_dict)
-    _compare(exe_list, gt, output_names + arg_names, gt_idx, rtol, atol, equal_nan, raise_on_err,
-             lambda exe: list(exe.outputs) + list(exe.grad_arrays))
+    _compare_executors(exe_list, gt, output_names + arg_names, gt_idx, rtol, atol, equal_nan,
+                       raise_on_err, lambda exe: list(exe.outputs) + list(exe.grad_arrays))
     return gt
 
 

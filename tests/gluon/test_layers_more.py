@@ -123,3 +123,38 @@ def test_hybrid_concatenate_joins_branches_and_trains():
     out = run(block, x)
     assert out.shape == (5, 9)
     numpy.testing.assert_allclose(out[:, 6:], x.asnumpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("cls", [nn.DeformableConvolution, nn.ModulatedDeformableConvolution])
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_deformable_convolution_starts_as_a_plain_convolution(cls, hybridize):
+    """Offsets are predicted by a zero-initialised convolution, so an untrained block (mask
+    2 * sigmoid(0) = 1 when modulated) equals Conv2D with the same weights."""
+    net = cls(4, kernel_size=(3, 2), padding=1, in_channels=2)
+    net.initialize(mx.init.Uniform())
+    if hybridize:
+        net.hybridize()
+    x = mx.nd.random.uniform(shape=(2, 2, 5, 6))
+    conv = nn.Conv2D(4, kernel_size=(3, 2), padding=1, in_channels=2)
+    conv.initialize()
+    conv.weight.set_data(net.deformable_conv_weight.data())
+    conv.bias.set_data(net.deformable_conv_bias.data())
+    x.attach_grad()
+    with mx.autograd.record():
+        y = net(x)
+    y.backward()
+    assert net.offset_weight.shape[0] == (3 if "Modulated" in cls.__name__ else 2) * 6
+    numpy.testing.assert_allclose(y.asnumpy(), conv(x).asnumpy(), rtol=1e-5, atol=1e-5)
+    assert net.offset_weight.grad().shape == net.offset_weight.shape
+
+
+def test_block_setattr_reset_arrays_and_initializer_equality():
+    net = nn.HybridSequential()
+    net.add(nn.Dense(2, in_units=3), nn.Dense(1, in_units=2))
+    net.setattr("grad_req", "null")
+    assert {p.grad_req for p in net.collect_params().values()} == {"null"}
+    arrays = [mx.nd.ones((2,)), mx.nd.ones((3, 1))]
+    mx.nd.reset_arrays(*arrays, num_arrays=2)
+    assert all((a.asnumpy() == 0).all() for a in arrays)
+    assert mx.init.Constant(-10.0) == mx.init.Constant(-10.0)
+    assert mx.init.Constant(1.0) != mx.init.Constant(2.0) and mx.init.Zero() != mx.init.One()

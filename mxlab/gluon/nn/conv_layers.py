@@ -18,8 +18,7 @@ __all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
            "Conv3DTranspose", "MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D",
            "AvgPool3D", "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalAvgPool3D",
            "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D", "ReflectionPad2D",
-           "PixelShuffle1D", "PixelShuffle2D", "PixelShuffle3D", "DeformableConvolution",
-           "ModulatedDeformableConvolution"]
+           "PixelShuffle1D", "PixelShuffle2D", "PixelShuffle3D"]
 
 _LAYOUTS = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
 _CHANNELS_LAST = {1: "NWC", 2: "NHWC", 3: "NDHWC"}
@@ -259,18 +258,3 @@ class PixelShuffle3D(_PixelShuffle):
     """(N, C*f1*f2*f3, D, H, W) -> (N, C, D*f1, H*f2, W*f3)."""
 
     ndim = 3
-
-
-class DeformableConvolution(HybridBlock):
-    """Not built: deformable convolution needs a bilinear offset sampler (MXNet's contrib op)."""
-
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError("gluon.nn.DeformableConvolution is not implemented in mxlab")
-
-
-class ModulatedDeformableConvolution(DeformableConvolution):
-    """Not built (see :class:`DeformableConvolution`)."""
-
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError("gluon.nn.ModulatedDeformableConvolution is not implemented "
-                                  "in mxlab")
