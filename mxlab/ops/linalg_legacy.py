@@ -158,7 +158,12 @@ def _gemm_shape(name):
             raise MXNetValueError(f"linalg.{name}: incompatible matrix shapes {a} and {b}")
         out[axis] = a[-1] if attrs["transpose_a"] else a[axis]
         out[-1] = b[axis] if attrs["transpose_b"] else b[-1]
-        return [tuple(out)]
+        out = tuple(out)
+        if len(s) == 2:
+            return [out]
+        if _known(s[2]) and tuple(s[2]) != out:      # gemm's C: the output's shape
+            raise MXNetValueError(f"linalg.{name}: C has shape {s[2]}, expected {out}")
+        return [a, b, out], [out]
     return rule
 
 
@@ -289,7 +294,7 @@ def _trmm_backward(xp, grads, inputs, outputs, attrs):
 
 
 def _trsm_backward(xp, grads, inputs, outputs, attrs):
-    g, (a, b), c = grads[0], inputs, outputs[0]
+    g, a, c = grads[0], inputs[0], outputs[0]
     t = attrs["transpose"]
     db = _trsm_apply(xp, a, g, attrs, transpose=not t)
     scale = -1.0 / attrs["alpha"]
