@@ -28,13 +28,15 @@ __all__ = []
 
 
 # -- registration ----------------------------------------------------------------------------------
-def _checked(name, forward):
-    """Reject non-float inputs and turn LAPACK failures into errors naming the op."""
+def _checked(name, forward, shape):
+    """Reject non-float inputs and bad shapes (the shape rule's errors) and turn LAPACK failures
+    into errors naming the op."""
     def compute(xp, inputs, attrs):
         for x in inputs:
             if x.dtype.name not in ("float32", "float64"):
                 raise MXNetTypeError(f"linalg.{name}: only float32 and float64 are supported, "
                                      f"got {x.dtype.name}")
+        shape(attrs, [x.shape for x in inputs])
         try:
             return forward(xp, inputs, attrs)
         except numpy.linalg.LinAlgError as exc:
@@ -61,7 +63,7 @@ def _register(name, forward, shape, backward=None, gradient=None, n_in=1, n_out=
                                  tuple(f"output{i}" for i in range(n_out)))
     if backward is not None:
         gradient = _kernel_gradient(op_name, n_out)
-    register(Op(name=f"_{op_name}", compute=_checked(name, forward), attrs=attrs,
+    register(Op(name=f"_{op_name}", compute=_checked(name, forward, shape), attrs=attrs,
                 aliases=(op_name,) if flat else (), nd_names=(op_name,) if flat else (),
                 num_inputs=n_in, num_outputs=n_out, input_names=input_names,
                 output_names=out_names, infer_shape=shape,

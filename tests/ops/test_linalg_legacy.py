@@ -197,3 +197,24 @@ def test_bad_inputs_raise_errors_naming_the_op():
         mx.sym.linalg.gemm2(mx.sym.var("a"), mx.sym.var("b")).infer_shape(a=(2, 3), b=(4, 5))
     with pytest.raises(ValueError, match="trsm"):
         mx.sym.linalg.trsm(mx.sym.var("a"), mx.sym.var("b")).infer_shape(a=(3, 3), b=(2, 4))
+
+
+def test_imperative_shape_errors_name_the_op():
+    with pytest.raises(ValueError, match="trsm: expects square"):
+        L.trsm(mx.nd.ones((2, 3)), mx.nd.ones((2, 3))).wait_to_read()
+    with pytest.raises(ValueError, match="gemm2: incompatible"):
+        L.gemm2(mx.nd.ones((2, 3)), mx.nd.ones((2, 3))).wait_to_read()
+
+
+def test_hybrid_block_uses_f_linalg():
+    class Block(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return F.linalg.sumlogdiag(F.linalg.potrf(F.linalg.syrk(x) + 1.0))
+
+    block = Block()
+    x = mx.nd.array(RNG.rand(2, 3, 3) + numpy.eye(3))
+    eager = block(x).asnumpy()
+    block.hybridize()
+    numpy.testing.assert_allclose(block(x).asnumpy(), eager, rtol=1e-6)
+    want = 0.5 * numpy.linalg.slogdet(x.asnumpy() @ x.asnumpy().swapaxes(1, 2) + 1.0)[1]
+    numpy.testing.assert_allclose(eager, want, rtol=1e-5)
