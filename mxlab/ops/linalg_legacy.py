@@ -73,7 +73,11 @@ def _register(name, forward, shape, backward=None, gradient=None, n_in=1, n_out=
 
     def backward_compute(xp, inputs, a):
         grads, rest = inputs[:n_out], inputs[n_out:]
-        return tuple(backward(xp, grads, rest[:n_in], rest[n_in:], a))
+        try:
+            return tuple(backward(xp, grads, rest[:n_in], rest[n_in:], a))
+        except numpy.linalg.LinAlgError as exc:
+            raise MXNetValueError(f"linalg.{name}: the gradient's LAPACK call failed ({exc})") \
+                from None
     register(Op(name=f"_backward_{op_name}", compute=backward_compute, attrs=attrs,
                 num_inputs=2 * n_out + n_in, num_outputs=n_in,
                 input_names=tuple(f"arg{i}" for i in range(2 * n_out + n_in)),
