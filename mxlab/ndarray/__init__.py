@@ -65,6 +65,7 @@ _ndarray_mod._namespaces["nd"] = __import__(__name__, fromlist=["_"])
 from . import random  # noqa: E402,F401
 from . import contrib  # noqa: E402,F401
 from . import image  # noqa: E402,F401
+from . import linalg  # noqa: E402,F401
 from . import sparse  # noqa: E402,F401
 from . import optimizer_updates as _updates  # noqa: E402  (multi/mp SGD, NAG updates)
 globals().update({_n: getattr(_updates, _n) for _n in _updates.__all__})

@@ -31,7 +31,9 @@ globals().update({name: getattr(_frontend, name) for name in _HAND_WRITTEN})
 from . import numpy as np  # noqa: E402
 from . import numpy_extension as npx  # noqa: E402
 
-__all__ = list(_CORE + _HAND_WRITTEN) + ["np", "npx", "random", "contrib", "image"]
+__all__ = list(_CORE + _HAND_WRITTEN) + ["np", "npx", "random", "contrib", "image",
+                                                  "linalg"]
 from . import random  # noqa: E402,F401
 from . import contrib  # noqa: E402,F401
 from . import image  # noqa: E402,F401
+from . import linalg  # noqa: E402,F401

@@ -64,6 +64,7 @@ class Case:
 
 
 X234 = {"x": (2, 3, 4)}
+A3, X3 = ("mx.nd.broadcast_add(" + n + ", 3 * mx.nd.eye(3))" for n in "ax")
 CASES = [
     Case("exp", "mx.nd.exp(x)", X234),
     Case("tanh", "mx.nd.tanh(x)", X234),
@@ -195,7 +196,55 @@ CASES = [
     Case("np_reshape", "x.reshape(-1, 4)", X234, flavour="np"),
     Case("npx_softmax", "mx.npx.softmax(x)", X234, flavour="np"),
     Case("npx_relu", "mx.npx.relu(x) * x", X234, flavour="np"),
-]
+] + [Case(f"linalg_{n}", e, sh, **kw) for n, e, sh, kw in (
+    # the legacy mx.nd.linalg family (mxlab/ops/linalg_legacy.py); A3/X3 add 3 * eye(3) to keep
+    # triangles and SPD matrices well conditioned
+    ("gemm", "mx.nd.linalg.gemm(a, b, c, transpose_b=True, alpha=2.0, beta=0.5)",
+     {"a": (2, 3, 4), "b": (2, 5, 4), "c": (2, 3, 5)}, {}),
+    ("gemm_axis", "mx.nd.linalg.gemm(a, b, c, transpose_a=True, axis=1)",
+     {"a": (3, 5, 2, 4), "b": (3, 5, 2, 6), "c": (3, 4, 2, 6)}, {}),
+    ("gemm2", "mx.nd.linalg.gemm2(a, b, transpose_a=True, alpha=0.5)",
+     {"a": (2, 4, 3), "b": (2, 4, 5)}, {}),
+    ("gemm2_axis", "mx.nd.linalg_gemm2(a, b, transpose_b=True, axis=0)",
+     {"a": (4, 2, 5), "b": (6, 2, 5)}, {}),
+    ("potrf", "mx.nd.linalg.potrf(mx.nd.broadcast_add(mx.nd.linalg.syrk(x), 3 * mx.nd.eye(3)))",
+     {"x": (2, 3, 4)}, {}),
+    ("potrf_upper", "mx.nd.linalg.potrf(mx.nd.broadcast_add(mx.nd.linalg.syrk(x, "
+     "transpose=True), 3 * mx.nd.eye(3)), lower=False)", {"x": (2, 4, 3)}, {}),
+    ("potri", "mx.nd.linalg.potri(" + X3 + ")", {"x": (2, 3, 3)}, {}),
+    ("potri_upper", "mx.nd.linalg.potri(" + X3 + ", lower=False)",
+     {"x": (2, 3, 3)}, {}),
+    ("trmm", "mx.nd.linalg.trmm(a, b, alpha=2.0)", {"a": (2, 3, 3), "b": (2, 3, 4)}, {}),
+    ("trmm_right_upper_t", "mx.nd.linalg.trmm(a, b, rightside=True, transpose=True, "
+     "lower=False)", {"a": (2, 3, 3), "b": (2, 4, 3)}, {}),
+    ("trsm", "mx.nd.linalg.trsm(" + A3 + ", b, alpha=0.5)",
+     {"a": (2, 3, 3), "b": (2, 3, 4)}, {}),
+    ("trsm_right_upper_t", "mx.nd.linalg.trsm(" + A3 + ", b, rightside=True, "
+     "transpose=True, lower=False, alpha=-1.5)", {"a": (2, 3, 3), "b": (2, 4, 3)}, {}),
+    ("trsm_right", "mx.nd.linalg.trsm(" + A3 + ", b, rightside=True)",
+     {"a": (3, 3), "b": (4, 3)}, {}),
+    ("sumlogdiag", "mx.nd.linalg.sumlogdiag(x)", {"x": (2, 3, 3)}, {"low": 0.5, "high": 2.0}),
+    ("sumlogdiag_single", "mx.nd.linalg.sumlogdiag(x)", {"x": (3, 3)},
+     {"low": 0.5, "high": 2.0}),
+    ("syrk", "mx.nd.linalg.syrk(x, transpose=True, alpha=0.5)", {"x": (2, 3, 4)}, {}),
+    ("extractdiag", "mx.nd.linalg.extractdiag(x, offset=1)", {"x": (2, 4, 4)}, {}),
+    ("makediag", "mx.nd.linalg.makediag(x, offset=-2)", {"x": (2, 3)}, {}),
+    ("extracttrian", "mx.nd.linalg.extracttrian(x)", {"x": (2, 3, 3)}, {}),
+    ("extracttrian_upper", "mx.nd.linalg.extracttrian(x, lower=False)", {"x": (4, 4)}, {}),
+    ("extracttrian_offset", "mx.nd.linalg.extracttrian(x, offset=1) * "
+     "mx.nd.linalg.extracttrian(x, offset=-1)", {"x": (2, 4, 4)}, {}),
+    ("maketrian", "mx.nd.linalg.maketrian(x, lower=False)", {"x": (2, 6)}, {}),
+    ("maketrian_offset", "mx.nd.linalg.maketrian(x, offset=-1) + "
+     "mx.nd.linalg.maketrian(x, offset=1)", {"x": (2, 3)}, {}),
+    ("gelqf", "(lambda q, l: mx.nd.concat(q.reshape((2, -1)), l.reshape((2, -1)), dim=1))"
+     "(*mx.nd.linalg.gelqf(x))", {"x": (2, 3, 5)}, {}),
+    ("syevd", "(lambda u, l: mx.nd.concat(u.reshape((2, -1)), l, dim=1))"
+     "(*mx.nd.linalg.syevd(mx.nd.linalg.syrk(x)))", {"x": (2, 3, 4)}, {}),
+    ("inverse", "mx.nd.linalg.inverse(" + X3 + ")", {"x": (2, 3, 3)}, {}),
+    ("det", "mx.nd.linalg_det(x)", {"x": (2, 3, 3)}, {}),
+    ("det_single", "mx.nd.linalg.det(x)", {"x": (3, 3)}, {}),
+    ("slogdet", "mx.nd.linalg.slogdet(x)[0] * mx.nd.linalg.slogdet(x)[1]", {"x": (2, 3, 3)}, {}),
+)]
 
 
 def _inputs(case):
