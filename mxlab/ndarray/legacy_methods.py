@@ -59,6 +59,8 @@ def _getstate(self):
 
 
 def _setstate(self, state):
+    if getattr(self, "_var", None) is not None:
+        self.wait_to_read()     # NOTE: a pending op of the old value must not write after us
     host = from_raw_bytes(state["handle"])
     fresh = array(host, dtype=host.dtype, device=Device("cpu", 0), cls=type(self))
     for slot in _SLOTS:
