@@ -3,6 +3,8 @@ MXNet's and NumPy's positional orders, ``linspace``, ``copy`` and ``cast``.
 
 The ops are in :mod:`mxlab.ops.creation`.
 """
+import inspect
+
 from ..base import MXNetNotImplementedError, MXNetValueError
 from ..imperative import invoke
 from ..ops.registry import get_op
@@ -65,6 +67,11 @@ def _creator(op_name, cls, params):
     frontend.__doc__ = (
         f"Create an array with ``{op_name}``; arguments in the order {', '.join(params)}."
     )
+    positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    frontend.__signature__ = inspect.Signature(
+        [inspect.Parameter(params[0], positional)]
+        + [inspect.Parameter(p, positional, default=None) for p in params[1:]]
+        + [inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)])
     return frontend
 
 

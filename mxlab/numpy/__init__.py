@@ -54,6 +54,8 @@ def _publish_extras(namespace):
 
 
 _publish_extras(globals())
+from . import default_dtype as _default_dtype  # noqa: E402
+_default_dtype.install(globals(), random)
 from . import dispatch as _dispatch, methods as _methods  # noqa: E402
 _dispatch.install(ndarray)
 _methods.install(ndarray)

@@ -108,3 +108,21 @@ def test_np_array_with_grad_req_null_has_no_gradient_and_legacy_keeps_zeros():
     legacy = mx.nd.ones((2,))
     legacy.attach_grad(grad_req="null")
     onp.testing.assert_array_equal(legacy.grad.asnumpy(), [0, 0])   # MXNet 1.x: zeros
+
+
+def test_np_default_dtype_mode_gives_numpy_dtypes_and_is_off_by_default():
+    """``npx.set_np(dtype=True)`` / ``use_np_default_dtype``: float64 and int64 defaults."""
+    np = mx.np
+    made = [lambda: np.array([1, 2, 3]), lambda: np.ones(5), lambda: np.zeros((2,)),
+            lambda: np.eye(3, k=1), lambda: np.identity(2), lambda: np.linspace(2.0, 3.0, 5),
+            lambda: np.logspace(2.0, 3.0, num=4), lambda: np.hanning(3),
+            lambda: np.mean(np.array([1, 2], dtype="int64")),
+            lambda: np.random.uniform(-1, 1, size=3), lambda: np.random.normal(0, 0.1, 3),
+            lambda: np.true_divide(np.array([1, 2], dtype="int32"), 4)]
+    with mx.util.np_default_dtype():
+        assert {str(make().dtype) for make in made} == {"float64"}
+        assert np.arange(3, 7, 2).dtype == "int64" and np.arange(3.0).dtype == "float64"
+        assert np.zeros((2,), "int32").dtype == "int32"         # an explicit dtype wins
+        assert np.array([True]).dtype == "bool"
+    assert {str(make().dtype) for make in made} == {"float32"}
+    assert np.arange(3, 7, 2).dtype == "float32"
