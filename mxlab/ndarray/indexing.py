@@ -11,6 +11,9 @@ record it:
 * assignments -> ``_slice_assign`` / ``_slice_assign_scalar`` / ``_index_set`` writing the target in
   place.
 
+Outside autograd recording and tracing, ``x[i]`` and ``x[a:b]`` (then only full slices) are views
+sharing the data and the engine var, as MXNet's: ``x[0][1] = 5`` writes into ``x``.
+
 Legacy ``mx.nd`` arrays keep MXNet 1.x's rule that an integer key never yields a 0-d array: ``x[1]``
 on a 1-D array has shape ``(1,)``.
 
@@ -222,10 +225,41 @@ def _is_mask_like(k):
     )
 
 
+def _leading_view(arr, entries):
+    """``arr[i]`` / ``arr[a:b]`` (then only full slices) outside recording and tracing: a view
+    sharing the data and the engine var, as MXNet's (``x[0][1] = 5`` writes into ``x``); None for
+    any other key."""
+    if STATE.recording or STATE.deferred or not entries or arr.ndim == 0:
+        return None
+    first, rest = entries[0], entries[1:]
+    if not all(isinstance(k, slice) and k == slice(None) for k in rest):
+        return None
+    n = arr.shape[0]
+    if _is_int(first):
+        if not -n <= first < n:
+            raise MXNetIndexError(f"index {first} is out of bounds for axis 0 with size {n}")
+        start = int(first) % n
+        rows, shape = slice(start, start + 1), arr.shape[1:] or (1,)
+        if arr._flavour == "np" or arr.ndim > 1:
+            shape = arr.shape[1:]
+    elif isinstance(first, slice) and first.step in (None, 1):
+        rows = slice(*first.indices(n)[:2])
+        shape = (max(rows.stop - rows.start, 0),) + arr.shape[1:]
+    else:
+        return None
+    view = arr.detach()          # NOTE: waits for (or computes) a pending value first
+    view._data = view._data[rows].reshape(shape)
+    view._shape = tuple(shape)
+    return view
+
+
 def getitem(arr, key):
     """``arr[key]`` (see the module docstring for how each key kind is expressed as ops)."""
     if STATE.deferred:
         _check_hybrid(arr, key)
+    view = _leading_view(arr, _as_tuple(key))
+    if view is not None:
+        return view
     if _single_mask(arr, key):
         return _call("_contrib_boolean_mask", [arr, key], axis=0)
     entries = _as_tuple(key)

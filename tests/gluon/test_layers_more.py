@@ -112,8 +112,8 @@ def test_silu_syncbatchnorm_and_stubs():
     numpy.testing.assert_allclose(run(sync, mx.nd.array(x)), run(plain, mx.nd.array(x)))
     with pytest.raises(NotImplementedError, match="num_devices=2"):
         nn.SyncBatchNorm(num_devices=2)
-    with pytest.raises(NotImplementedError, match="DeformableConvolution"):
-        nn.DeformableConvolution(4, 3)
+    with pytest.raises(NotImplementedError, match="layout 'NHWC'"):
+        nn.DeformableConvolution(4, 3, layout="NHWC")
 
 
 def test_hybrid_concatenate_joins_branches_and_trains():

@@ -134,7 +134,9 @@ def _recorded_ops(fn):
 def test_keys_become_registered_ops():
     x = mx.np.array(_data())
     assert _recorded_ops(lambda: x[1, ::2, None]) == ["slice", "squeeze", "expand_dims"]
-    assert _recorded_ops(lambda: x[:, :]) == ["_copy"]
+    assert _recorded_ops(lambda: x[:, :]) == []              # a view (see the view tests)
+    with mx.autograd.record():
+        assert _recorded_ops(lambda: x[:, :]) == ["_copy"]   # recorded: an op for the tape
     assert _recorded_ops(lambda: x[x > 3]) == ["_contrib_boolean_mask"]
     assert _recorded_ops(lambda: x[[0, 1], 1]) == ["_index_get"]
     assert _recorded_ops(lambda: x.__setitem__((0, slice(1, 3)), 1.0)) == ["_slice_assign_scalar"]
@@ -308,3 +310,30 @@ def test_nd_getitem_against_mxnet():
         got = x[eval(key)].asnumpy()
         assert got.shape == expected[f"k{i}"].shape, key
         numpy.testing.assert_array_equal(got, expected[f"k{i}"])
+
+
+# -- views ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("flavour", ["nd", "np"])
+def test_leading_int_and_slice_keys_are_views_as_in_mxnet(flavour):
+    """``x[0][1] = 5`` writes into ``x`` (MXNet's basic indexing shares memory); the view shares
+    the engine var, so reads and writes through either stay ordered."""
+    ns = getattr(mx, flavour)
+    x = ns.zeros((3, 4))
+    x[0][1] = 5
+    x[1:3][0][:] = 7
+    assert x.asnumpy().tolist() == [[0, 5, 0, 0], [7, 7, 7, 7], [0, 0, 0, 0]]
+    row = x[-1]
+    x[:] = 9
+    assert (row.asnumpy() == 9).all() and row._var is x._var
+    assert mx.nd.arange(5)[2].shape == (1,) and mx.np.arange(5)[2].shape == ()
+    with pytest.raises(IndexError):
+        x[3]
+
+
+def test_recorded_indexing_is_an_op_and_gets_its_gradient():
+    x = mx.nd.ones((2, 3))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = (x[0] * 2).sum()
+    y.backward()
+    assert x.grad.asnumpy().tolist() == [[2, 2, 2], [0, 0, 0]]
