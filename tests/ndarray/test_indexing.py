@@ -312,7 +312,7 @@ def test_nd_getitem_against_mxnet():
         numpy.testing.assert_array_equal(got, expected[f"k{i}"])
 
 
-# -- views ------------------------------------------------------------------------------------------
+# -- views -----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("flavour", ["nd", "np"])
 def test_leading_int_and_slice_keys_are_views_as_in_mxnet(flavour):
     """``x[0][1] = 5`` writes into ``x`` (MXNet's basic indexing shares memory); the view shares
