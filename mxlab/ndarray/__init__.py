@@ -33,7 +33,10 @@ def load_frombuffer(buf):
 
 def array(source_array, ctx=None, dtype=None):
     """A new ``NDArray`` holding a copy of ``source_array`` (float32 unless ``dtype`` or a typed
-    source says)."""
+    source says); a sparse array or ``scipy.sparse`` matrix gives a sparse array."""
+    if getattr(source_array, "stype", "default") != "default" or \
+            type(source_array).__module__.startswith("scipy.sparse"):
+        return sparse.array(source_array, ctx=ctx, dtype=dtype)
     return _ndarray_mod.array(source_array, dtype=dtype, device=ctx, cls=NDArray)
 
 

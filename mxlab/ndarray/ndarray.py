@@ -22,6 +22,7 @@ py_slice = slice   # NOTE: MXNet's module keeps the builtin under this name; its
 
 DEFAULT_DTYPE = numpy.float32
 _namespaces = {}   # flavour -> namespace module (filled by mx.nd / mx.np at import)
+_hooks = {}        # "tostype": ndarray/sparse_array.to_stype (set when it is imported)
 
 
 def _ns(arr):
@@ -34,6 +35,7 @@ class NDArray:
     __slots__ = ("_data", "_var", "_device", "_ag", "_dc", "_grad", "_grad_req",
                  "_fresh_grad", "_shape", "_dtype", "__weakref__")
     _flavour = "nd"
+    _sparse = False    # NOTE: True on the sparse classes (ndarray/sparse_array.py)
     __array_priority__ = 1000.0
 
     def __init__(self, data=None, device=None, var=None):
@@ -198,14 +200,10 @@ class NDArray:
         return str(self)
 
     def tostype(self, stype):
-        """A copy with storage type ``stype``; only dense ('default') storage is built."""
+        """A copy with storage type ``stype`` ('default', 'csr' or 'row_sparse')."""
         if stype == "default":
             return self.copy()
-        if stype in ("row_sparse", "csr"):
-            raise NotImplementedError(f"tostype: storage type '{stype}' (sparse NDArrays) is not "
-                                      "built in mxlab; only 'default' (dense) storage exists")
-        raise MXNetValueError(f"tostype: unknown storage type {stype!r}; MXNet's are 'default', "
-                              "'row_sparse' and 'csr'")
+        return _hooks["tostype"](self, stype)
 
     def __float__(self):
         return float(self.asscalar())
