@@ -9,7 +9,7 @@ from .namespace import populate_namespace as _populate
 # NOTE: hand-written frontends (mx.nd and mx.np) register themselves when imported.
 from . import arith, creation, indexing, selection, shaping  # noqa: F401,E402
 from .ndarray import NDArray
-from .serialization import load_frombuffer as _load_frombuffer, save
+from .serialization import load_frombuffer as _load_frombuffer, save, to_array as _to_array
 from . import dlpack as _dlpack
 from ..engine import wait_all as waitall  # noqa: F401
 
@@ -27,7 +27,7 @@ def load(fname, ctx=None):
 def load_frombuffer(buf):
     """Like :func:`load` from the bytes of a file."""
     arrays, names, _ = _load_frombuffer(buf)
-    values = [None if a is None else array(a, dtype=a.dtype) for a in arrays]
+    values = [None if a is None else _to_array(a, None, NDArray) for a in arrays]
     return dict(zip(names, values)) if names else values
 
 

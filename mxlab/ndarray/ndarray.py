@@ -480,7 +480,10 @@ for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "clip", "
               "slice_axis", "slice", "exp", "log", "sqrt", "square", "abs", "sign", "relu",
               "sigmoid", "tanh", "softmax", "log_softmax", "zeros_like", "ones_like", "std",
               "var", "dot", "round", "floor", "ceil", "norm", "sort", "argsort", "topk",
-              "cumsum", "nonzero", "all", "any", "flip", "diag", "moveaxis"):
+              "cumsum", "nonzero", "all", "any", "flip", "diag", "moveaxis", "rint", "fix",
+              "trunc", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh",
+              "arcsinh", "arccosh", "arctanh", "degrees", "radians", "expm1", "log1p", "log2",
+              "log10", "rsqrt", "cbrt", "rcbrt", "reciprocal", "sort"):
     setattr(NDArray, _name, _delegate(_name))
 
 

@@ -47,6 +47,26 @@ class _Reader:
         return struct.unpack("<" + fmt, self.take(struct.calcsize("<" + fmt)))
 
 
+_STYPES = {0: ("default", 0), 1: ("row_sparse", 1), 2: ("csr", 2)}   # flag: (stype, num aux)
+
+
+class SparseRecord:
+    """A sparse array read from a file: storage type, shape and NumPy components (data first)."""
+
+    def __init__(self, stype, shape, components):
+        self.stype, self.shape, self.components = stype, shape, components
+        self.dtype = components[0].dtype
+
+
+def to_array(item, device, cls):
+    """An array of ``cls`` (sparse for a :class:`SparseRecord`) on ``device``."""
+    if isinstance(item, SparseRecord):
+        from .sparse_array import make_sparse
+        return make_sparse(item.stype, item.components, item.shape, device, item.dtype)
+    from .ndarray import array as make_array
+    return make_array(item, dtype=item.dtype, device=device, cls=cls)
+
+
 _MAX_NDIM = 32          # NOTE: numpy's limit is 32 (1.x) / 64 (2.x); MXNet never writes more
 _DEV_TYPES = (1, 2, 3, 5)  # cpu, gpu, cpu_pinned, cpu_shared
 
@@ -57,11 +77,14 @@ def _read_array(reader, i):
     if magic not in (_V1, _V2, _V3):
         raise MXNetValueError(f"{reader.source}: {where}: not an MXNet NDArray (bad magic "
                               f"{magic:#x})")
+    stype = 0
     if magic != _V1:
         (stype,) = reader.unpack("i")
-        if stype != 0:
-            raise MXNetValueError(f"{reader.source}: {where}: sparse storage type {stype} is not "
-                                  f"supported by mxlab")
+        if stype not in _STYPES:
+            raise MXNetValueError(f"{reader.source}: {where}: unknown storage type {stype} "
+                                  "(expected 0 dense, 1 row_sparse, 2 csr)")
+        if stype:
+            storage_shape = _read_shape(reader, where)
     (ndim,) = reader.unpack("i")
     if magic == _V3 and ndim == -1 or magic != _V3 and ndim == 0:
         return None   # NOTE: MXNet's "none" array (no shape, no data)
@@ -80,6 +103,37 @@ def _read_array(reader, i):
         raise MXNetValueError(f"{reader.source}: {where}: unsupported dtype flag {flag} (expected "
                               f"one of {sorted(DTYPE_FLAGS)})")
     dtype = numpy.dtype(DTYPE_FLAGS[flag])
+    if stype:
+        return _read_sparse(reader, where, stype, storage_shape, shape, dtype), magic
+    return _read_data(reader, where, shape, dtype), magic
+
+
+def _read_shape(reader, where):
+    (ndim,) = reader.unpack("i")
+    if not 0 <= ndim <= _MAX_NDIM:
+        raise MXNetValueError(f"{reader.source}: {where}: ndim {ndim} is invalid")
+    shape = reader.unpack(f"{ndim}q") if ndim > 0 else ()
+    if any(d < 0 for d in shape):
+        raise MXNetValueError(f"{reader.source}: {where}: negative dimension in shape {shape}")
+    return shape
+
+
+def _read_sparse(reader, where, stype, storage_shape, shape, dtype):
+    """MXNet's sparse record: aux (type, shape) pairs, the stored values, then each aux array."""
+    aux = []
+    for _ in range(_STYPES[stype][1]):
+        (flag,) = reader.unpack("i")
+        if flag not in DTYPE_FLAGS:
+            raise MXNetValueError(f"{reader.source}: {where}: bad aux dtype flag {flag}")
+        aux.append((_read_shape(reader, where), numpy.dtype(DTYPE_FLAGS[flag])))
+    data = _read_data(reader, where, storage_shape, dtype)
+    comps = [_read_data(reader, where, s, d) for s, d in aux]
+    if _STYPES[stype][0] == "csr":
+        comps = comps[1:] + comps[:1]     # NOTE: MXNet stores (indptr, indices); ours: indices first
+    return SparseRecord(_STYPES[stype][0], tuple(shape), (data, *comps))
+
+
+def _read_data(reader, where, shape, dtype):
     count = 1
     for d in shape:   # NOTE: Python ints: a product of hostile dims must not wrap around
         count *= d
@@ -88,8 +142,7 @@ def _read_array(reader, i):
         raise MXNetValueError(f"{reader.source}: {where}: shape {shape} of {dtype.name} needs "
                               f"{nbytes} bytes, but only {len(reader.view) - reader.pos} remain "
                               f"(truncated file or corrupt shape)")
-    data = numpy.frombuffer(reader.take(nbytes), dtype=dtype).reshape(shape).copy()
-    return data, magic
+    return numpy.frombuffer(reader.take(nbytes), dtype=dtype).reshape(shape).copy()
 
 
 def _read_name(reader, i):
@@ -138,8 +191,29 @@ def _write_array(out, host, np_semantics):
     out.write(host.tobytes())
 
 
+def _write_sparse(out, array):
+    """MXNet's V2 sparse record (``NDArray::Save``): the values' storage shape, the shape, the
+    device, the dtype, each aux array's (dtype, shape), the values, then the aux arrays."""
+    comps = [numpy.ascontiguousarray(c) for c in array._components()]
+    data, aux = comps[0], comps[1:]
+    if array.stype == "csr":
+        aux = aux[1:] + aux[:1]    # NOTE: MXNet's aux order: indptr, indices
+    out.write(struct.pack("<Iii", _V2, 1 if array.stype == "row_sparse" else 2, data.ndim))
+    out.write(struct.pack(f"<{data.ndim}q", *data.shape))
+    out.write(struct.pack("<i", len(array.shape)))
+    out.write(struct.pack(f"<{len(array.shape)}q", *array.shape))
+    out.write(struct.pack("<iii", 1, 0, _FLAG_OF[data.dtype.name]))
+    for a in aux:
+        out.write(struct.pack("<ii", _FLAG_OF[a.dtype.name], a.ndim))
+        out.write(struct.pack(f"<{a.ndim}q", *a.shape))
+    for a in [data] + aux:
+        out.write(a.tobytes())
+
+
 def _to_host(array):
     from .ndarray import NDArray
+    if getattr(array, "_sparse", False):
+        return array
     if isinstance(array, NDArray):
         return array.asnumpy()
     if isinstance(array, numpy.ndarray):
@@ -168,7 +242,11 @@ def save(fname, data, np_semantics=None):
     out = io.BytesIO()
     out.write(struct.pack("<QQQ", _LIST_MAGIC, 0, len(arrays)))
     for array in arrays:
-        _write_array(out, _to_host(array), np_semantics)
+        host = _to_host(array)
+        if isinstance(host, NDArray):
+            _write_sparse(out, host)
+        else:
+            _write_array(out, host, np_semantics)
     out.write(struct.pack("<Q", len(names)))
     for name in names:
         encoded = name.encode("utf-8")
@@ -209,7 +287,5 @@ def load(fname, device=None, cls=None):
         arrays, names, np_semantics = load_frombuffer(content, os.fspath(fname))
     cls = cls or (ndarray if np_semantics else NDArray)
     device = Device(device) if device is not None else current_device()
-    from .ndarray import array as make_array
-    values = [None if a is None else make_array(a, dtype=a.dtype, device=device, cls=cls)
-              for a in arrays]
+    values = [None if a is None else to_array(a, device, cls) for a in arrays]
     return dict(zip(names, values)) if names else values

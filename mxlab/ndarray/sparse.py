@@ -26,7 +26,7 @@ from ..ops import sparse_kernels as _K
 from .ndarray import DEFAULT_DTYPE, NDArray
 from .sparse_array import (STORAGE_AUX_TYPES, BaseSparseNDArray, CSRNDArray,  # noqa: F401
                            RowSparseNDArray, empty_components, make_sparse, to_stype)
-from . import sparse_ops as _ops
+from . import contrib as _contrib, sparse_ops as _ops
 from .sparse_ops import (add, subtract, multiply, divide, dot, retain, cast_storage,  # noqa
                          elemwise_add, elemwise_sub, elemwise_mul, add_n, square_sum, where,
                          zeros_like, slice)
@@ -221,3 +221,4 @@ def __getattr__(name):
 
 
 _ops.install()
+_contrib.getnnz = _ops.getnnz

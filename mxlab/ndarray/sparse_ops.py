@@ -350,3 +350,19 @@ def install():
         else _nd("negative")(x)
     SPARSE_FUNCS["abs"] = lambda x: getattr(nd, "abs")(x)
     SPARSE_FUNCS["retain"] = retain
+
+
+def getnnz(data=None, axis=None, out=None):
+    """Stored values of a csr matrix: in all (``axis=None``) or per row (``axis=1``)."""
+    if getattr(data, "stype", None) != "csr":
+        raise MXNetValueError("getnnz: data must be a csr array")
+    _, indices, indptr = data._components()
+    if axis is None:
+        result = numpy.array([len(indices)], dtype=numpy.int64)
+    elif axis in (1, -1):
+        result = numpy.diff(indptr).astype(numpy.int64)
+    elif axis == 0:
+        result = numpy.bincount(indices, minlength=data.shape[1]).astype(numpy.int64)
+    else:
+        raise MXNetValueError(f"getnnz: axis must be None, 0 or 1, got {axis}")
+    return _finish(NDArray._wrap(result, data.context), out)

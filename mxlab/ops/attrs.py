@@ -74,6 +74,8 @@ def _parse_shape(value):
         return None
     if isinstance(value, (int, numpy.integer)):
         return (int(value),)
+    if isinstance(value, numpy.ndarray) and value.ndim == 1:   # NOTE: MXNet takes these too
+        value = value.tolist()
     if isinstance(value, (tuple, list)):
         return tuple(None if v is None else _as_int(v) for v in value)
     raise TypeError
