@@ -35,3 +35,4 @@ __all__ = list(_CORE + _HAND_WRITTEN) + ["np", "npx", "random", "contrib", "imag
 from . import random  # noqa: E402,F401
 from . import contrib  # noqa: E402,F401
 from . import image  # noqa: E402,F401
+from . import sparse  # noqa: E402,F401
