@@ -296,7 +296,10 @@ class NDArray:
     def attach_grad(self, grad_req="write", stype=None):
         """Allocate a zero gradient buffer and mark this array as an autograd variable."""
         from .. import autograd
-        autograd.mark_variables([self], [_ns(self).zeros_like(self)], grad_reqs=grad_req)
+        grad = _ns(self).zeros_like(self)
+        if stype is not None and stype != grad.stype:   # NOTE: MXNet's default: self's stype
+            grad = _hooks["tostype"](grad, stype)
+        autograd.mark_variables([self], [grad], grad_reqs=grad_req)
 
     def drop_grad(self):
         """Free the gradient buffer ``attach_grad`` gave this array (MXNet 2)."""
