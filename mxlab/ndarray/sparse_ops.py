@@ -366,3 +366,12 @@ def getnnz(data=None, axis=None, out=None):
     else:
         raise MXNetValueError(f"getnnz: axis must be None, 0 or 1, got {axis}")
     return _finish(NDArray._wrap(result, data.context), out)
+
+
+def quadratic(data=None, a=0.0, b=0.0, c=0.0, out=None, **kwargs):
+    """``a x² + b x + c``: with ``c == 0`` a sparse input keeps its storage type (MXNet's)."""
+    dense = _ORIG["quadratic"]
+    if not _sparse(data) or c != 0 or STATE.recording:
+        return dense(data, a=a, b=b, c=c, out=out, **kwargs)
+    values = NDArray._wrap(data._components()[0], data.context)
+    return _finish(_with_data(data, dense(values, a=a, b=b, c=c).asnumpy()), out)
