@@ -126,7 +126,12 @@ def _read_sparse(reader, where, stype, storage_shape, shape, dtype):
         if flag not in DTYPE_FLAGS:
             raise MXNetValueError(f"{reader.source}: {where}: bad aux dtype flag {flag}")
         aux.append((_read_shape(reader, where), numpy.dtype(DTYPE_FLAGS[flag])))
-    data = _read_data(reader, where, storage_shape, dtype)
+    # NOTE: MXNet writes the values' blob (its rows: the aux arrays' length) but a storage
+    #   shape that can be stale (a row_sparse array from tostype saves (0, n) with 2 rows)
+    stored = aux[0][0][0] if _STYPES[stype][0] == "row_sparse" else aux[1][0][0]
+    values_shape = (stored,) + tuple(storage_shape[1:] if _STYPES[stype][0] == "row_sparse"
+                                     else ())
+    data = _read_data(reader, where, values_shape, dtype)
     comps = [_read_data(reader, where, s, d) for s, d in aux]
     if _STYPES[stype][0] == "csr":
         comps = comps[1:] + comps[:1]     # NOTE: MXNet stores (indptr, indices); ours: indices first

@@ -300,6 +300,29 @@ def _take(a, indices, *args, out=None, **kwargs):
     return _finish(result, out)
 
 
+def _lazy_update(name):
+    """MXNet's ``lazy_update`` of a fused update op with a row_sparse gradient: only the rows the
+    gradient stores (of the weight and of each state) are updated, by the dense op on them."""
+    def fn(weight, grad, *states, out=None, **kwargs):
+        dense = _ORIG[name]
+        if STATE.recording or getattr(grad, "stype", None) != "row_sparse" or \
+                not kwargs.get("lazy_update", True) or _sparse(weight) or \
+                any(_sparse(s) for s in states):
+            return dense(weight, grad, *states, out=out, **kwargs)
+        values, rows = grad._components()
+        subs = [NDArray._wrap(numpy.ascontiguousarray(a.asnumpy()[rows]), a.context)
+                for a in (weight,) + states]
+        dense(subs[0], NDArray._wrap(values.copy(), grad.context), *subs[1:], out=subs[0],
+              **kwargs)
+        for target, part in zip([out if out is not None else weight, *states], subs):
+            host = target.asnumpy()
+            host[rows] = part.asnumpy()
+            target[:] = NDArray._wrap(host, target.context)
+        return out if out is not None else weight
+    fn.__name__ = name
+    return fn
+
+
 _REPLACE = {"dot": dot, "elemwise_add": elemwise_add, "elemwise_sub": elemwise_sub,
             "elemwise_mul": elemwise_mul, "add_n": add_n, "ElementWiseSum": add_n,
             "cast_storage": cast_storage, "zeros_like": zeros_like, "slice": slice,
@@ -332,6 +355,7 @@ def install():
         return
     names = dict(_REPLACE)
     names.update({n: _unary(n) for n in UNARY_KEEP})
+    names.update({n: _lazy_update(n) for n in ("sgd_update", "sgd_mom_update")})
     for name, impl in names.items():
         original = getattr(nd, name, None)
         if original is None:
