@@ -21,7 +21,7 @@ import sys
 
 import numpy as np
 
-from .base import MXNetNotImplementedError, MXNetTypeError, MXNetValueError
+from .base import MXNetTypeError, MXNetValueError
 from .device import Device, current_device, num_gpus
 from .ndarray.ndarray import NDArray
 from .ndarray.ndarray import array as _new_array

@@ -134,7 +134,7 @@ def _read_sparse(reader, where, stype, storage_shape, shape, dtype):
     data = _read_data(reader, where, values_shape, dtype)
     comps = [_read_data(reader, where, s, d) for s, d in aux]
     if _STYPES[stype][0] == "csr":
-        comps = comps[1:] + comps[:1]     # NOTE: MXNet stores (indptr, indices); ours: indices first
+        comps = comps[1:] + comps[:1]   # NOTE: MXNet stores (indptr, indices); ours: indices 1st
     return SparseRecord(_STYPES[stype][0], tuple(shape), (data, *comps))
 
 

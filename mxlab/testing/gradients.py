@@ -14,7 +14,7 @@ import inspect
 import numpy as np
 
 from .. import autograd
-from ..base import MXNetNotImplementedError, MXNetTypeError, MXNetValueError
+from ..base import MXNetTypeError, MXNetValueError
 from ..ndarray.ndarray import NDArray, ndarray
 from ..ndarray.ndarray import array as _new_array
 from ..test_utils import (_FLOATS, _NUMERIC_EPS, _as_numpy, assert_almost_equal,

@@ -7,7 +7,6 @@ import sys
 import numpy
 import pytest
 
-import mxlab as mx
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent.parent / "oracle"))
 from mxnet_oracle import requires_mxnet, run_mxlab, run_mxnet  # noqa: E402
