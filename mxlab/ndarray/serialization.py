@@ -275,8 +275,53 @@ def _load_numpy_file(fname):
     if isinstance(loaded, numpy.ndarray):
         return [loaded], [], True
     with loaded:
-        names = list(loaded.files)
-        return [loaded[name] for name in names], names, True
+        groups = {}
+        for entry in loaded.files:   # NOTE: sparse arrays are folders: name/data, name/indices..
+            folder, _, part = entry.rpartition("/")
+            groups.setdefault(folder, {})[part] = entry
+        names, arrays = [], []
+        for folder, parts in groups.items():
+            record = _sparse_npz(loaded, parts)
+            if record is not None:
+                names.append(folder)
+                arrays.append(record)
+            else:
+                names += list(parts.values())
+                arrays += [loaded[e] for e in parts.values()]
+        return arrays, names, True
+
+
+_NPZ_PARTS = {"csr": {"data", "indices", "indptr", "format", "shape"},
+              "row_sparse": {"data", "indices", "format", "shape"}}
+
+
+def _sparse_npz(loaded, parts):
+    """A :class:`SparseRecord` of one scipy / MXNet 2 sparse ``.npz`` folder, else None."""
+    if "format" not in parts:
+        return None
+    stype = bytes(numpy.asarray(loaded[parts["format"]]).tobytes()).rstrip(b"\0").decode(
+        "ascii", "replace").replace("\0", "")
+    if stype not in _NPZ_PARTS or set(parts) != _NPZ_PARTS[stype]:
+        return None
+    shape = tuple(int(d) for d in loaded[parts["shape"]])
+    comps = [loaded[parts["data"]], loaded[parts["indices"]].astype("int64")]
+    if stype == "csr":
+        comps.append(loaded[parts["indptr"]].astype("int64"))
+    return SparseRecord(stype, shape, tuple(comps))
+
+
+def npz_entries(name, array):
+    """The ``.npz`` entries of one array: itself, or a sparse array's folder (MXNet 2's and scipy's
+    layout: ``name/data``, ``name/indices``[, ``name/indptr``], ``name/shape``, ``name/format``)."""
+    if not getattr(array, "_sparse", False):
+        return {name: array.asnumpy()}
+    comps = array._components()
+    entries = {f"{name}/data": numpy.array(comps[0]), f"{name}/indices": numpy.array(comps[1]),
+               f"{name}/shape": numpy.array(array.shape, dtype="int64"),
+               f"{name}/format": numpy.array(array.stype.encode("ascii"))}
+    if array.stype == "csr":
+        entries[f"{name}/indptr"] = numpy.array(comps[2])
+    return entries
 
 
 def load(fname, device=None, cls=None):

@@ -213,3 +213,17 @@ def test_rand_sparse_generators():
     assert len(csr.data) == 320
     rsp = create_sparse_array((5, 2), "row_sparse", rsp_indices=[3, 1])
     assert rsp.indices.asnumpy().tolist() == [1, 3]
+
+
+def test_npz_sparse_folders_scipy_and_savez(tmp_path):
+    matrix = spsp.random(5, 7, density=0.4, format="csr", random_state=1)
+    spsp.save_npz(tmp_path / "scipy.npz", matrix)
+    loaded = mx.nd.load(str(tmp_path / "scipy.npz"))[""]
+    assert loaded.stype == "csr" and (loaded.asscipy() != matrix).nnz == 0
+    rsp = mx.nd.array(_dense((4, 3))).tostype("row_sparse")
+    mx.npx.savez(str(tmp_path / "ours.npz"), loaded, r=rsp, d=mx.nd.ones(2))
+    back = mx.nd.load(str(tmp_path / "ours.npz"))
+    assert {k: v.stype for k, v in back.items()} == {"arr_0": "csr", "r": "row_sparse",
+                                                     "d": "default"}
+    numpy.testing.assert_array_equal(back["r"].asnumpy(), rsp.asnumpy())
+    assert spsp.load_npz(tmp_path / "scipy.npz").shape == (5, 7)
