@@ -186,7 +186,11 @@ def _invoke_general(op, inputs, attrs, out, cls, device, state):
     def kernel():
         datas = [inputs[0]._data] if single else [x._data for x in inputs]
         if out is not None:
-            run_kernel(op, xp, datas, attrs, [o._data for o in outputs], None, ctx)
+            buffers = [o._data for o in outputs]
+            run_kernel(op, xp, datas, attrs, buffers, None, ctx)
+            for o, buffer in zip(outputs, buffers):
+                if o._sparse:   # NOTE: a sparse out= got a dense buffer: store it compressed
+                    o._data = buffer
             return
         try:   # NOTE: call_translated inlined: this is the per-op hot path.
             results = op.compute(xp, datas, attrs) if ctx is None else \

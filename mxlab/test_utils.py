@@ -21,7 +21,7 @@ import sys
 
 import numpy as np
 
-from .base import MXNetNotImplementedError, MXNetTypeError, MXNetValueError
+from .base import MXNetTypeError, MXNetValueError
 from .device import Device, current_device, num_gpus
 from .ndarray.ndarray import NDArray
 from .ndarray.ndarray import array as _new_array
@@ -335,7 +335,8 @@ def random_sample(population, k):
 
 def rand_ndarray(shape, stype="default", density=None, dtype=None, modifier_func=None,
                  shuffle_csr_indices=False, distribution=None, ctx=None):
-    """A standard-normal ``mx.nd.NDArray`` of ``shape`` (dense only: mxlab has no sparse storage).
+    """A standard-normal ``mx.nd.NDArray`` of ``shape``; a random sparse array for ``stype``
+    'csr' / 'row_sparse' (see :func:`rand_sparse_ndarray`).
 
     Examples
     --------
@@ -343,8 +344,12 @@ def rand_ndarray(shape, stype="default", density=None, dtype=None, modifier_func
     (2, 3)
     """
     if stype != "default":
-        raise MXNetNotImplementedError(f"rand_ndarray: storage type {stype!r} is not supported; "
-                                       "mxlab arrays are dense (stype='default')")
+        from .testing.sparse_data import rand_sparse_ndarray
+        arr, _ = rand_sparse_ndarray(shape, stype, density=density, dtype=dtype,
+                                     modifier_func=modifier_func,
+                                     shuffle_csr_indices=shuffle_csr_indices,
+                                     distribution=distribution, ctx=ctx)
+        return arr
     return _new_array(random_arrays(shape), dtype=dtype or default_dtype(),
                       device=ctx or default_context(), cls=NDArray)
 

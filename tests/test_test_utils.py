@@ -112,8 +112,8 @@ def test_rand_ndarray_is_a_dense_float32_ndarray():
     arr = tu.rand_ndarray((3, 4))
     assert type(arr) is mx.nd.NDArray and arr.shape == (3, 4) and arr.dtype == numpy.float32
     assert tu.rand_ndarray((2,), dtype=numpy.float64).dtype == numpy.float64
-    with pytest.raises(MXNetNotImplementedError, match="'csr' is not supported"):
-        tu.rand_ndarray((3, 4), stype="csr")
+    csr = tu.rand_ndarray((3, 4), stype="csr", density=0.5)
+    assert csr.stype == "csr" and len(csr.data) == 6
 
 
 def test_rand_shapes_respect_bounds():

@@ -358,11 +358,14 @@ class BoundSegment:
         slots = self.slots
         for eid, arr in zip(self.ext_reads, reads):
             slots[eid] = arr._data
+        sparse = None
         for (eid, shape, dtype), arr in zip(self.ext_writes, writes):
             data = arr._data
             if data is None:
                 data = arr._data = self.xp.empty(shape, dtype=dtype)
             slots[eid] = data
+            if arr._sparse:   # NOTE: a dense copy of a sparse array: stored back after the run
+                sparse = (sparse or []) + [(eid, arr)]
         if self.times is not None or ctx is not None:
             self._run_each(ctx)
         else:
@@ -374,6 +377,9 @@ class BoundSegment:
                 self._raise_for(kernel, exc)
         if self.fresh:
             for eid, arr in zip(self.fresh, writes[len(self.ext_writes):]):
+                arr._data = slots[eid]
+        if sparse:
+            for eid, arr in sparse:
                 arr._data = slots[eid]
 
     def _run_each(self, ctx):

@@ -201,7 +201,12 @@ class Parameter:
         if self._grad_req == "null":
             self._grad = None
             return
-        self._grad = {d: _array_module().zeros(a.shape, dtype=a.dtype, device=d)
+        module = _array_module()
+        # NOTE: a sparse grad_stype (Embedding(sparse_grad=True)) gets sparse buffers in the
+        #   legacy nd mode; mx.np arrays are dense
+        stype = {} if self._grad_stype == "default" or module.__name__.endswith("numpy") else \
+            {"stype": self._grad_stype}
+        self._grad = {d: module.zeros(a.shape, dtype=a.dtype, device=d, **stype)
                       for d, a in self._data.items()}
         for device, arr in self._data.items():
             autograd.mark_variables([arr], [self._grad[device]], self._grad_req)

@@ -26,6 +26,7 @@ from ..base import (
     MXNetValueError,
 )
 from ..device import cpu
+from ..ndarray import sparse
 from ..optimizer import get_updater
 from .base import KVStoreBase, key_value_pairs
 
@@ -88,6 +89,8 @@ class KVStore(KVStoreBase):
         if out is None:
             raise MXNetValueError("kvstore.pull: out is required (the arrays to pull into)")
         for k, targets in key_value_pairs(key, out, "out"):
+            if ignore_sparse:   # NOTE: MXNet's rule: pull skips sparse outs unless told not to
+                targets = [t for t in targets if t.stype == "default"]
             self._pull_one(k, targets)
 
     def pushpull(self, key, value, out=None, priority=0):
@@ -105,8 +108,32 @@ class KVStore(KVStoreBase):
         self.pull(key, out=out)
 
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
-        raise MXNetNotImplementedError("kvstore.row_sparse_pull: mxlab has no row_sparse "
-                                       "storage; pull the dense value with kv.pull")
+        """Copy into each ``out`` only the rows ``row_ids`` of the stored value (the others are
+        zero; ``out`` row_sparse). ``row_ids`` follows ``out``: one array per out array."""
+        if out is None or row_ids is None:
+            raise MXNetValueError("kvstore.row_sparse_pull: out and row_ids are required")
+        pairs = key_value_pairs(key, out, "out")
+        ids = [row_ids] if len(pairs) == 1 else list(row_ids)
+        if len(ids) != len(pairs):
+            raise MXNetValueError(f"kvstore.row_sparse_pull: {len(ids)} row_ids for "
+                                  f"{len(pairs)} keys")
+        for (k, targets), key_ids in zip(pairs, ids):
+            key_ids = list(key_ids) if isinstance(key_ids, (list, tuple)) else [key_ids]
+            if len(key_ids) == 1 and len(targets) > 1:
+                key_ids = key_ids * len(targets)
+            if len(key_ids) != len(targets):
+                raise MXNetValueError(f"kvstore.row_sparse_pull: key {k}: {len(key_ids)} "
+                                      f"row_ids for {len(targets)} out arrays")
+            stored = self._stored(k)
+            for target, rows in zip(targets, key_ids):
+                if target.stype != "row_sparse":
+                    raise MXNetValueError(f"kvstore.row_sparse_pull: key {k}: out must be "
+                                          f"row_sparse, got storage type {target.stype!r}")
+                _check_shape(k, stored, target, "row_sparse_pull")
+                retained = sparse.retain(sparse.cast_storage(stored, "row_sparse")
+                                         if stored.stype != "row_sparse" else stored,
+                                         indices=rows.reshape((-1,)))
+                retained.as_in_context(target.context).copyto(target)
 
     def set_gradient_compression(self, compression_params):
         raise MXNetNotImplementedError(f"gradient compression ({compression_params!r}) is not "

@@ -9,7 +9,7 @@ from .namespace import populate_namespace as _populate
 # NOTE: hand-written frontends (mx.nd and mx.np) register themselves when imported.
 from . import arith, creation, indexing, selection, shaping  # noqa: F401,E402
 from .ndarray import NDArray
-from .serialization import load_frombuffer as _load_frombuffer, save
+from .serialization import load_frombuffer as _load_frombuffer, save, to_array as _to_array
 from . import dlpack as _dlpack
 from ..engine import wait_all as waitall  # noqa: F401
 
@@ -27,14 +27,18 @@ def load(fname, ctx=None):
 def load_frombuffer(buf):
     """Like :func:`load` from the bytes of a file."""
     arrays, names, _ = _load_frombuffer(buf)
-    values = [None if a is None else array(a, dtype=a.dtype) for a in arrays]
+    values = [None if a is None else _to_array(a, None, NDArray) for a in arrays]
     return dict(zip(names, values)) if names else values
 
 
 def array(source_array, ctx=None, dtype=None):
     """A new ``NDArray`` holding a copy of ``source_array``: float32 unless ``dtype`` says, or the
     source is an ``NDArray`` (its dtype). A NumPy integer array becomes float32 too, as in MXNet
-    1.x and 2.0 (``mx.np.array`` keeps NumPy's dtype)."""
+    1.x and 2.0 (``mx.np.array`` keeps NumPy's dtype); a sparse array or ``scipy.sparse`` matrix
+    gives a sparse array."""
+    if getattr(source_array, "stype", "default") != "default" or \
+            type(source_array).__module__.startswith("scipy.sparse"):
+        return sparse.array(source_array, ctx=ctx, dtype=dtype)
     if dtype is None and not isinstance(source_array, NDArray):
         dtype = "float32"
     return _ndarray_mod.array(source_array, dtype=dtype, device=ctx, cls=NDArray)

@@ -5,7 +5,9 @@ The ops are in :mod:`mxlab.ops.creation`.
 """
 import inspect
 
-from ..base import MXNetNotImplementedError, MXNetValueError
+import numpy
+
+from ..base import MXNetValueError
 from ..imperative import invoke
 from ..ops.registry import get_op
 from .namespace import invoke_op, register_frontend
@@ -28,13 +30,9 @@ def _shown(op_name):
 
 
 def _check_stype(op_name, stype):
-    """MXNet's ``stype=``: 'default' (dense) is what mxlab builds; sparse storage is not."""
-    if stype is None or stype == "default":
+    """MXNet's ``stype=``: 'default', 'row_sparse' or 'csr'."""
+    if stype is None or stype == "default" or stype in ("row_sparse", "csr"):
         return
-    if stype in ("row_sparse", "csr"):
-        raise MXNetNotImplementedError(f"{_shown(op_name)}: storage type {stype!r} (sparse "
-                                       "NDArrays) is not built in mxlab; only 'default' (dense) "
-                                       "storage exists")
     raise MXNetValueError(f"{_shown(op_name)}: unknown storage type {stype!r}; MXNet's are "
                           "'default', 'row_sparse' and 'csr'")
 
@@ -52,7 +50,8 @@ def _creator(op_name, cls, params):
         kwargs.update(zip(params, args))
         device = kwargs.pop("device", None) or kwargs.pop("ctx", None)
         kwargs.pop("ctx", None)
-        _check_stype(op_name, kwargs.pop("stype", None))
+        stype = kwargs.pop("stype", None)
+        _check_stype(op_name, stype)
         attrs = {_RENAMES.get(k, k): v for k, v in kwargs.items()}
         if (
             attrs.get("value") is not None
@@ -60,7 +59,10 @@ def _creator(op_name, cls, params):
             and isinstance(attrs["value"], bool)
         ):
             attrs["dtype"] = "bool"
-        result = create(op_name, cls, device, **attrs)
+        if stype in ("row_sparse", "csr"):
+            result = _sparse_creation(op_name, stype, device, attrs)
+        else:
+            result = create(op_name, cls, device, **attrs)
         return result if out is None else result.copyto(out)
 
     frontend.__name__ = op_name.lstrip("_")
@@ -73,6 +75,25 @@ def _creator(op_name, cls, params):
         + [inspect.Parameter(p, positional, default=None) for p in params[1:]]
         + [inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)])
     return frontend
+
+
+def _sparse_creation(op_name, stype, device, attrs):
+    """``zeros``/``empty`` of a sparse storage type store nothing; other creators make the dense
+    array and cast it."""
+    from .sparse_array import empty_components, make_sparse, to_stype
+    if op_name in ("_npi_zeros", "_empty"):
+        shape = attrs["shape"]
+        shape = (int(shape),) if isinstance(shape, int) else tuple(int(s) for s in shape)
+        if stype == "csr" and len(shape) != 2:
+            raise MXNetValueError(f"{_shown(op_name)}: csr storage needs a 2-d shape, got {shape}")
+        dtype = numpy.dtype(attrs.get("dtype") or "float32")
+        return make_sparse(stype, empty_components(stype, shape, dtype), shape, device, dtype)
+    return to_stype(create(op_name, NDArray, device, **attrs), stype)
+
+
+def dense_zeros(shape, ctx=None, dtype=None, **kwargs):
+    """``mx.nd.zeros`` (dense)."""
+    return create("_npi_zeros", NDArray, ctx, shape=shape, dtype=dtype, **kwargs)
 
 
 _CREATORS = {

@@ -22,6 +22,7 @@ py_slice = slice   # NOTE: MXNet's module keeps the builtin under this name; its
 
 DEFAULT_DTYPE = numpy.float32
 _namespaces = {}   # flavour -> namespace module (filled by mx.nd / mx.np at import)
+_hooks = {}        # "tostype": ndarray/sparse_array.to_stype (set when it is imported)
 
 
 def _ns(arr):
@@ -34,6 +35,7 @@ class NDArray:
     __slots__ = ("_data", "_var", "_device", "_ag", "_dc", "_grad", "_grad_req",
                  "_fresh_grad", "_shape", "_dtype", "__weakref__")
     _flavour = "nd"
+    _sparse = False    # NOTE: True on the sparse classes (ndarray/sparse_array.py)
     __array_priority__ = 1000.0
 
     def __init__(self, data=None, device=None, var=None):
@@ -198,14 +200,10 @@ class NDArray:
         return str(self)
 
     def tostype(self, stype):
-        """A copy with storage type ``stype``; only dense ('default') storage is built."""
+        """A copy with storage type ``stype`` ('default', 'csr' or 'row_sparse')."""
         if stype == "default":
             return self.copy()
-        if stype in ("row_sparse", "csr"):
-            raise NotImplementedError(f"tostype: storage type '{stype}' (sparse NDArrays) is not "
-                                      "built in mxlab; only 'default' (dense) storage exists")
-        raise MXNetValueError(f"tostype: unknown storage type {stype!r}; MXNet's are 'default', "
-                              "'row_sparse' and 'csr'")
+        return _hooks["tostype"](self, stype)
 
     def __float__(self):
         return float(self.asscalar())
@@ -298,7 +296,10 @@ class NDArray:
     def attach_grad(self, grad_req="write", stype=None):
         """Allocate a zero gradient buffer and mark this array as an autograd variable."""
         from .. import autograd
-        autograd.mark_variables([self], [_ns(self).zeros_like(self)], grad_reqs=grad_req)
+        grad = _ns(self).zeros_like(self)
+        if stype is not None and stype != grad.stype:   # NOTE: MXNet's default: self's stype
+            grad = _hooks["tostype"](grad, stype)
+        autograd.mark_variables([self], [grad], grad_reqs=grad_req)
 
     def drop_grad(self):
         """Free the gradient buffer ``attach_grad`` gave this array (MXNet 2)."""
@@ -486,7 +487,10 @@ for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "clip", "
               "slice_axis", "slice", "exp", "log", "sqrt", "square", "abs", "sign", "relu",
               "sigmoid", "tanh", "softmax", "log_softmax", "zeros_like", "ones_like", "std",
               "var", "dot", "round", "floor", "ceil", "norm", "sort", "argsort", "topk",
-              "cumsum", "nonzero", "flip", "diag", "moveaxis"):
+              "cumsum", "nonzero", "flip", "diag", "moveaxis", "rint", "fix",
+              "trunc", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh",
+              "arcsinh", "arccosh", "arctanh", "degrees", "radians", "expm1", "log1p", "log2",
+              "log10", "rsqrt", "cbrt", "rcbrt", "reciprocal", "sort"):
     setattr(NDArray, _name, _delegate(_name))
 
 

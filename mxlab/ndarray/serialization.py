@@ -48,6 +48,26 @@ class _Reader:
         return struct.unpack("<" + fmt, self.take(struct.calcsize("<" + fmt)))
 
 
+_STYPES = {0: ("default", 0), 1: ("row_sparse", 1), 2: ("csr", 2)}   # flag: (stype, num aux)
+
+
+class SparseRecord:
+    """A sparse array read from a file: storage type, shape and NumPy components (data first)."""
+
+    def __init__(self, stype, shape, components):
+        self.stype, self.shape, self.components = stype, shape, components
+        self.dtype = components[0].dtype
+
+
+def to_array(item, device, cls):
+    """An array of ``cls`` (sparse for a :class:`SparseRecord`) on ``device``."""
+    if isinstance(item, SparseRecord):
+        from .sparse_array import make_sparse
+        return make_sparse(item.stype, item.components, item.shape, device, item.dtype)
+    from .ndarray import array as make_array
+    return make_array(item, dtype=item.dtype, device=device, cls=cls)
+
+
 _MAX_NDIM = 32          # NOTE: numpy's limit is 32 (1.x) / 64 (2.x); MXNet never writes more
 _DEV_TYPES = (1, 2, 3, 5)  # cpu, gpu, cpu_pinned, cpu_shared
 
@@ -58,15 +78,18 @@ def _read_array(reader, i):
     if magic <= _MAX_NDIM:
         # NOTE: MXNet's oldest files (before V1) have no magic: it is the ndim, uint32 dims follow
         shape = reader.unpack(f"{magic}I") if magic else ()
-        return (_read_data(reader, where, shape), _V1) if magic else None
+        return (_read_dense(reader, where, shape), _V1) if magic else None
     if magic not in (_V1, _V2, _V3):
         raise MXNetValueError(f"{reader.source}: {where}: not an MXNet NDArray (bad magic "
                               f"{magic:#x})")
+    stype, storage_shape = 0, None
     if magic != _V1:
         (stype,) = reader.unpack("i")
-        if stype != 0:
-            raise MXNetValueError(f"{reader.source}: {where}: sparse storage type {stype} is not "
-                                  f"supported by mxlab")
+        if stype not in _STYPES:
+            raise MXNetValueError(f"{reader.source}: {where}: unknown storage type {stype} "
+                                  "(expected 0 dense, 1 row_sparse, 2 csr)")
+        if stype:
+            storage_shape = _read_shape(reader, where)
     (ndim,) = reader.unpack("i")
     if magic == _V3 and ndim == -1 or magic != _V3 and ndim == 0:
         return None   # NOTE: MXNet's "none" array (no shape, no data)
@@ -76,11 +99,14 @@ def _read_array(reader, i):
     shape = reader.unpack(f"{ndim}q") if ndim > 0 else ()
     if any(d < 0 for d in shape):
         raise MXNetValueError(f"{reader.source}: {where}: negative dimension in shape {shape}")
-    return _read_data(reader, where, shape), magic
+    if stype:
+        dtype = _read_device_and_dtype(reader, where)
+        return _read_sparse(reader, where, stype, storage_shape, shape, dtype), magic
+    return _read_dense(reader, where, shape), magic
 
 
-def _read_data(reader, where, shape):
-    """The device, dtype flag and data of an array of ``shape`` (a host copy)."""
+def _read_device_and_dtype(reader, where):
+    """The record's device (validated, then ignored: loaded on the host) and dtype."""
     dev_type, dev_id = reader.unpack("ii")
     if dev_type not in _DEV_TYPES or dev_id < 0:
         raise MXNetValueError(f"{reader.source}: {where}: invalid device (dev_type {dev_type}, "
@@ -89,7 +115,45 @@ def _read_data(reader, where, shape):
     if flag not in DTYPE_FLAGS:
         raise MXNetValueError(f"{reader.source}: {where}: unsupported dtype flag {flag} (expected "
                               f"one of {sorted(DTYPE_FLAGS)})")
-    dtype = numpy.dtype(DTYPE_FLAGS[flag])
+    return numpy.dtype(DTYPE_FLAGS[flag])
+
+
+def _read_dense(reader, where, shape):
+    """The device, dtype flag and data of a dense array of ``shape`` (a host copy)."""
+    return _read_data(reader, where, shape, _read_device_and_dtype(reader, where))
+
+
+def _read_shape(reader, where):
+    (ndim,) = reader.unpack("i")
+    if not 0 <= ndim <= _MAX_NDIM:
+        raise MXNetValueError(f"{reader.source}: {where}: ndim {ndim} is invalid")
+    shape = reader.unpack(f"{ndim}q") if ndim > 0 else ()
+    if any(d < 0 for d in shape):
+        raise MXNetValueError(f"{reader.source}: {where}: negative dimension in shape {shape}")
+    return shape
+
+
+def _read_sparse(reader, where, stype, storage_shape, shape, dtype):
+    """MXNet's sparse record: aux (type, shape) pairs, the stored values, then each aux array."""
+    aux = []
+    for _ in range(_STYPES[stype][1]):
+        (flag,) = reader.unpack("i")
+        if flag not in DTYPE_FLAGS:
+            raise MXNetValueError(f"{reader.source}: {where}: bad aux dtype flag {flag}")
+        aux.append((_read_shape(reader, where), numpy.dtype(DTYPE_FLAGS[flag])))
+    # NOTE: MXNet writes the values' blob (its rows: the aux arrays' length) but a storage
+    #   shape that can be stale (a row_sparse array from tostype saves (0, n) with 2 rows)
+    stored = aux[0][0][0] if _STYPES[stype][0] == "row_sparse" else aux[1][0][0]
+    values_shape = (stored,) + tuple(storage_shape[1:] if _STYPES[stype][0] == "row_sparse"
+                                     else ())
+    data = _read_data(reader, where, values_shape, dtype)
+    comps = [_read_data(reader, where, s, d) for s, d in aux]
+    if _STYPES[stype][0] == "csr":
+        comps = comps[1:] + comps[:1]   # NOTE: MXNet stores (indptr, indices); ours: indices 1st
+    return SparseRecord(_STYPES[stype][0], tuple(shape), (data, *comps))
+
+
+def _read_data(reader, where, shape, dtype):
     count = 1
     for d in shape:   # NOTE: Python ints: a product of hostile dims must not wrap around
         count *= d
@@ -164,8 +228,29 @@ def _write_array(out, host, np_semantics):
     out.write(host.tobytes())
 
 
+def _write_sparse(out, array):
+    """MXNet's V2 sparse record (``NDArray::Save``): the values' storage shape, the shape, the
+    device, the dtype, each aux array's (dtype, shape), the values, then the aux arrays."""
+    comps = [numpy.ascontiguousarray(c) for c in array._components()]
+    data, aux = comps[0], comps[1:]
+    if array.stype == "csr":
+        aux = aux[1:] + aux[:1]    # NOTE: MXNet's aux order: indptr, indices
+    out.write(struct.pack("<Iii", _V2, 1 if array.stype == "row_sparse" else 2, data.ndim))
+    out.write(struct.pack(f"<{data.ndim}q", *data.shape))
+    out.write(struct.pack("<i", len(array.shape)))
+    out.write(struct.pack(f"<{len(array.shape)}q", *array.shape))
+    out.write(struct.pack("<iii", 1, 0, _FLAG_OF[data.dtype.name]))
+    for a in aux:
+        out.write(struct.pack("<ii", _FLAG_OF[a.dtype.name], a.ndim))
+        out.write(struct.pack(f"<{a.ndim}q", *a.shape))
+    for a in [data] + aux:
+        out.write(a.tobytes())
+
+
 def _to_host(array):
     from .ndarray import NDArray
+    if getattr(array, "_sparse", False):
+        return array
     if isinstance(array, NDArray):
         return array.asnumpy()
     if isinstance(array, numpy.ndarray):
@@ -194,7 +279,11 @@ def save(fname, data, np_semantics=None):
     out = io.BytesIO()
     out.write(struct.pack("<QQQ", _LIST_MAGIC, 0, len(arrays)))
     for array in arrays:
-        _write_array(out, _to_host(array), np_semantics)
+        host = _to_host(array)
+        if isinstance(host, NDArray):
+            _write_sparse(out, host)
+        else:
+            _write_array(out, host, np_semantics)
     out.write(struct.pack("<Q", len(names)))
     for name in names:
         encoded = name.encode("utf-8")
@@ -218,8 +307,53 @@ def _load_numpy_file(fname):
     if isinstance(loaded, numpy.ndarray):
         return [loaded], [], True
     with loaded:
-        names = list(loaded.files)
-        return [loaded[name] for name in names], names, True
+        groups = {}
+        for entry in loaded.files:   # NOTE: sparse arrays are folders: name/data, name/indices..
+            folder, _, part = entry.rpartition("/")
+            groups.setdefault(folder, {})[part] = entry
+        names, arrays = [], []
+        for folder, parts in groups.items():
+            record = _sparse_npz(loaded, parts)
+            if record is not None:
+                names.append(folder)
+                arrays.append(record)
+            else:
+                names += list(parts.values())
+                arrays += [loaded[e] for e in parts.values()]
+        return arrays, names, True
+
+
+_NPZ_PARTS = {"csr": {"data", "indices", "indptr", "format", "shape"},
+              "row_sparse": {"data", "indices", "format", "shape"}}
+
+
+def _sparse_npz(loaded, parts):
+    """A :class:`SparseRecord` of one scipy / MXNet 2 sparse ``.npz`` folder, else None."""
+    if "format" not in parts:
+        return None
+    stype = bytes(numpy.asarray(loaded[parts["format"]]).tobytes()).rstrip(b"\0").decode(
+        "ascii", "replace").replace("\0", "")
+    if stype not in _NPZ_PARTS or set(parts) != _NPZ_PARTS[stype]:
+        return None
+    shape = tuple(int(d) for d in loaded[parts["shape"]])
+    comps = [loaded[parts["data"]], loaded[parts["indices"]].astype("int64")]
+    if stype == "csr":
+        comps.append(loaded[parts["indptr"]].astype("int64"))
+    return SparseRecord(stype, shape, tuple(comps))
+
+
+def npz_entries(name, array):
+    """The ``.npz`` entries of one array: itself, or a sparse array's folder (MXNet 2's and scipy's
+    layout: ``name/data``, ``name/indices``[, ``name/indptr``], ``name/shape``, ``name/format``)."""
+    if not getattr(array, "_sparse", False):
+        return {name: array.asnumpy()}
+    comps = array._components()
+    entries = {f"{name}/data": numpy.array(comps[0]), f"{name}/indices": numpy.array(comps[1]),
+               f"{name}/shape": numpy.array(array.shape, dtype="int64"),
+               f"{name}/format": numpy.array(array.stype.encode("ascii"))}
+    if array.stype == "csr":
+        entries[f"{name}/indptr"] = numpy.array(comps[2])
+    return entries
 
 
 def load(fname, device=None, cls=None):
@@ -235,7 +369,5 @@ def load(fname, device=None, cls=None):
         arrays, names, np_semantics = load_frombuffer(content, os.fspath(fname))
     cls = cls or (ndarray if np_semantics else NDArray)
     device = Device(device) if device is not None else current_device()
-    from .ndarray import array as make_array
-    values = [None if a is None else make_array(a, dtype=a.dtype, device=device, cls=cls)
-              for a in arrays]
+    values = [None if a is None else to_array(a, device, cls) for a in arrays]
     return dict(zip(names, values)) if names else values

@@ -38,8 +38,12 @@ def savez(file, *args, **kwds):
     bad = [k for k, v in named.items() if not isinstance(v, NDArray)]
     if bad:
         raise MXNetTypeError(f"savez: only accepts arrays, got {bad} of other types")
+    from ..ndarray.serialization import npz_entries
+    entries = {}
+    for key, value in named.items():
+        entries.update(npz_entries(key, value))
     with open(file, "wb") as handle:
-        numpy.savez(handle, **{k: v.asnumpy() for k, v in named.items()})
+        numpy.savez(handle, **entries)
 
 
 def load(file, device=None):

@@ -97,6 +97,7 @@ class Ftrl(Optimizer):
     """Follow the regularised leader (McMahan et al.), MXNet's ``ftrl_update``:
     ``z += g - (sqrt(n + g²) - sqrt(n)) w / lr; n += g²;
     w = -sign(z) max(|z| - lamda1, 0) / ((beta + sqrt(n)) / lr + wd)``."""
+    _always_lazy = True   # NOTE: MXNet's row_sparse Ftrl kernel updates stored rows only
 
     def __init__(self, lamda1=0.01, learning_rate=0.1, beta=1, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)

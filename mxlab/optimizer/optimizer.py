@@ -24,6 +24,7 @@ from .. import autograd
 from ..base import MXNetTypeError, MXNetUserWarning, MXNetValueError
 from ..imperative import invoke
 from ..ops.registry import F as _F, get_op
+from .sparse_update import has_sparse, update_sparse
 
 __all__ = ["Optimizer", "SGD", "NAG", "Adam", "AdamW", "RMSProp", "AdaGrad", "register",
            "create"]
@@ -216,6 +217,12 @@ class Optimizer:
         for weight, grad in zip(weights, grads):
             _check_array(weight, "weight")
             _check_array(grad, "grad")
+        if has_sparse(weights, grads, states):
+            run = self.fused_step if self.use_fused_step else self.step
+            with autograd.pause():
+                for item in zip(indices, weights, grads, states):
+                    update_sparse(self, run, *item)
+            return
         with autograd.pause():
             if self.use_fused_step:
                 self.fused_step(indices, weights, grads, states)
@@ -279,6 +286,7 @@ class SGD(Optimizer):
                  **kwargs):
         super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
         self.momentum = momentum
+        self.lazy_update = lazy_update
 
     def create_state(self, index, weight):
         return _zeros_like(weight) if self.momentum != 0.0 else None
@@ -385,6 +393,7 @@ class Adam(Optimizer):
                  lazy_update=False, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+        self.lazy_update = lazy_update
 
     def create_state(self, index, weight):
         return _zeros_like(weight), _zeros_like(weight)
@@ -466,6 +475,7 @@ class RMSProp(Optimizer):
 @register
 class AdaGrad(Optimizer):
     """``h += g^2; w -= lr * (g / sqrt(h + eps) + wd * w)``."""
+    _always_lazy = True   # NOTE: MXNet's row_sparse AdaGrad kernel updates stored rows only
 
     def __init__(self, learning_rate=0.01, epsilon=1e-7, **kwargs):
         eps = kwargs.pop("eps", None)

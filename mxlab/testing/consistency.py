@@ -5,7 +5,7 @@ import json
 import numpy as np
 
 from .. import autograd
-from ..base import MXNetNotImplementedError
+from ..base import MXNetValueError
 
 __all__ = [
     "check_consistency",
@@ -80,17 +80,24 @@ def compare_ndarray_tuple(t1, t2, rtol=None, atol=None):
 
 
 def _weights_and_grads(shapes, dtype, w_stype, g_stype):
+    """MXNet's pairs: ``(w1, w2, g1, g2)``; a sparse side (density 1 for weights) is given to
+    the second optimizer, its dense copy to the first."""
     from .. import random
-    from ..test_utils import default_device
-    if w_stype != "default" or g_stype != "default":
-        raise MXNetNotImplementedError(f"compare_optimizer: storage types {w_stype}/{g_stype}: "
-                                       "sparse storage (row_sparse, csr) is not built in mxlab")
+    from ..test_utils import default_device, rand_ndarray
     device = default_device()
     pairs = []
     for shape in shapes:
-        w2 = random.uniform(shape=shape, ctx=device, dtype=dtype)
-        g2 = random.uniform(shape=shape, ctx=device, dtype=dtype)
-        pairs.append((w2.copyto(device), w2, g2.copyto(device), g2))
+        pair = []
+        for stype, density in ((w_stype, 1), (g_stype, None)):
+            if stype == "default":
+                second = random.uniform(shape=shape, ctx=device, dtype=dtype)
+                pair.append((second.copyto(device), second))
+            elif stype in ("row_sparse", "csr"):
+                second = rand_ndarray(shape, stype, density=density, dtype=dtype)
+                pair.append((second.copyto(device).tostype("default"), second))
+            else:
+                raise MXNetValueError(f"compare_optimizer: unknown storage type {stype!r}")
+        pairs.append((pair[0][0], pair[0][1], pair[1][0], pair[1][1]))
     return pairs
 
 

@@ -4,6 +4,7 @@ import pytest
 from helpers import check_gradient
 
 import mxlab as mx
+from mxlab.base import MXNetValueError
 
 X = numpy.array([[1.5, -2.0, 0.5], [3.0, 0.25, -1.0]])
 
@@ -99,10 +100,9 @@ def test_contrib_names_not_built_say_so():
     assert mx.sym.contrib.box_nms(mx.sym.var("d")).infer_shape(d=(1, 4, 6))[1] == [(1, 4, 6)]
 
 
-def test_sparse_storage_names_say_it_is_not_built():
-    with pytest.raises(NotImplementedError, match="csr_matrix: sparse storage"):
-        mx.nd.sparse.csr_matrix  # noqa: B018
-    with pytest.raises(NotImplementedError, match="'csr'"):
+def test_sparse_namespace_falls_back_to_nd_ops_and_refuses_unknown_names():
+    assert mx.nd.sparse.FullyConnected is mx.nd.FullyConnected
+    with pytest.raises(MXNetValueError, match="csr storage needs a 2-d"):
         mx.nd.ones(2).tostype("csr")
     with pytest.raises(AttributeError):
         mx.nd.sparse.no_such_name  # noqa: B018

@@ -6,3 +6,4 @@ from . import op_resolver
 
 NDArrayBase = NDArray
 __getattr__ = op_resolver("mxnet.ndarray._internal", ("", "_"), make_array_frontend(NDArray))
+from ...ndarray.sparse_ops import square_sum as _square_sum  # noqa: E402,F401 (rsp-aware)

@@ -251,7 +251,8 @@ class Embedding(HybridBlock):
         super().__init__()
         self._kwargs = {"input_dim": input_dim, "output_dim": output_dim, "dtype": dtype,
                         "sparse_grad": sparse_grad}
-        self.weight = _param("weight", (input_dim, output_dim), weight_initializer, dtype)
+        self.weight = _param("weight", (input_dim, output_dim), weight_initializer, dtype,
+                             grad_stype="row_sparse" if sparse_grad else "default")
 
     def hybrid_forward(self, F, x, weight):
         return _F.Embedding(x, weight, **self._kwargs)
