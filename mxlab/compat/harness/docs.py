@@ -112,9 +112,13 @@ _NOT_BUILT_INTRO = ("Parts of MXNet's API mxlab does not build; each raises a "
 
 # NOTE: what mxlab leaves out on purpose, and why (rendered under "Excluded").
 NOT_BUILT = {
-    "sparse storage (`tostype('csr'/'row_sparse')`, `mx.nd.sparse.*`, `row_sparse_pull`)":
-        "dense-only by design: every op, the planner and the engine assume dense buffers; "
-        "sparse arrays would double each kernel for little teaching value",
+    "sparse storage inside graphs (bound symbols and hybridized blocks compute sparse inputs "
+    "densely and return dense outputs), `simple_bind(stype_dict=)`, sparse `NDArrayIter`, "
+    "`gluon.contrib.nn.SparseEmbedding`, sparse `mx.np` arrays":
+        "csr/row_sparse arrays are built for `mx.nd` (dense NumPy components; `dot`, "
+        "`elemwise_*`, `add_n`, `retain`, `square_sum`, unary ops and lazy optimizer updates "
+        "have sparse kernels, every other op densifies as MXNet's storage fallback does); "
+        "graphs hold dense buffers",
     "`PSROIPooling`, `MultiProposal`/`Proposal`, "
     "`MultiBox*`, `box_encode`/`box_decode`, `bipartite_matching`":
         "detection-specific kernels; not built yet",
@@ -126,8 +130,6 @@ NOT_BUILT = {
     "`mx.io.ImageRecordIter` augmentations beyond crop/resize/pad/mirror/normalise "
     "(`max_rotate_angle`, `random_resized_crop`, colour jitter, ...), `mx.io.LibSVMIter`":
         "not built yet (each raises naming the parameter); LibSVM is sparse",
-    "`gluon.contrib.cnn` (deformable convolution layers)": "not built yet (the "
-                                                          "`contrib.DeformableConvolution` op is)",
     "`nd.image.random_hue`, `random_color_jitter`, `random_crop`, `random_resized_crop` "
     "(also `sym.image`, `npx.image`)": "not built yet (listed in `mx.nd.image.NOT_BUILT`)",
     "`recordio.pack_img` byte equality": "images are encoded with Pillow, not OpenCV: the "
