@@ -528,8 +528,12 @@ class ParameterDict(dict):
                                                    dtype_source=dtype_source)
 
     def __repr__(self):
+        """Gluon 1 (a prefix): MXNet 1.x's block listing; Gluon 2: the dict's (MXNet 2.0 returns a
+        plain dict, so ``str(net.collect_params())`` names each parameter on one line)."""
+        if not self._prefix:
+            return dict.__repr__(self)
         body = "\n".join(f"  {p!r}" for p in self.values())
-        return f"{self._prefix} (\n{body}\n)" if self._prefix else f"(\n{body}\n)"
+        return f"{self._prefix} (\n{body}\n)"
 
     def initialize(self, init=None, ctx=None, verbose=False, force_reinit=False, device=None):
         from .. import initializer

@@ -432,3 +432,10 @@ def test_optimize_for_partitions_and_keeps_results():
                                   reference[1]["dense.weight"], rtol=1e-5)
     with pytest.raises(mx.MXNetError):
         net.optimize_for(x, backend="no-such-backend")
+
+
+def test_collect_params_prints_like_a_dict_in_gluon2():
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.Dense(10, in_units=5, use_bias=False))
+    line = str(net.collect_params()).splitlines()[0]
+    assert line.startswith("{") and "0.weight" in line and "(10, 5)" in line
