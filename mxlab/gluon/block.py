@@ -135,6 +135,7 @@ class Block(BlockCheckpoints, metaclass=BlockMeta):
         if name is None:
             name = str(len(self._children))
         self._children[name] = block
+        self._clear_cached_op()    # NOTE: a graph traced before the child came is stale
 
     @property
     def params(self):
@@ -152,8 +153,7 @@ class Block(BlockCheckpoints, metaclass=BlockMeta):
         return self._name
 
     def name_scope(self):
-        """Gluon 1: ``with self.name_scope():`` names the children created inside under this
-        block's prefix."""
+        """Gluon 1: ``with self.name_scope():`` prefixes the children created inside."""
         return BlockScope(self)
 
     def _gluon1_param(self, name, param):

@@ -64,6 +64,12 @@ class SymbolBlock(HybridBlock):
         self._cached_graph = syms, outputs
         self._active = True
 
+    def __repr__(self):
+        """MXNet's: the output symbol with its input and output counts inside the class name."""
+        inputs, outputs = self._cached_graph
+        return (f"{type(self).__name__}(\n{outputs} : {len(inputs)} -> "
+                f"{len(outputs.list_outputs())}\n)")
+
     @staticmethod
     def imports(symbol_file, input_names, param_file=None, ctx=None, allow_missing=False,
                 ignore_extra=False, device=None):

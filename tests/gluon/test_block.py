@@ -439,3 +439,16 @@ def test_collect_params_prints_like_a_dict_in_gluon2():
     net.add(mx.gluon.nn.Dense(10, in_units=5, use_bias=False))
     line = str(net.collect_params()).splitlines()[0]
     assert line.startswith("{") and "0.weight" in line and "(10, 5)" in line
+
+
+def test_adding_a_child_after_hybridizing_retraces_and_symbolblock_prints_like_mxnet():
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.Dense(10, flatten=False))
+    net.hybridize()
+    net.initialize()
+    assert net(mx.np.ones((2, 3, 5))).shape == (2, 3, 10)
+    net.add(mx.gluon.nn.Flatten())
+    assert net(mx.np.ones((2, 3, 5))).shape == (2, 30)
+    x = mx.sym.var("data")
+    block = mx.gluon.SymbolBlock(mx.sym.FullyConnected(x, num_hidden=3, name="fc"), x)
+    assert str(block).splitlines() == ["SymbolBlock(", "<Symbol fc> : 1 -> 1", ")"]
