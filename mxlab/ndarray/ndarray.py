@@ -177,7 +177,7 @@ class NDArray:
     def asscalar(self):
         if self.size != 1:
             raise MXNetValueError(f"asscalar() needs an array of size 1, got shape {self.shape}")
-        return self.asnumpy().reshape(()).item()
+        return self.asnumpy().reshape(())[()]   # NOTE: a NumPy scalar (it has .shape), as MXNet
 
     def item(self, *args):
         return self.asnumpy().item(*args)

@@ -178,3 +178,9 @@ def test_broadcast_like_with_axes_and_transpose_with_axes_keyword():
         mx.nd.broadcast_like(a, b, lhs_axes=(), rhs_axes=()).wait_to_read()
     assert mx.nd.array([[1, 2], [3, 4]]).transpose(axes=(1, 0)).asnumpy().tolist() == [[1, 3],
                                                                                       [2, 4]]
+
+
+def test_asscalar_is_a_numpy_scalar_as_in_mxnet():
+    value = mx.nd.array([2.5]).asscalar()
+    assert isinstance(value, numpy.float32) and value.shape == () and float(value) == 2.5
+    assert mx.nd.norm(mx.nd.array([3.0, 4.0])).asscalar().shape == ()
