@@ -183,10 +183,9 @@ class Block(BlockCheckpoints, metaclass=BlockMeta):
         return found
 
     def collect_params(self, select=None):
-        """``{structured name: Parameter}`` of this block and its children.
-
-        ``select`` is a regex (``'.*weight|.*bias'``) matched at the start of each name.
-        """
+        """``{structured name: Parameter}`` of this block and its children; ``select`` is a
+        regex (``'.*weight|.*bias'``) matched at the start of each name."""
+        self._check_container_with_block()
         params = self._collect_params_with_prefix()
         if not select:
             return params

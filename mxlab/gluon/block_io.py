@@ -17,6 +17,7 @@ Example
 True
 """
 import collections
+import warnings
 
 from ..base import MXNetValueError
 from ..ndarray.ndarray import NDArray
@@ -28,6 +29,26 @@ __all__ = ["BlockCheckpoints"]
 class BlockCheckpoints:
     """Parameter checkpoints and the summary of a block (a mixin of
     :class:`~mxlab.gluon.Block`)."""
+
+    def _check_container_with_block(self):
+        """Warn (as MXNet) about lists, tuples or dicts of blocks held as attributes: their
+        parameters are not collected."""
+        children = [id(c) for c in self._children.values()]
+
+        def unregistered(data):
+            if isinstance(data, (list, tuple)):
+                return any(unregistered(d) for d in data)
+            if isinstance(data, dict):
+                return any(unregistered(d) for d in data.values())
+            return hasattr(data, "collect_params") and id(data) not in children
+        for key, value in self.__dict__.items():
+            if isinstance(value, (list, tuple, dict)) and not key.startswith("_") and \
+                    unregistered(value):
+                warnings.warn(f'"{type(self).__name__}.{key}" is an unregistered container with '
+                              "Blocks. Note that Blocks inside the list, tuple or dict will not "
+                              "be registered automatically. Make sure to register them using "
+                              "register_child() or switching to nn.Sequential/"
+                              "nn.HybridSequential instead. ", stacklevel=3)
 
     def setattr(self, name, value):
         """Set attribute ``name`` (``grad_req``, ``lr_mult``, ...) of every parameter."""

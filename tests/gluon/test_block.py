@@ -452,3 +452,17 @@ def test_adding_a_child_after_hybridizing_retraces_and_symbolblock_prints_like_m
     x = mx.sym.var("data")
     block = mx.gluon.SymbolBlock(mx.sym.FullyConnected(x, num_hidden=3, name="fc"), x)
     assert str(block).splitlines() == ["SymbolBlock(", "<Symbol fc> : 1 -> 1", ")"]
+
+
+def test_unregistered_block_containers_and_hybrid_only_sequentials_warn():
+    class Listed(mx.gluon.Block):
+        def __init__(self):
+            super().__init__()
+            self.layers = [mx.gluon.nn.Dense(2), mx.gluon.nn.Dense(3)]
+
+    with pytest.warns(UserWarning, match="Listed.layers. is an unregistered container"):
+        Listed().collect_params()
+    seq = mx.gluon.nn.Sequential()
+    seq.add(mx.gluon.nn.Dense(2))
+    with pytest.warns(UserWarning, match="Consider using HybridSequential"):
+        seq.hybridize()

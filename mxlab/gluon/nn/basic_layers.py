@@ -12,6 +12,8 @@ Example
 >>> net(mx.np.ones((2, 5))).shape, net.weight.shape
 ((2, 3), (3, 5))
 """
+import warnings
+
 import numpy
 
 from ...base import MXNetValueError
@@ -54,6 +56,14 @@ class _SequentialMixin:
 
 class Sequential(_SequentialMixin, Block):
     """Children run in order (imperatively)."""
+
+    def hybridize(self, active=True, **kwargs):
+        """Hybridize the children; warns, as MXNet, when every child could run as one graph."""
+        if self._children and all(isinstance(c, HybridBlock) for c in self._children.values()):
+            warnings.warn(f"All children of this Sequential layer '{self!r}'\n are HybridBlocks. "
+                          "Consider using HybridSequential for the best performance.",
+                          stacklevel=2)
+        super().hybridize(active, **kwargs)
 
 
 class HybridSequential(_SequentialMixin, HybridBlock):
