@@ -23,12 +23,30 @@ def _num_args(a):
     return a["num_args"]
 
 
+def _concat_backward(axis, in_shapes, out):
+    """Concat's inputs from its known output: every dim but the axis, and the axis of the one
+    input whose axis is still unknown (MXNet's backward inference)."""
+    if not known(out) or any(s is None or len(s) != len(out) for s in in_shapes):
+        return in_shapes
+    axis = axis % len(out)
+    filled = [tuple(o if i != axis and d is None else d for i, (d, o) in enumerate(zip(s, out)))
+              for s in in_shapes]
+    unknown = [k for k, s in enumerate(filled) if s[axis] is None]
+    if len(unknown) == 1:
+        rest = sum(s[axis] for k, s in enumerate(filled) if k != unknown[0])
+        k = unknown[0]
+        filled[k] = filled[k][:axis] + (out[axis] - rest,) + filled[k][axis + 1:]
+    return filled
+
+
 def _join_infer(op_name, axis_key, stack):
-    def infer(attrs, in_shapes):
+    def infer(attrs, in_shapes, out_shapes=None):
         if stack:
             # NOTE: stacked inputs share one shape; a known one fills the unknown ones (as MXNet).
             shape = next((tuple(s) for s in in_shapes if known(s)), None)
             in_shapes = [shape if not known(s) else tuple(s) for s in in_shapes]
+        elif any_unknown(in_shapes) and attrs[axis_key] is not None and out_shapes:
+            in_shapes = _concat_backward(attrs[axis_key], in_shapes, out_shapes[0])
         if any_unknown(in_shapes):
             return in_shapes, [None]
         return in_shapes, [_join_shape(op_name, attrs[axis_key], list(in_shapes), stack)]
@@ -190,10 +208,28 @@ def _slice_channel_compute(xp, inputs, a):
     return tuple(p.copy() for p in parts)
 
 
-def _slice_channel_infer(a, in_shapes):
+def _slice_channel_backward(a, in_shape, out_shapes):
+    """The input from a known piece (MXNet infers shapes both ways): the pieces' dims, the split
+    axis times ``num_outputs``; unknown dims of ``in_shape`` only."""
+    piece = next((tuple(o) for o in out_shapes or () if known(o)), None)
+    if piece is None or in_shape is None:
+        return in_shape
+    axis = norm_axis("SliceChannel", a["axis"], len(in_shape))
+    n = a["num_outputs"]
+    full = (piece[:axis] + (n,) + piece[axis:]) if a["squeeze_axis"] else \
+        piece[:axis] + (piece[axis] * n,) + piece[axis + 1:]
+    if len(full) != len(in_shape):
+        return in_shape
+    return tuple(f if d is None else d for d, f in zip(in_shape, full))
+
+
+def _slice_channel_infer(a, in_shapes, out_shapes=None):
     n = a["num_outputs"]
     if any_unknown(in_shapes):
-        return [None] * n
+        filled = _slice_channel_backward(a, in_shapes[0], out_shapes)
+        if not known(filled):
+            return [filled], [None] * n
+        in_shapes = [filled]
     s = tuple(in_shapes[0])
     axis = norm_axis("SliceChannel", a["axis"], len(s))
     if s[axis] % n:
@@ -202,7 +238,7 @@ def _slice_channel_infer(a, in_shapes):
             f"num_outputs={n} pieces"
         )
     piece = s[:axis] + (() if a["squeeze_axis"] else (s[axis] // n,)) + s[axis + 1 :]
-    return [piece] * n
+    return [s], [piece] * n
 
 
 def _slice_channel_grad(node, g):

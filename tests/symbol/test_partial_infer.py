@@ -41,3 +41,25 @@ def test_fully_connected_takes_its_batch_from_a_known_output():
     d = mx.sym.FullyConnected(data=a, num_hidden=21) + mx.sym.Variable("c", shape=(5, 0))
     shapes = dict(zip(d.list_arguments(), d.infer_shape()[0]))
     assert shapes["a"] == (5, 10) and shapes["c"] == (5, 21)
+
+
+def _arg_shapes(sym):
+    shapes, _, _ = sym.infer_shape()
+    return dict(zip(sym.list_arguments(), shapes))
+
+
+def test_unknown_input_dims_come_back_from_known_outputs():
+    """MXNet's bidirectional inference through SliceChannel, Concat and Convolution (MXNet's
+    test_infer_shape incomplete cases)."""
+    a = mx.sym.Variable("a", shape=(0, 10))
+    pieces = mx.sym.SliceChannel(data=a, num_outputs=10, axis=1, squeeze_axis=True)
+    assert _arg_shapes(pieces[1] + mx.sym.Variable("c", shape=(5,)))["a"] == (5, 10)
+    a = mx.sym.Variable("a", shape=(0, 15, 0))
+    pieces = mx.sym.SliceChannel(data=a, num_outputs=3, squeeze_axis=False)
+    assert _arg_shapes(pieces[1] + mx.sym.Variable("c", shape=(3, 5, 2)))["a"] == (3, 15, 2)
+    joined = mx.sym.Concat(mx.sym.Variable("a", shape=(0, 10)), mx.sym.Variable("b", shape=(0, 5)),
+                           num_args=2, dim=1)
+    assert _arg_shapes(mx.sym.Variable("d", shape=(2, 0)) + joined)["a"] == (2, 10)
+    conv = mx.sym.Convolution(data=mx.sym.Variable("a", shape=(0, 10, 0, 0)), num_filter=21,
+                              kernel=(3, 3), pad=(1, 1))
+    assert _arg_shapes(conv + mx.sym.Variable("c", shape=(5, 21, 32, 32)))["a"] == (5, 10, 32, 32)

@@ -133,9 +133,24 @@ def _check_given(op_name, name, given, expected):
         )
 
 
+def _data_from_output(op_name, attrs, data, out):
+    """Convolution's unknown batch and spatial dims of ``data`` from a known output (MXNet's
+    backward inference: ``in = (out - 1) * stride + dilated kernel - 2 * pad``)."""
+    if op_name != "Convolution" or data is None or not known(out) or len(out) != len(data):
+        return data
+    kernel, stride, dilate, pad = _params(op_name, attrs)
+    spatial = [(o - 1) * s + dilated(k, d) - 2 * p
+               for o, k, s, d, p in zip(out[2:], kernel, stride, dilate, pad)]
+    full = (out[0], data[1]) + tuple(spatial)
+    return tuple(f if d is None else d for d, f in zip(data, full))
+
+
 def _infer_shape(op_name, out_spatial):
-    def infer(attrs, in_shapes):
+    def infer(attrs, in_shapes, out_shapes=None):
         data = in_shapes[0]
+        if data is not None and None in data and out_shapes:
+            data = _data_from_output(op_name, attrs, data, out_shapes[0])
+            in_shapes = [data] + list(in_shapes[1:])
         if data is None:
             return in_shapes, [None]
         _check_data(op_name, attrs, data, len(attrs["kernel"]))
