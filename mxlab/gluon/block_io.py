@@ -166,7 +166,7 @@ def _match_legacy_names(loaded, params, filename):
 def _size(shape):
     total = 1
     for dim in shape:
-        total *= dim
+        total *= max(dim, 0)   # NOTE: an unknown dim (0, or -1 under NumPy semantics) counts 0
     return total
 
 

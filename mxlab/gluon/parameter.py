@@ -22,7 +22,7 @@ from .. import autograd
 from .. import deferred_compute as dc
 from ..base import MXNetRuntimeError, MXNetValueError
 from ..device import Device, cpu, current_device
-from ..util import is_np_array
+from ..util import is_np_array, is_np_shape
 
 __all__ = ["Parameter", "Constant", "ParameterDict", "DeferredInitializationError"]
 
@@ -111,7 +111,11 @@ class Parameter:
     # -- attributes --------------------------------------------------------------------------------
     @property
     def shape(self):
-        return self._shape
+        """The shape; an unknown dim is 0, or -1 under NumPy semantics (``npx.set_np``), as in
+        MXNet (D2L's lazy-init section prints ``(256, -1)``)."""
+        if self._shape is None or not is_np_shape():
+            return self._shape
+        return tuple(-1 if d == 0 else d for d in self._shape)
 
     @shape.setter
     def shape(self, new_shape):
@@ -374,7 +378,7 @@ class Parameter:
 
             if self._var_name is None:
                 self._var_name = f"{self.name}_{next(_var_count)}"
-            self._var = symbol.var(self._var_name, shape=self.shape, dtype=self.dtype,
+            self._var = symbol.var(self._var_name, shape=self._shape, dtype=self.dtype,
                                    lr_mult=self.lr_mult, wd_mult=self.wd_mult)
         return self._var
 

@@ -365,5 +365,6 @@ def _create_kvstore(kvstore, params):
 
 
 def _largest_param(params):
-    return max((int(numpy.prod(p.shape)) for p in params if p.shape and None not in p.shape),
+    return max((int(numpy.prod(p.shape)) for p in params
+                if p.shape and all(d is not None and d > 0 for d in p.shape)),
                default=0)

@@ -282,7 +282,7 @@ class SGD(Optimizer):
     """``mom = momentum * mom - lr * (g + wd * w); w += mom`` (``w -= lr * (g + wd * w)``
     without momentum)."""
 
-    def __init__(self, learning_rate=0.01, momentum=0.0, lazy_update=False, use_fused_step=True,
+    def __init__(self, learning_rate=None, momentum=0.0, lazy_update=False, use_fused_step=True,
                  **kwargs):
         super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
         self.momentum = momentum
@@ -359,7 +359,7 @@ class NAG(SGD):
 
     _FUSED = ("sgd_update", "nag_mom_update", "mp_sgd_update", "mp_nag_mom_update")
 
-    def __init__(self, learning_rate=0.01, momentum=0.0, use_fused_step=True, **kwargs):
+    def __init__(self, learning_rate=None, momentum=0.0, use_fused_step=True, **kwargs):
         kwargs.pop("aggregate_num", None)   # NOTE: MXNet's NAG has no multi-tensor kernel
         super().__init__(learning_rate=learning_rate, momentum=momentum,
                          use_fused_step=use_fused_step, **kwargs)
@@ -477,7 +477,7 @@ class AdaGrad(Optimizer):
     """``h += g^2; w -= lr * (g / sqrt(h + eps) + wd * w)``."""
     _always_lazy = True   # NOTE: MXNet's row_sparse AdaGrad kernel updates stored rows only
 
-    def __init__(self, learning_rate=0.01, epsilon=1e-7, **kwargs):
+    def __init__(self, learning_rate=None, epsilon=1e-7, **kwargs):
         eps = kwargs.pop("eps", None)
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.float_stable_eps = epsilon if eps is None else eps

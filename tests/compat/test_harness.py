@@ -252,3 +252,33 @@ def test_generated_fra_eng_has_the_two_columns_d2l_reads():
     lines = archive.read("fra-eng/fra.txt").decode().splitlines()
     # MTFraEng keeps only lines of exactly two tab-separated parts, 512 + 128 of them by default
     assert sum(len(line.split("\t")) == 2 for line in lines) >= 640
+
+
+def test_d2l_train_2d_trace_plots_as_on_numpy_123():
+    # chapter_optimization/sgd: train_2d's trace mixes Python ints with shape-(1,) arrays, which
+    # NumPy >= 1.24 refuses as ragged; MXNet 1.9.1 ran it on NumPy 1.23 (an object array)
+    import matplotlib
+    import numpy
+
+    import mxlab as mx
+    from mxlab.compat.harness import d2l_offline
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    trace = (-5, mx.np.array([-4.5]), mx.np.array([-4.25]))
+    with pytest.raises(ValueError):
+        numpy.asanyarray(trace)
+    ragged = d2l_offline.as_numpy_123(trace)
+    assert ragged.dtype == object and ragged.shape == (3,)
+    assert d2l_offline.as_numpy_123([1, 2]).tolist() == [1, 2]
+
+    class D2L:
+        pass
+
+    d2l = D2L()
+    d2l.plt = type("plt", (), {"plot": staticmethod(plt.plot)})
+    d2l_offline._plot_ragged_as_numpy_123(d2l)
+    line, = d2l.plt.plot(trace, (-2, mx.np.array([-1.5]), mx.np.array([-1.0])), "-o")
+    numpy.testing.assert_allclose(numpy.asarray(line.get_xdata(), float), [-5, -4.5, -4.25])
+    plt.close("all")

@@ -239,3 +239,27 @@ def test_losses_hybridize_to_the_same_values():
     expected = loss(pred, label).asnumpy()
     loss.hybridize()
     numpy.testing.assert_allclose(loss(pred, label).asnumpy(), expected, rtol=1e-6)
+
+
+def test_unknown_dims_are_minus_one_under_numpy_semantics():
+    # as MXNet 1.9.1 and 2.0 (D2L's lazy-init section prints (256, -1) and Dense(-1 -> 256, ...))
+    net = nn.Dense(256)
+    net.initialize()
+    assert net.weight.shape == (256, 0) and repr(net).startswith("Dense(None -> 256")
+    with mx.util.np_shape(True):
+        assert net.weight.shape == (256, -1) and repr(net).startswith("Dense(-1 -> 256")
+        assert "shape=(256, -1)" in repr(net.weight)
+        from mxlab.gluon.block_io import _size
+        assert _size(net.weight.shape) == 0   # NOTE: summary counts an unknown dim as 0
+    mx.npx.set_np()
+    try:
+        net = nn.Dense(4)
+        net.initialize()
+        trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+        with autograd.record():
+            loss = net(mx.np.ones((2, 3))).sum()
+        loss.backward()
+        trainer.step(2)
+        assert net.weight.shape == (4, 3)
+    finally:
+        mx.npx.reset_np()

@@ -159,6 +159,21 @@ def test_scheduler_drives_optimizer_learning_rate():
         opt.set_learning_rate(0.1)
 
 
+@pytest.mark.parametrize("name", ["sgd", "nag", "adagrad"])
+def test_scheduler_without_base_lr_as_in_mxnet_191(name):
+    # D2L's chapter_optimization/lr-scheduler passes plain callables (no base_lr): MXNet 1.9.1's
+    # SGD, NAG and AdaGrad default learning_rate to None, so the scheduler alone sets the rate
+    class SquareRootScheduler:
+        def __call__(self, num_update):
+            return 0.1 * pow(num_update + 1.0, -0.5)
+
+    opt = mx.optimizer.create(name, lr_scheduler=SquareRootScheduler())
+    assert opt.lr is None and opt.learning_rate == pytest.approx(0.1)
+    assert mx.optimizer.create(name).learning_rate == 0.01
+    with pytest.raises(AttributeError, match="base_lr"):   # NOTE: as MXNet 1.9.1
+        mx.optimizer.create(name, learning_rate=0.5, lr_scheduler=SquareRootScheduler())
+
+
 _ORACLE_CODE = """
 import json, sys, numpy as np, mxnet as mx
 name, kwargs, w0, grads = json.loads(sys.argv[1])

@@ -1,6 +1,7 @@
 """Imported first by every D2L section script: turns the alias on, gives the cells d2lbook's
 ``tab`` object, and replaces D2L's dataset downloads with small generated files of the same format
-(shapes, dtypes, columns), so the sections run offline.
+(shapes, dtypes, columns), so the sections run offline. ``d2l.plt.plot`` takes ragged lists as
+NumPy < 1.24 (which MXNet 1.9.1 needs) did: see :func:`_plot_ragged_as_numpy_123`.
 
 One more change keeps the sections within their timeout on a small CPU: ``d2l.Trainer.fit`` trains
 for at most ``MXLAB_D2L_MAX_EPOCHS`` epochs (default 1; the text asks for 3 to 100). Every model,
@@ -140,6 +141,37 @@ def _pandas_as_d2l_knows_it():
             pass
 
 
+def as_numpy_123(seq):
+    """``seq`` as NumPy < 1.24 made it: an array, or, where the items' shapes differ (ragged), a
+    1-d object array of the items; NumPy >= 1.24 raises ValueError there instead."""
+    if not isinstance(seq, (list, tuple)):
+        return seq
+    try:
+        return numpy.asanyarray(seq)
+    except ValueError:
+        out = numpy.empty(len(seq), dtype=object)
+        for i, item in enumerate(seq):
+            out[i] = item
+        return out
+
+
+def _plot_ragged_as_numpy_123(d2l):
+    """``d2l.plt.plot`` takes ragged coordinate lists again. D2L's ``train_2d`` starts its trace
+    with Python ints and goes on with shape-(1,) arrays (the sgd section's noisy gradient); MXNet
+    1.9.1 needs NumPy < 1.24, where matplotlib got an object array of them (with a
+    VisibleDeprecationWarning), and NumPy >= 1.24 refuses such lists whatever the arrays are."""
+    plt = getattr(d2l, "plt", None)
+    if plt is None or getattr(plt.plot, "_mxlab_ragged", False):
+        return
+    plot = plt.plot
+
+    def plot_ragged_too(*args, **kwargs):
+        return plot(*(as_numpy_123(a) for a in args), **kwargs)
+
+    plot_ragged_too._mxlab_ragged = True
+    plt.plot = plot_ragged_too
+
+
 def install(alias=True):
     """Alias on (real MXNet when not ``alias``); D2L's downloads replaced (when ``d2l.mxnet``
     imports at all)."""
@@ -155,6 +187,7 @@ def install(alias=True):
         return   # NOTE: the section's own `from d2l import mxnet` then shows the real error
     d2l.download = offline_download
     _cap_epochs(d2l)
+    _plot_ragged_as_numpy_123(d2l)
     vision = getattr(getattr(getattr(mx, "gluon", None), "data", None), "vision", None)
     if vision is not None:
         vision.FashionMNIST = _fashion_mnist_class(mx)

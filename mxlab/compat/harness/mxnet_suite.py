@@ -38,6 +38,7 @@ EXCLUDED_TESTS = {
         ("test_MNISTIter", "test_Cifar10Rec", "test_inter_methods_in_augmenter",
          "test_image_iter_exception", "test_LibSVMIter", "test_ImageRecordIter_seed_augmentation"),
         _NETWORK),
+    "test_contrib_io.py": {"test_contrib_DataLoaderIter": _NETWORK},
     "test_gluon_model_zoo.py": {"test_parallel_download": "downloads model files (network)"},
     "test_engine.py": {
         "test_engine_openmp_after_fork": "calls libmxnet's OpenMP through mx.base._LIB",
