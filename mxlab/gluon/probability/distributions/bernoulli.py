@@ -4,14 +4,15 @@
 """Bernoulli class."""
 __all__ = ['Bernoulli']
 
+from ._prob_logit import ProbLogit
 from .exp_family import ExponentialFamily
-from ..utils import prob2logit, logit2prob, cached_property, sample_n_shape_converter
+from ..utils import sample_n_shape_converter
 from ..constraint import Boolean, Interval, Real
 from .... import numpy as np
 from .... import numpy_extension as npx
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(ProbLogit, ExponentialFamily):
     r"""Create a bernoulli distribution object.
 
     Parameters
@@ -28,42 +29,10 @@ class Bernoulli(ExponentialFamily):
                        'logit': Real()}
 
     def __init__(self, prob=None, logit=None, validate_args=None):
-        if (prob is None) == (logit is None):
-            raise ValueError(
-                "Either `prob` or `logit` must be specified, but not both. " +
-                "Received prob={}, logit={}".format(prob, logit))
-
-        if prob is not None:
-            self.prob = prob
-        else:
-            self.logit = logit
+        self._set_prob_or_logit(prob, logit)
 
         super(Bernoulli, self).__init__(
             event_dim=0, validate_args=validate_args)
-
-    @cached_property
-    def prob(self):
-        """Get the probability of sampling `1`.
-
-        Returns
-        -------
-        Tensor
-            Parameter tensor.
-        """
-        # pylint: disable=method-hidden
-        return logit2prob(self.logit, True)
-
-    @cached_property
-    def logit(self):
-        """Get the log-odds of sampling `1`.
-
-        Returns
-        -------
-        Tensor
-            Parameter tensor.
-        """
-        # pylint: disable=method-hidden
-        return prob2logit(self.prob, True)
 
     @property
     def mean(self):

@@ -4,15 +4,16 @@
 """Binomial distribution class."""
 __all__ = ['Binomial']
 
+from ._prob_logit import ProbLogit
 from .distribution import Distribution
-from ..utils import prob2logit, logit2prob, cached_property, sample_n_shape_converter
+from ..utils import sample_n_shape_converter
 from ..utils import gammaln
 from ..constraint import Interval, Real, NonNegativeInteger
 from .... import numpy as np
 from .... import numpy_extension as npx
 
 
-class Binomial(Distribution):
+class Binomial(ProbLogit, Distribution):
     r"""Create a binomial distribution object.
 
     Parameters
@@ -34,42 +35,10 @@ class Binomial(Distribution):
         if (n < 0) or (n % 1 != 0):
             raise ValueError(
                 "Expect `n` to be non-negative integer, received n={}".format(n))
-        if (prob is None) == (logit is None):
-            raise ValueError(
-                "Either `prob` or `logit` must be specified, but not both. " +
-                "Received prob={}, logit={}".format(prob, logit))
-
-        if prob is not None:
-            self.prob = prob
-        else:
-            self.logit = logit
+        self._set_prob_or_logit(prob, logit)
         self.n = n
         super(Binomial, self).__init__(
             event_dim=0, validate_args=validate_args)
-
-    @cached_property
-    def prob(self):
-        """Get the probability of sampling `1`.
-
-        Returns
-        -------
-        Tensor
-            Parameter tensor.
-        """
-        # pylint: disable=method-hidden
-        return logit2prob(self.logit, True)
-
-    @cached_property
-    def logit(self):
-        """Get the log-odds of sampling `1`.
-
-        Returns
-        -------
-        Tensor
-            Parameter tensor.
-        """
-        # pylint: disable=method-hidden
-        return prob2logit(self.prob, True)
 
     @property
     def mean(self):

@@ -5,13 +5,14 @@
 __all__ = ['Geometric']
 
 from numbers import Number
+from ._prob_logit import ProbLogit
 from .distribution import Distribution
-from ..utils import prob2logit, logit2prob, cached_property, sample_n_shape_converter
+from ..utils import sample_n_shape_converter
 from ..constraint import NonNegativeInteger, Interval, Real
 from .... import numpy as np
 
 
-class Geometric(Distribution):
+class Geometric(ProbLogit, Distribution):
     r"""Create a geometric distribution object.
 
     Parameters
@@ -28,41 +29,9 @@ class Geometric(Distribution):
                        'logit': Real()}
 
     def __init__(self, prob=None, logit=None, validate_args=None):
-        if (prob is None) == (logit is None):
-            raise ValueError(
-                "Either `prob` or `logit` must be specified, but not both. " +
-                "Received prob={}, logit={}".format(prob, logit))
-
-        if prob is not None:
-            self.prob = prob
-        else:
-            self.logit = logit
+        self._set_prob_or_logit(prob, logit)
         super(Geometric, self).__init__(
             event_dim=0, validate_args=validate_args)
-
-    @cached_property
-    def prob(self):
-        """Get the probability of sampling `1`.
-
-        Returns
-        -------
-        Tensor
-            Parameter tensor.
-        """
-        # pylint: disable=method-hidden
-        return logit2prob(self.logit, True)
-
-    @cached_property
-    def logit(self):
-        """Get the log-odds of sampling `1`.
-
-        Returns
-        -------
-        Tensor
-            Parameter tensor.
-        """
-        # pylint: disable=method-hidden
-        return prob2logit(self.prob, True)
 
     @property
     def mean(self):

@@ -4,16 +4,16 @@
 """Negative binomial distribution class."""
 __all__ = ['NegativeBinomial']
 
+from ._prob_logit import ProbLogit
 from .distribution import Distribution
 from .poisson import Poisson
 from .gamma import Gamma
-from ..utils import prob2logit, logit2prob, cached_property
 from ..utils import gammaln
 from ..constraint import GreaterThanEq, Interval, Real, NonNegativeInteger
 from .... import numpy as np
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(ProbLogit, Distribution):
     r"""Create a negative binomial distribution object.
 
     Parameters
@@ -33,42 +33,10 @@ class NegativeBinomial(Distribution):
                        'logit': Real()}
 
     def __init__(self, n, prob=None, logit=None, validate_args=None):
-        if (prob is None) == (logit is None):
-            raise ValueError(
-                "Either `prob` or `logit` must be specified, but not both. " +
-                "Received prob={}, logit={}".format(prob, logit))
-
-        if prob is not None:
-            self.prob = prob
-        else:
-            self.logit = logit
+        self._set_prob_or_logit(prob, logit)
         self.n = n
         super(NegativeBinomial, self).__init__(
             event_dim=0, validate_args=validate_args)
-
-    @cached_property
-    def prob(self):
-        """Get the probability of sampling `1`.
-
-        Returns
-        -------
-        Tensor
-            Parameter tensor.
-        """
-        # pylint: disable=method-hidden
-        return logit2prob(self.logit, True)
-
-    @cached_property
-    def logit(self):
-        """Get the log-odds of sampling `1`.
-
-        Returns
-        -------
-        Tensor
-            Parameter tensor.
-        """
-        # pylint: disable=method-hidden
-        return prob2logit(self.prob, True)
 
     @property
     def mean(self):
