@@ -12,9 +12,9 @@ from mxlab import autograd, nd
 from mxlab.ndarray.ndarray import NDArray
 
 
-def _leaked_arrays(fn):
-    """Run ``fn`` and return the arrays that only gc (a reference cycle) would free, the way
-    MXNet's tests/python/conftest.py finds them."""
+def _garbage_of(fn):
+    """Run ``fn`` and return the objects only gc (a reference cycle) would free, the way MXNet's
+    tests/python/conftest.py finds them."""
     del gc.garbage[:]
     gc.collect()
     flags = gc.get_debug()
@@ -22,17 +22,22 @@ def _leaked_arrays(fn):
     try:
         fn()
         gc.collect()
+        return list(gc.garbage)
     finally:
         gc.set_debug(flags)
+        del gc.garbage[:]
+
+
+def _leaked_arrays(fn):
+    """The arrays in :func:`_garbage_of` ``fn`` (inside lists, tuples and dicts too)."""
     found = []
-    for obj in gc.garbage:
+    for obj in _garbage_of(fn):
         if isinstance(obj, NDArray):
             found.append(obj)
         elif isinstance(obj, (list, tuple)):
             found.extend(x for x in obj if isinstance(x, NDArray))
         elif isinstance(obj, dict):
             found.extend(x for x in obj.values() if isinstance(x, NDArray))
-    del gc.garbage[:]
     return found
 
 
@@ -196,15 +201,5 @@ def test_a_dropped_hybridized_block_frees_its_buffers_without_gc(engine_name, hy
                 y = net(x)
             y.backward()
         mx.nd.waitall()
-    del gc.garbage[:]
-    gc.collect()
-    flags = gc.get_debug()
-    gc.set_debug(gc.DEBUG_SAVEALL)
-    try:
-        train_and_drop()
-        gc.collect()
-        kinds = {type(obj).__name__ for obj in gc.garbage}
-    finally:
-        gc.set_debug(flags)
-        del gc.garbage[:]
+    kinds = {type(obj).__name__ for obj in _garbage_of(train_and_drop)}
     assert not kinds & {"Frame", "BoundSegment", "CachedOp", "NDArray"}
