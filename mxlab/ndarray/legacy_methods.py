@@ -10,7 +10,7 @@ Example
 >>> x = mx.nd.zeros((2, 3))
 >>> view = x.flatten(inplace=True)
 >>> x[:] = 1
->>> view.asnumpy().sum()
+>>> float(view.asnumpy().sum())
 6.0
 >>> mx.nd.array([1.4, 2.6]).rint().asnumpy()
 array([1., 3.], dtype=float32)
