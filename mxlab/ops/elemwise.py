@@ -135,25 +135,29 @@ def _unary_into(ufunc, kind):
 
 def _unary_compute(ufunc, kind):
     """Kernel of a unary map; ``kind``: "float", "round", "mask" or "same" (see :func:`unary`)."""
-    fn = ufunc if callable(ufunc) else (lambda xp, x: getattr(xp, ufunc)(x))
+    named = not callable(ufunc)
+
+    def fn(xp, x):   # NOTE: the ufunc looked up here, one frame below compute (the hot path)
+        result = getattr(xp, ufunc)(x) if named else ufunc(xp, x)
+        return result if result.ndim else as_array(xp, result)
 
     if kind == "float":
         def compute(xp, inputs, attrs):
             x = inputs[0]
             if x.dtype.kind not in "fc":
                 x = x.astype(_FLOAT32)
-            return as_array(xp, fn(xp, x))
+            return fn(xp, x)
     elif kind == "round":
         def compute(xp, inputs, attrs):
             x = inputs[0]
-            return x.copy() if x.dtype.kind in "biu" else as_array(xp, fn(xp, x))
+            return x.copy() if x.dtype.kind in "biu" else fn(xp, x)
     elif kind == "mask":
         def compute(xp, inputs, attrs):
             x = inputs[0]
-            return as_array(xp, fn(xp, x)).astype(x.dtype, copy=False)
+            return fn(xp, x).astype(x.dtype, copy=False)
     else:
         def compute(xp, inputs, attrs):
-            return as_array(xp, fn(xp, inputs[0]))
+            return fn(xp, inputs[0])
     return compute
 
 
@@ -267,24 +271,18 @@ def _given_scalar(dtype, attrs):
 
 
 def _scalar_kernels(ufunc, reflected, scalar_for):
-    """``(fn(xp, x, s), compute_into)`` applying ``ufunc`` (see :func:`_xp_fn`) to ``(x, s)`` or
-    ``(s, x)``; ``compute_into`` takes the scalar from ``scalar_for(dtype, attrs)``."""
-    def apply(xp, a, b, out=None):
-        return _xp_fn(xp, ufunc)(a, b, out=out)
+    """``(apply(xp, x, s), compute_into)`` applying ``ufunc`` (see :func:`_xp_fn`) to ``(x, s)``
+    or ``(s, x)``; ``compute_into`` takes the scalar from ``scalar_for(dtype, attrs)``. One
+    frame between an op's kernel and the ufunc: imperative per-op cost is mostly such frames."""
+    named = not callable(ufunc)
 
-    if reflected:
-        def fn(xp, x, s):
-            return apply(xp, s, x)
+    def apply(xp, x, s, out=None):
+        a, b = (s, x) if reflected else (x, s)
+        return getattr(xp, ufunc)(a, b, out=out) if named else ufunc(xp, a, b, out=out)
 
-        def compute_into(xp, inputs, attrs, outs):
-            apply(xp, scalar_for(inputs[0].dtype, attrs), inputs[0], out=outs[0])
-    else:
-        def fn(xp, x, s):
-            return apply(xp, x, s)
-
-        def compute_into(xp, inputs, attrs, outs):
-            apply(xp, inputs[0], scalar_for(inputs[0].dtype, attrs), out=outs[0])
-    return fn, compute_into
+    def compute_into(xp, inputs, attrs, outs):
+        apply(xp, inputs[0], scalar_for(inputs[0].dtype, attrs), out=outs[0])
+    return apply, compute_into
 
 
 def scalar_op(name, ufunc, grad=None, aliases=(), numexpr=None, out_dtype=scalar_result_dtype,
@@ -298,7 +296,7 @@ def scalar_op(name, ufunc, grad=None, aliases=(), numexpr=None, out_dtype=scalar
     ``is_int`` (see :func:`_scalar_for`); False for ops whose result is a float anyway.
     """
     scalar_for = _scalar_for if truncates else _given_scalar
-    fn, compute_into = _scalar_kernels(ufunc, reflected, scalar_for)
+    apply, compute_into = _scalar_kernels(ufunc, reflected, scalar_for)
     keeps_float = out_dtype is scalar_result_dtype
     # NOTE: a float input keeps its dtype, so for same-dtype floats the op is exactly the ufunc.
     if keeps_dtype is None:
@@ -307,7 +305,7 @@ def scalar_op(name, ufunc, grad=None, aliases=(), numexpr=None, out_dtype=scalar
     def compute(xp, inputs, attrs):
         x = inputs[0]
         scalar = scalar_for(x.dtype, attrs)
-        result = fn(xp, x, scalar)
+        result = apply(xp, x, scalar)
         if x.ndim == 0:
             result = as_array(xp, result)
         if keeps_float and x.dtype.kind == "f" and result.dtype.kind == "f":

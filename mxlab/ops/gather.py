@@ -112,7 +112,7 @@ register(
 
 
 def _register_gather(name, compute, backward, input_names, attrs, infer_shape, doc, backward_doc,
-                     **public):
+                     backward_into=None, **public):
     """A gather op ``name(data, index)`` and its hidden ``_backward_<name>(grad, data, index)``
     scatter: each one's gradient is the other, so gradients can be differentiated again."""
     register(Op(name=name, compute=compute, num_inputs=2, input_names=input_names, attrs=attrs,
@@ -120,7 +120,8 @@ def _register_gather(name, compute, backward, input_names, attrs, infer_shape, d
                 gradient=lambda node, g: [getattr(F, f"_backward_{name}")(g[0], *node.inputs,
                                                                           **node.attrs), None],
                 **public))
-    register(Op(name=f"_backward_{name}", compute=backward, num_inputs=3,
+    register(Op(name=f"_backward_{name}", compute=backward, compute_into=backward_into,
+                num_inputs=3,
                 input_names=("grad",) + tuple(input_names), attrs=attrs,
                 infer_shape=_pass_shape(1), infer_type=lambda a, d: [d[0]], ignore_inputs=(1,),
                 hidden=True, doc=backward_doc,
@@ -130,9 +131,10 @@ def _register_gather(name, compute, backward, input_names, attrs, infer_shape, d
 
 # -- take / pick / one_hot -------------------------------------------------------------------------
 def _wrap_indices(xp, op_name, idx, n, mode):
-    idx = idx.astype(numpy.int64)
-    if mode == "clip":
-        return xp.clip(idx, 0, n - 1)
+    idx = idx.astype(numpy.int64)   # NOTE: a copy, so clipped in place below
+    if mode == "clip":   # NOTE: two ufuncs: xp.clip's Python wrapper costs more on small arrays
+        xp.maximum(idx, 0, out=idx)
+        return xp.minimum(idx, n - 1, out=idx)
     if mode == "wrap":
         return idx % n
     if idx.size and (int(idx.max()) >= n or int(idx.min()) < -n):
@@ -197,11 +199,21 @@ def _pick(xp, inputs, a):
     return out if a["keepdims"] else out.reshape(out.shape[:axis] + out.shape[axis + 1 :])
 
 
-def _backward_pick(xp, inputs, a):
+def _backward_pick_into(xp, inputs, a, outs):
+    """The gradient at each picked position, zero elsewhere (a masked copy: no temporaries of
+    ``where`` and ``astype``)."""
     g, data, idx = inputs
     axis, idx = _pick_parts(xp, a, data, idx)
     positions = xp.arange(data.shape[axis]).reshape((-1,) + (1,) * (data.ndim - axis - 1))
-    return xp.where(positions == idx, g.reshape(idx.shape), 0).astype(g.dtype)
+    out = outs[0]
+    out.fill(0)
+    xp.copyto(out, g.reshape(idx.shape), where=positions == idx)
+
+
+def _backward_pick(xp, inputs, a):
+    out = xp.empty(inputs[1].shape, inputs[0].dtype)
+    _backward_pick_into(xp, inputs, a, [out])
+    return out
 
 
 def _pick_infer(a, in_shapes):
@@ -219,7 +231,7 @@ _PICK_ATTRS = (
 )
 _register_gather("pick", _pick, _backward_pick, ("data", "index"), _PICK_ATTRS, _pick_infer,
                  "One element per position along ``axis``, chosen by ``index``.",
-                 "Gradient of ``pick``.", aliases=("_npx_pick", "choose_element_0index"),
+                 "Gradient of ``pick``.", backward_into=_backward_pick_into, aliases=("_npx_pick", "choose_element_0index"),
                  npx_name="pick")
 
 

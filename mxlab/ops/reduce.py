@@ -154,14 +154,22 @@ def _divisor(shape, axes, attrs):
     return count - attrs["ddof"]
 
 
-def _broadcast_reduced(xp, inputs, attrs):
+def _broadcast_reduced_into(xp, inputs, attrs, outs):
+    """``data`` in keepdims form broadcast into the output by one ufunc (mean: divided on the
+    way, the same division per element as dividing the broadcast copy)."""
     data, like = inputs
     axes = _helper_axes("_broadcast_reduced", attrs, like.ndim)
-    kept = reduced_shape(like.shape, axes, True, False)
-    result = xp.broadcast_to(data.reshape(kept), like.shape).copy()
+    kept = data.reshape(reduced_shape(like.shape, axes, True, False))
     if attrs["mean"]:
-        result /= _divisor(like.shape, axes, attrs)
-    return result
+        xp.divide(kept, _divisor(like.shape, axes, attrs), out=outs[0])
+    else:
+        xp.copyto(outs[0], kept)
+
+
+def _broadcast_reduced(xp, inputs, attrs):
+    out = xp.empty(inputs[1].shape, inputs[0].dtype)
+    _broadcast_reduced_into(xp, inputs, attrs, [out])
+    return out
 
 
 def _sum_reduced_like(xp, inputs, attrs):
@@ -183,12 +191,13 @@ def _adjoint(op_name):
                             None]
 
 
-for _name, _compute, _other, _doc in (
-        ("_broadcast_reduced", _broadcast_reduced, "_sum_reduced_like",
+for _name, _compute, _into, _other, _doc in (
+        ("_broadcast_reduced", _broadcast_reduced, _broadcast_reduced_into, "_sum_reduced_like",
          "Reshape a reduced array to keepdims form, broadcast it to ``like`` (mean: / count)."),
-        ("_sum_reduced_like", _sum_reduced_like, "_broadcast_reduced",
+        ("_sum_reduced_like", _sum_reduced_like, None, "_broadcast_reduced",
          "Sum over the reduced axes and reshape to ``like`` (adjoint of _broadcast_reduced).")):
-    register(Op(name=_name, compute=_compute, attrs=_HELPER_ATTRS, num_inputs=2,
+    register(Op(name=_name, compute=_compute, compute_into=_into, attrs=_HELPER_ATTRS,
+                num_inputs=2,
                 input_names=("data", "like"), infer_shape=lambda attrs, s: [s[1]],
                 infer_type=lambda attrs, d: [d[0]], ignore_inputs=(1,), hidden=True,
                 gradient=_adjoint(_other), doc=_doc))

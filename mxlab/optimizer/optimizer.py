@@ -15,6 +15,7 @@ Example
 >>> w.asnumpy()
 array([0.9, 1.9], dtype=float32)
 """
+import functools
 import math
 import warnings
 
@@ -52,10 +53,29 @@ def _zeros_like(weight):
     return _F.zeros_like(weight)
 
 
+_PARSED = {}   # (op name, attribute items) -> (op, parsed attrs): one parse per distinct step
+_PARSED_MAX = 256
+
+
 def _fused_update(op_name, inputs, attrs):
-    """Run a fused update op writing its first input (the weight) in place."""
-    op = get_op(op_name)
-    invoke(op, inputs, op.parse_attrs(attrs), out=[inputs[0]])
+    """Run a fused update op writing its first input (the weight) in place.
+
+    NOTE: the parsed attributes are kept per distinct value set (a trainer repeats one set every
+    step; a scheduler's changing rates just refill the bounded cache).
+    """
+    key = (op_name, *attrs.items())
+    try:
+        found = _PARSED.get(key)
+    except TypeError:   # an unhashable value: parsed every time
+        key, found = None, None
+    if found is None:
+        if len(_PARSED) >= _PARSED_MAX:
+            _PARSED.clear()
+        op = get_op(op_name)
+        found = (op, op.parse_attrs(attrs))
+        if key is not None:
+            _PARSED[key] = found
+    invoke(found[0], inputs, found[1], out=[inputs[0]])
 
 
 def _assign(target, value):
@@ -223,11 +243,12 @@ class Optimizer:
                 for item in zip(indices, weights, grads, states):
                     update_sparse(self, run, *item)
             return
+        run = self.fused_step if self.use_fused_step else self.step
+        if not autograd.is_recording():
+            run(indices, weights, grads, states)
+            return
         with autograd.pause():
-            if self.use_fused_step:
-                self.fused_step(indices, weights, grads, states)
-            else:
-                self.step(indices, weights, grads, states)
+            run(indices, weights, grads, states)
 
     def update_multi_precision(self, indices, weights, grads, states):
         """:meth:`update` on the float32 master copies of float16 weights (``multi_precision``),
@@ -270,9 +291,14 @@ def _as_lists(indices, weights, grads, states):
     return [indices], [weights], [grads], [states]
 
 
+@functools.cache
+def _array_class():
+    from ..ndarray.ndarray import NDArray   # NOTE: ndarray imports the optimizers' ops module
+    return NDArray
+
+
 def _check_array(value, what):
-    from ..ndarray.ndarray import NDArray
-    if not isinstance(value, NDArray):
+    if not isinstance(value, _array_class()):
         raise MXNetTypeError(f"Optimizer.update: {what} must be an NDArray, got "
                              f"{type(value).__name__}")
 
@@ -305,8 +331,6 @@ class SGD(Optimizer):
         """MXNet's kernels: ``aggregate_num`` > 1 updates the parameters in ``multi_*sgd*``
         calls, else one ``sgd_update``/``sgd_mom_update`` (``mp_`` for float16 with
         ``multi_precision``, whose states are ``(float32 weight, momentum)``) each."""
-        from .. import ndarray as nd
-
         self._update_count(indices)
         lrs, wds = self._get_lrs(indices), self._get_wds(indices)
         kwargs = {"rescale_grad": self.rescale_grad}
@@ -316,6 +340,7 @@ class SGD(Optimizer):
             kwargs["clip_gradient"] = self.clip_gradient
         mixed = self.multi_precision and weights[0].dtype == numpy.float16
         if self.aggregate_num > 1:
+            from .. import ndarray as nd
             groups = []
             for weight, grad, state in zip(weights, grads, states):
                 group = [weight, grad]
@@ -336,12 +361,11 @@ class SGD(Optimizer):
             self._fused_call(2 * mixed + (mom is not None), inputs, dict(kwargs, lr=lr, wd=wd))
 
     def _fused_call(self, which, inputs, attrs):
-        from .. import ndarray as nd
-
         if which < 2:   # NOTE: the registered ops, writing the weight in place
             attrs.setdefault("clip_gradient", -1.0)
             _fused_update(self._FUSED[which], inputs, attrs)
             return
+        from .. import ndarray as nd
         getattr(nd, self._FUSED[which])(*inputs, out=inputs[0], **attrs)
 
     def update_multi_precision(self, indices, weights, grads, states):
