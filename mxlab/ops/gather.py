@@ -231,8 +231,8 @@ _PICK_ATTRS = (
 )
 _register_gather("pick", _pick, _backward_pick, ("data", "index"), _PICK_ATTRS, _pick_infer,
                  "One element per position along ``axis``, chosen by ``index``.",
-                 "Gradient of ``pick``.", backward_into=_backward_pick_into, aliases=("_npx_pick", "choose_element_0index"),
-                 npx_name="pick")
+                 "Gradient of ``pick``.", backward_into=_backward_pick_into,
+                 aliases=("_npx_pick", "choose_element_0index"), npx_name="pick")
 
 
 def _one_hot(xp, inputs, a):
