@@ -11,14 +11,17 @@ import pytest
 # NOTE: MXNet's tests were written for NumPy < 1.24 and still use the aliases it removed
 #   (numpy.float, numpy.int, numpy.object, ...): the harness restores them as the builtins they
 #   named, in its own test subprocesses only.
-#   NumPy 2 removed more spellings (numpy.NaN, numpy.Inf, numpy.float_, ...): restored likewise.
+#   NumPy 2 removed more spellings (numpy.NaN, numpy.Inf, numpy.float_, numpy.product, ...):
+#   restored likewise.
 for _alias, _builtin in (("float", float), ("int", int), ("object", object), ("str", str),
                          ("complex", complex), ("long", int), ("unicode", str),
                          ("NaN", numpy.nan), ("NAN", numpy.nan), ("Inf", numpy.inf),
                          ("Infinity", numpy.inf), ("infty", numpy.inf), ("PINF", numpy.inf),
                          ("NINF", -numpy.inf), ("float_", numpy.float64),
                          ("complex_", numpy.complex128), ("unicode_", numpy.str_),
-                         ("string_", numpy.bytes_)):
+                         ("string_", numpy.bytes_), ("product", numpy.prod),
+                         ("cumproduct", numpy.cumprod), ("sometrue", numpy.any),
+                         ("alltrue", numpy.all), ("round_", numpy.round)):
     if not hasattr(numpy, _alias):
         setattr(numpy, _alias, _builtin)
 
