@@ -129,6 +129,21 @@ def test_dropout_embedding_flatten_identity_lambdas():
     numpy.testing.assert_array_equal(hl(mx.nd.array([-1.0, 3.0])).asnumpy(), [0.0, 6.0])
 
 
+def test_hybrid_lambda_takes_F_as_its_generation_does():
+    """MXNet 1.x passes F to the function, 2.0 does not: 2.0 code (mx.np arrays, a function
+    without an ``F`` parameter) gets the array first; an op name on mx.np arrays stays mx.np."""
+    x = mx.np.array([-1.0, 3.0])
+    two = nn.HybridLambda(lambda a, *args: mx.npx.leaky_relu(a, *args, slope=0.1))
+    numpy.testing.assert_allclose(two(x).asnumpy(), [-0.1, 3.0], rtol=1e-6)
+    one = nn.HybridLambda(lambda F, a: F.relu(a))
+    numpy.testing.assert_array_equal(one(x).asnumpy(), [0.0, 3.0])
+    named = nn.HybridLambda("tanh")(x)
+    assert isinstance(named, mx.np.ndarray)
+    numpy.testing.assert_allclose(named.asnumpy(), numpy.tanh([-1.0, 3.0]), rtol=1e-6)
+    legacy = nn.HybridLambda(lambda G, a: G.relu(a))   # 1.x code on mx.nd arrays gets F
+    assert legacy(mx.nd.array([-1.0, 2.0])).asnumpy().tolist() == [0.0, 2.0]
+
+
 ACTIVATIONS = [
     (nn.Activation("relu"), lambda x: numpy.maximum(x, 0)),
     (nn.Activation("sigmoid"), lambda x: 1 / (1 + numpy.exp(-x))),

@@ -12,6 +12,7 @@ Example
 >>> net(mx.np.ones((2, 5))).shape, net.weight.shape
 ((2, 3), (3, 5))
 """
+import inspect
 import warnings
 
 import numpy
@@ -305,17 +306,43 @@ class Lambda(Block):
 
 
 class HybridLambda(HybridBlock):
-    """A HybridBlock around ``function(F, x, *args)`` (or an op name)."""
+    """A HybridBlock around a function or an op name. MXNet 1.x calls ``function(F, x, *args)``,
+    MXNet 2.0 ``function(x, *args)``: a function whose first parameter is named ``F`` gets ``F``;
+    any other gets it on ``mx.nd`` arrays and symbols only, not on ``mx.np`` arrays (2.0 code).
+    An op name is looked up in ``F`` (in ``mx.np``, then ``mx.npx``, for ``mx.np`` arrays)."""
 
     def __init__(self, function):
         super().__init__()
-        if isinstance(function, str):
-            name = function
-            self._func = lambda F, *args: getattr(_F if not hasattr(F, name) else F, name)(*args)
-        elif callable(function):
-            self._func = function
-        else:
+        if not isinstance(function, str) and not callable(function):
             raise MXNetValueError(f"HybridLambda: unrecognized function {function!r}")
+        self._func = function
+        self._takes_F = callable(function) and _first_parameter(function) == "F"
 
     def hybrid_forward(self, F, x, *args):
-        return self._func(F, x, *args)
+        legacy = getattr(x, "_flavour", None) != "np"
+        if isinstance(self._func, str):
+            return _named_op(self._func, F if legacy else None)(x, *args)
+        if self._takes_F or legacy:
+            return self._func(F, x, *args)
+        return self._func(x, *args)
+
+
+def _named_op(name, F):
+    """Op ``name`` from ``F`` (else mxlab's registry), or from mx.np / mx.npx when F is None."""
+    if F is not None:
+        return getattr(F if hasattr(F, name) else _F, name)
+    from ... import numpy as np, numpy_extension as npx
+
+    for namespace in (np, npx):
+        if hasattr(namespace, name):
+            return getattr(namespace, name)
+    raise MXNetValueError(f"HybridLambda: no op {name!r} in mx.np or mx.npx")
+
+
+def _first_parameter(function):
+    """The name of ``function``'s first parameter (None when it has none or cannot be read)."""
+    try:
+        names = list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        return None
+    return names[0] if names else None
