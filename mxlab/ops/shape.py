@@ -62,13 +62,17 @@ def any_unknown(in_shapes):
     return not all(known(s) for s in in_shapes)
 
 
-def shape_op(name, compute, infer, grad, attrs=(), **kwargs):
+def shape_op(name, compute, infer, grad, attrs=(), keeps_size=False, **kwargs):
     """Register a one-input shape op whose rule ``infer(attrs, shape)`` maps a known input shape to
-    the output."""
+    the output. ``keeps_size`` (reshapes): an input with one unknown dim and a known output get
+    that dim from the output's size, as MXNet's backward shape inference does."""
 
-    def infer_shape(attrs_, in_shapes):
+    def infer_shape(attrs_, in_shapes, out_shapes=None):
         if any_unknown(in_shapes):
-            return [None]
+            filled = _fill_from_size(in_shapes[0], out_shapes) if keeps_size else None
+            if filled is None or tuple(infer(attrs_, filled)) != tuple(out_shapes[0]):
+                return [None]
+            return [filled], [tuple(out_shapes[0])]
         return [tuple(infer(attrs_, tuple(in_shapes[0])))]
 
     return register(
@@ -81,6 +85,21 @@ def shape_op(name, compute, infer, grad, attrs=(), **kwargs):
             **kwargs,
         )
     )
+
+
+def _fill_from_size(shape, out_shapes):
+    """``shape`` with its one unknown (None) dim set so that it holds as many elements as the
+    known output; None when that cannot be told."""
+    out = out_shapes[0] if out_shapes else None
+    if shape is None or out is None or any_unknown([out]):
+        return None
+    unknown = [i for i, d in enumerate(shape) if d is None]
+    rest = size_of([d for d in shape if d is not None])
+    if len(unknown) != 1 or rest == 0 or size_of(out) % rest:
+        return None
+    filled = list(shape)
+    filled[unknown[0]] = size_of(out) // rest
+    return tuple(filled)
 
 
 def size_of(shape):
@@ -251,6 +270,7 @@ def _reshape_op(name, rule, attrs, **kwargs):
         rule,
         _reshape_grad,
         attrs=attrs,
+        keeps_size=True,
         save_outputs=False,
         **kwargs,
     )

@@ -63,3 +63,14 @@ def test_unknown_input_dims_come_back_from_known_outputs():
     conv = mx.sym.Convolution(data=mx.sym.Variable("a", shape=(0, 10, 0, 0)), num_filter=21,
                               kernel=(3, 3), pad=(1, 1))
     assert _arg_shapes(conv + mx.sym.Variable("c", shape=(5, 21, 32, 32)))["a"] == (5, 10, 32, 32)
+
+
+def test_reshape_input_dim_comes_back_from_its_known_output():
+    """One unknown input dim of a reshape is what the known output's size leaves (MXNet's
+    test_operator::test_reshape_new holdout cases); two unknown dims stay unknown."""
+    data = mx.sym.Variable("data", shape=(4, 0, 5))
+    out = mx.sym.Reshape(data, shape=(-4, 2, -1, 0, -2)) + mx.sym.ones(shape=(2, 2, 3, 5))
+    assert _arg_shapes(out)["data"] == (4, 3, 5)
+    data = mx.sym.Variable("data", shape=(0, 0))
+    with pytest.warns(UserWarning, match="Cannot decide shape"):
+        assert mx.sym.Reshape(data, shape=(-1,)).infer_shape()[0] is None
