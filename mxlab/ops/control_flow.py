@@ -64,7 +64,7 @@ def _forward(xp, inputs, attrs, ctx):
 def _gradient(node, out_grads):
     program = _program(node.attrs)
     grads = F._backward_control_flow(*node.inputs, *out_grads, program=program)
-    grads = grads if isinstance(grads, (list, tuple)) else [grads]
+    grads = list(grads) if type(grads) in (list, tuple) else [grads]   # NOTE: an Entry is a tuple
     return [None if i in program.no_gradient else g for i, g in enumerate(grads)]
 
 

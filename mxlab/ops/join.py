@@ -99,7 +99,7 @@ def _concat_grad(axis_key):
             num_args=len(node.inputs),
             flat=axis is None,
         )
-        return list(pieces) if isinstance(pieces, (list, tuple)) else [pieces]
+        return _as_list(pieces)
 
     return gradient
 
@@ -190,7 +190,9 @@ register(
 
 
 def _as_list(x):
-    return list(x) if isinstance(x, (list, tuple)) else [x]
+    """``F``'s result as a list of outputs. NOTE: by exact type: a single graph entry is itself
+    a (named) tuple, and ``list()`` of it would give its fields."""
+    return list(x) if type(x) in (list, tuple) else [x]
 
 
 def _slice_channel_compute(xp, inputs, a):

@@ -123,3 +123,21 @@ def test_upsampling_nearest_concat_sum_and_bilinear_as_deconvolution():
     with pytest.raises(mx.MXNetError, match="does not divide"):
         mx.nd.UpSampling(mx.nd.array(a), mx.nd.ones((1, 1, 5, 6)), scale=2,
                          sample_type="nearest", num_args=2).asnumpy()
+
+
+@pytest.mark.parametrize("build", [
+    lambda v: mx.sym.Concat(v, dim=0),
+    lambda v: mx.sym.stack(v, axis=0, num_args=1),
+    lambda v: mx.sym.SliceChannel(v, num_outputs=1, axis=0),
+])
+def test_one_input_join_and_split_differentiate_in_a_bound_graph(build):
+    """A join or split of ONE array: its gradient is one piece, not the fields of the graph
+    entry (MXNet test_operator::test_concat starts with a one-input Concat)."""
+    out = build(mx.sym.Variable("a"))
+    grad = mx.nd.zeros((2, 3))
+    exe = out._bind(mx.cpu(), args=[mx.nd.ones((2, 3))], args_grad={"a": grad})
+    exe.forward(is_train=True)
+    head = mx.nd.array(numpy.arange(exe.outputs[0].size, dtype="float32").reshape(
+        exe.outputs[0].shape))
+    exe.backward([head])
+    numpy.testing.assert_array_equal(grad.asnumpy(), head.asnumpy().reshape(2, 3))
