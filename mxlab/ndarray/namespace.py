@@ -43,10 +43,11 @@ def register_frontend(*flavours, name=None):
 def populate_prefixed(namespace, prefix, make_frontend):
     """Fill a sub-namespace (``mx.nd.contrib``, ``mx.sym.image``, ...) with every registered op
     named ``<prefix><name>``, as ``<name>``."""
-    for name in list_ops():
-        if name.startswith(prefix):
-            public = name[len(prefix):]
-            namespace[public] = make_frontend(get_op(name), public)
+    for op in map(get_op, list_ops()):
+        for name in (op.name, *op.aliases):   # NOTE: CTCLoss is also _contrib_CTCLoss
+            if name.startswith(prefix):
+                public = name[len(prefix):]
+                namespace[public] = make_frontend(op, public)
 
 
 def populate_namespace(namespace, flavour, make_frontend):

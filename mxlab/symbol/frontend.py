@@ -23,6 +23,7 @@ __all__ = [
     "power",
     "maximum",
     "minimum",
+    "hypot",
 ]
 
 
@@ -146,3 +147,4 @@ def _elementwise_pair(tensor_op, scalar_op, rscalar_op, doc):
 pow = power = _elementwise_pair("_power", "_power_scalar", "_rpower_scalar", "power")  # noqa: A001
 maximum = _elementwise_pair("_maximum", "_maximum_scalar", "_maximum_scalar", "maximum")
 minimum = _elementwise_pair("_minimum", "_minimum_scalar", "_minimum_scalar", "minimum")
+hypot = _elementwise_pair("_hypot", "_hypot_scalar", "_hypot_scalar", "hypot")

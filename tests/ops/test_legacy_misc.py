@@ -1,0 +1,93 @@
+"""hard_sigmoid, L2Normalization, all_finite / multi_all_finite, im2col / col2im, sym.hypot and
+the contrib aliases of CTCLoss (values against NumPy; the oracle case against MXNet 1.9.1)."""
+import numpy
+import pytest
+from helpers import assert_same_results, requires_oracle, run_both
+
+import mxlab as mx
+from mxlab.base import MXNetValueError
+from mxlab.test_utils import check_numeric_gradient
+
+
+def _im2col_reference(x, kernel, stride, pad):
+    """Windows by explicit loops: rows channel first, then kernel offset (MXNet's order)."""
+    n, c, h, w = x.shape
+    padded = numpy.pad(x, ((0, 0), (0, 0), (pad[0], pad[0]), (pad[1], pad[1])))
+    oh = (h + 2 * pad[0] - kernel[0]) // stride[0] + 1
+    ow = (w + 2 * pad[1] - kernel[1]) // stride[1] + 1
+    cols = numpy.zeros((n, c * kernel[0] * kernel[1], oh * ow), x.dtype)
+    for ci in range(c):
+        for ki in range(kernel[0]):
+            for kj in range(kernel[1]):
+                row = (ci * kernel[0] + ki) * kernel[1] + kj
+                patch = padded[:, ci, ki:ki + stride[0] * oh:stride[0],
+                               kj:kj + stride[1] * ow:stride[1]]
+                cols[:, row] = patch.reshape(n, -1)
+    return cols
+
+
+def test_im2col_matches_loops_and_col2im_is_its_adjoint():
+    rng = numpy.random.default_rng(0)
+    x = rng.standard_normal((2, 3, 5, 6)).astype("float32")
+    args = {"kernel": (2, 3), "stride": (2, 1), "pad": (1, 0)}
+    cols = mx.nd.im2col(mx.nd.array(x), **args)
+    numpy.testing.assert_allclose(cols.asnumpy(), _im2col_reference(x, (2, 3), (2, 1), (1, 0)))
+    y = rng.standard_normal(cols.shape).astype("float32")
+    back = mx.nd.col2im(mx.nd.array(y), output_size=(5, 6), **args).asnumpy()
+    # <im2col(x), y> == <x, col2im(y)>: col2im adds every window back where it came from
+    numpy.testing.assert_allclose((cols.asnumpy() * y).sum(), (x * back).sum(), rtol=1e-4)
+    check_numeric_gradient(mx.sym.im2col(mx.sym.var("x"), **args), [x.astype("float64")],
+                           rtol=1e-2, atol=1e-3)
+    with pytest.raises(MXNetValueError, match="col2im"):
+        mx.nd.col2im(mx.nd.array(y[:, :5]), output_size=(5, 6), **args)
+
+
+def test_hard_sigmoid_and_l2_normalization_values_and_gradients():
+    x = numpy.array([-5.0, -1.0, 0.0, 1.0, 5.0], "float32")
+    numpy.testing.assert_allclose(mx.nd.hard_sigmoid(mx.nd.array(x)).asnumpy(),
+                                  numpy.clip(0.2 * x + 0.5, 0, 1), rtol=1e-6)
+    data = numpy.random.default_rng(1).uniform(0.5, 2.0, (2, 3, 4))
+    for mode, axes in (("instance", (1, 2)), ("channel", (1,)), ("spatial", (2,))):
+        got = mx.nd.L2Normalization(mx.nd.array(data), mode=mode).asnumpy()
+        want = data / numpy.sqrt((data ** 2).sum(axis=axes, keepdims=True) + 1e-10)
+        numpy.testing.assert_allclose(got, want, rtol=1e-5)
+        check_numeric_gradient(mx.sym.L2Normalization(mx.sym.var("x"), mode=mode), [data],
+                               rtol=1e-2, atol=1e-3)
+    check_numeric_gradient(mx.sym.hard_sigmoid(mx.sym.var("x")),
+                           [numpy.array([[-3.0, -1.2, 0.3], [1.1, 2.0, 4.0]])],
+                           rtol=1e-2, atol=1e-3)
+    named = mx.sym.L2Normalization(mx.sym.var("x"), name="l2")
+    assert named.list_outputs() == ["l2_output"]   # the norm is a hidden output, as in MXNet
+
+
+def test_all_finite_names_and_aliases():
+    assert mx.nd.all_finite(mx.nd.array([1.0, numpy.inf])).asnumpy().tolist() == [0.0]
+    ok = mx.nd.multi_all_finite(mx.nd.array([1.0]), mx.nd.array([2.0, 3.0]), num_arrays=2)
+    assert (ok.asnumpy().tolist(), ok.dtype) == ([1.0], numpy.float32)
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    assert mx.sym.hypot(a, b).eval(a=mx.nd.array([3.0]), b=mx.nd.array([4.0]))[0] \
+        .asnumpy().tolist() == [5.0]
+    assert mx.nd.contrib.CTCLoss is not None and mx.sym.contrib.ctc_loss is not None
+
+
+@requires_oracle
+@pytest.mark.oracle
+def test_legacy_misc_ops_match_mxnet():
+    rng = numpy.random.default_rng(2)
+    inputs = {"x": rng.standard_normal((2, 3, 4, 5)).astype("float32")}
+    code = """
+x = mx.nd.array(inputs['x'])
+x.attach_grad()
+with mx.autograd.record():
+    c = mx.nd.im2col(x, kernel=(2, 2), stride=(1, 2), dilate=(2, 1), pad=(1, 1))
+    h = mx.nd.hard_sigmoid(x, alpha=0.3, beta=0.4)
+    l = mx.nd.L2Normalization(x, mode='channel')
+    total = (c * c).sum() + (h * 2).sum() + (l * mx.nd.arange(120).reshape((2, 3, 4, 5))).sum()
+total.backward()
+back = mx.nd.col2im(c, output_size=(4, 5), kernel=(2, 2), stride=(1, 2), dilate=(2, 1),
+                    pad=(1, 1))
+outputs.update(cols=c.asnumpy(), hard=h.asnumpy(), l2=l.asnumpy(), grad=x.grad.asnumpy(),
+               back=back.asnumpy(), finite=mx.nd.all_finite(x).asnumpy())
+"""
+    mine, theirs = run_both(code, inputs)
+    assert_same_results(mine, theirs, rtol=1e-4, atol=1e-5)
