@@ -15,7 +15,7 @@ import math
 
 import numpy
 
-from ..base import MXNetNotImplementedError, MXNetTypeError
+from ..base import MXNetNotImplementedError, MXNetTypeError, MXNetValueError
 from .attrs import Attr
 from .elemwise import as_array, float_result, unary
 from .infer import same_shape
@@ -140,15 +140,37 @@ register(Op(name="Activation", aliases=("_npx_activation",), compute=_activation
 
 
 # -- LeakyReLU: leaky / elu / selu / gelu / prelu / rrelu ----------------------------------------
-def _channel_view(gamma, ndim):
-    """PReLU's slope along axis 1 (one value per channel), or everywhere for a single value."""
-    if gamma.size == 1 or ndim < 2:
-        return gamma.reshape(-1) if ndim else gamma.reshape(())
-    return gamma.reshape((1, -1) + (1,) * (ndim - 2))
+def _gamma_shape(gamma_shape, data_shape):
+    """PReLU's slope shape against the data: ``gamma``'s dims align with the data's first two,
+    from the right (MXNet's ``expand_shape``): ``(C,)`` is one slope per channel (axis 1), ``(N,
+    C)`` one per sample and channel; a single value applies everywhere."""
+    result, s = [1] * len(data_shape), len(gamma_shape) - 1
+    for i in range(len(data_shape) - 1, -1, -1):
+        if s >= 0 and i <= 1 and gamma_shape[s] in (data_shape[i], 1):
+            result[i], s = gamma_shape[s], s - 1
+    if s != -1 and math.prod(gamma_shape) != 1:
+        raise MXNetValueError(f"LeakyReLU: cannot broadcast gamma {tuple(gamma_shape)} to data "
+                              f"{tuple(data_shape)}")
+    return tuple(result)
+
+
+def _channel_view(gamma, shape):
+    """``gamma`` reshaped to broadcast against data of ``shape`` (see :func:`_gamma_shape`)."""
+    if gamma.size == 1:
+        return gamma.reshape((1,) * len(shape))
+    return gamma.reshape(_gamma_shape(gamma.shape, shape))
 
 
 def _gelu(xp, x):
     return 0.5 * x * (1 + erf(xp, x * _INV_SQRT2))
+
+
+_GELU_TANH_K, _GELU_TANH_C = math.sqrt(2 / math.pi), 0.044715
+
+
+def _gelu_tanh(xp, x):
+    """MXNet's ``gelu_tanh``: ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``."""
+    return 0.5 * x * (1 + xp.tanh(_GELU_TANH_K * (x + _GELU_TANH_C * x * x * x)))
 
 
 def _leaky_slope(attrs):
@@ -168,9 +190,11 @@ def _leaky_compute(xp, inputs, attrs, ctx):
         return xp.where(x > 0, x, attrs["slope"] * xp.expm1(x))
     if act == "selu":
         return _SELU_LAMBDA * xp.where(x > 0, x, _SELU_ALPHA * xp.expm1(x))
-    if act == "gelu":
+    if act in ("gelu", "gelu_erf"):
         return _gelu(xp, x)
-    slope = _channel_view(inputs[1], x.ndim) if act == "prelu" else _leaky_slope(attrs)
+    if act == "gelu_tanh":
+        return _gelu_tanh(xp, x)
+    slope = _channel_view(inputs[1], x.shape) if act == "prelu" else _leaky_slope(attrs)
     y = xp.where(x > 0, x, slope * x).astype(x.dtype, copy=False)
     # NOTE: rrelu has a second output, the mask of random slopes (zeros at inference in MXNet).
     return (y, xp.zeros_like(x)) if act == "rrelu" else y
@@ -190,6 +214,18 @@ def _gelu_deriv(x):
     return F.broadcast_add(cdf, F.broadcast_mul(x, pdf))
 
 
+def _gelu_tanh_deriv(x):
+    """``0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2)`` with ``t = tanh(k (x + c x^3))``."""
+    inner = F._mul_scalar(F.broadcast_add(x, F._mul_scalar(F.broadcast_mul(F.square(x), x),
+                                                           scalar=_GELU_TANH_C)),
+                          scalar=_GELU_TANH_K)
+    t = F.tanh(inner)
+    slope = F._mul_scalar(F._plus_scalar(F._mul_scalar(F.square(x), scalar=3 * _GELU_TANH_C),
+                                         scalar=1.0), scalar=0.5 * _GELU_TANH_K)
+    curve = F.broadcast_mul(F.broadcast_mul(x, F._rminus_scalar(F.square(t), scalar=1.0)), slope)
+    return F.broadcast_add(F._mul_scalar(F._plus_scalar(t, scalar=1.0), scalar=0.5), curve)
+
+
 def _prelu_grad(node, g, mask):
     x, gamma = node.inputs
     slope = F._channel_broadcast(gamma, x)
@@ -202,8 +238,10 @@ def _leaky_grad(node, g):
     """Exact derivatives. NOTE: MXNet 1.9's selu backward computes lambda * (y + alpha) on the
     negative side, which is not the derivative (y + lambda * alpha); mxlab keeps the math."""
     x, y, act = node.inputs[0], node.outputs[0], node.attrs["act_type"]
-    if act == "gelu":
+    if act in ("gelu", "gelu_erf"):
         return [F.broadcast_mul(g[0], _gelu_deriv(x))]
+    if act == "gelu_tanh":
+        return [F.broadcast_mul(g[0], _gelu_tanh_deriv(x))]
     mask = _mask(x)
     if act == "prelu":
         return _prelu_grad(node, g, mask)
@@ -225,7 +263,7 @@ def _leaky_outputs(attrs):
     return ("output", "mask") if attrs["act_type"] == "rrelu" else ("output",)
 
 
-_LEAKY_TYPES = ("elu", "gelu", "leaky", "prelu", "rrelu", "selu")
+_LEAKY_TYPES = ("elu", "gelu", "gelu_erf", "gelu_tanh", "leaky", "prelu", "rrelu", "selu")
 register(Op(name="LeakyReLU", aliases=("_npx_leaky_relu",), compute=_leaky_compute,
             attrs=(Attr("act_type", "str", "leaky", choices=_LEAKY_TYPES),
                    Attr("slope", "float", 0.25), Attr("lower_bound", "float", 0.125),
@@ -242,14 +280,15 @@ register(Op(name="LeakyReLU", aliases=("_npx_leaky_relu",), compute=_leaky_compu
 
 def _channel_broadcast(xp, inputs, attrs):
     gamma, like = inputs
-    return xp.broadcast_to(_channel_view(gamma, like.ndim), like.shape).astype(like.dtype)
+    return xp.broadcast_to(_channel_view(gamma, like.shape), like.shape).astype(like.dtype)
 
 
 def _channel_sum(xp, inputs, attrs):
     data, like = inputs
-    if like.size == 1 or data.ndim < 2:
+    if like.size == 1:
         return as_array(xp, data.sum()).reshape(like.shape)
-    axes = (0,) + tuple(range(2, data.ndim))
+    expanded = _gamma_shape(like.shape, data.shape)
+    axes = tuple(i for i, d in enumerate(expanded) if d == 1 and data.shape[i] != 1)
     return as_array(xp, data.sum(axis=axes)).reshape(like.shape)
 
 

@@ -91,3 +91,27 @@ outputs.update(cols=c.asnumpy(), hard=h.asnumpy(), l2=l.asnumpy(), grad=x.grad.a
 """
     mine, theirs = run_both(code, inputs)
     assert_same_results(mine, theirs, rtol=1e-4, atol=1e-5)
+
+
+def test_gelu_tanh_and_prelu_with_per_sample_slopes():
+    """MXNet 2.0's act_type='gelu_tanh' (nn.GELU(approximation='tanh')), and PReLU's gamma
+    aligned with the data's first two axes (one slope per sample and channel)."""
+    x = numpy.linspace(-3, 3, 12).reshape(3, 4)
+    k = numpy.sqrt(2 / numpy.pi)
+    want = 0.5 * x * (1 + numpy.tanh(k * (x + 0.044715 * x ** 3)))
+    got = mx.nd.LeakyReLU(mx.nd.array(x, dtype="float64"), act_type="gelu_tanh").asnumpy()
+    numpy.testing.assert_allclose(got, want, rtol=1e-12)
+    block = mx.gluon.nn.GELU(approximation="tanh")
+    numpy.testing.assert_allclose(block(mx.nd.array(x, dtype="float64")).asnumpy(), want,
+                                  rtol=1e-12)
+    check_numeric_gradient(mx.sym.LeakyReLU(mx.sym.var("x"), act_type="gelu_tanh"), [x],
+                           numeric_eps=1e-6, rtol=1e-4, atol=1e-6, dtype=numpy.float64)
+    gamma = numpy.linspace(0.1, 1.2, 12).reshape(3, 4)
+    data = numpy.random.default_rng(3).uniform(-1, 1, (3, 4, 2, 2))
+    y = mx.nd.LeakyReLU(mx.nd.array(data), mx.nd.array(gamma), act_type="prelu").asnumpy()
+    slopes = gamma[:, :, None, None]
+    numpy.testing.assert_allclose(y, numpy.where(data > 0, data, slopes * data), rtol=1e-6)
+    check_numeric_gradient(mx.sym.LeakyReLU(mx.sym.var("x"), mx.sym.var("g"), act_type="prelu"),
+                           [data, gamma], rtol=1e-2, atol=1e-4)
+    with pytest.raises(MXNetValueError, match="approximation"):
+        mx.gluon.nn.GELU(approximation="fast")

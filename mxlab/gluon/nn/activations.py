@@ -7,6 +7,7 @@ Example
 array([-0.1,  2. ], dtype=float32)
 """
 from ... import initializer
+from ...base import MXNetValueError
 from ...ops.registry import F as _F
 from ..block import HybridBlock
 from ..parameter import Parameter
@@ -66,9 +67,14 @@ class SELU(_LeakyFamily):
 
 
 class GELU(_LeakyFamily):
-    """Gaussian error linear unit (erf form)."""
+    """Gaussian error linear unit, exact (``approximation='erf'``) or MXNet 2.0's tanh form."""
 
-    act_type = "gelu"
+    def __init__(self, approximation="erf"):
+        if approximation not in ("erf", "tanh"):
+            raise MXNetValueError("Unsupported approximation! Supported values are 'erf' and "
+                                  f"'tanh', but got '{approximation}'")
+        super().__init__()
+        self.act_type = f"gelu_{approximation}"
 
 
 class PReLU(HybridBlock):
