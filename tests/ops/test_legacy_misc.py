@@ -115,3 +115,24 @@ def test_gelu_tanh_and_prelu_with_per_sample_slopes():
                            [data, gamma], rtol=1e-2, atol=1e-4)
     with pytest.raises(MXNetValueError, match="approximation"):
         mx.gluon.nn.GELU(approximation="fast")
+
+
+def test_group_norm_takes_per_group_or_per_channel_parameters():
+    """MXNet 1.x's GroupNorm has a gamma/beta entry per group, 2.0's per channel: the shape of
+    the given gamma decides (MXNet test_operator::test_groupnorm is 2.0's)."""
+    rng = numpy.random.default_rng(4)
+    x = rng.standard_normal((2, 6, 3, 2))
+    groups = x.reshape(2, 3, -1)
+    xhat = ((groups - groups.mean(-1, keepdims=True))
+            / numpy.sqrt(groups.var(-1, keepdims=True) + 1e-5)).reshape(x.shape)
+    for gamma in (rng.uniform(0.5, 1.5, 3), rng.uniform(0.5, 1.5, 6)):
+        beta = rng.standard_normal(gamma.shape)
+        view = (1, 3, 1, 1, 1) if gamma.size == 3 else (1, 6, 1, 1)
+        shaped = xhat.reshape(2, 3, 2, 3, 2) if gamma.size == 3 else xhat
+        want = (shaped * gamma.reshape(view) + beta.reshape(view)).reshape(x.shape)
+        got = mx.nd.GroupNorm(mx.nd.array(x, dtype="float64"), mx.nd.array(gamma, dtype="float64"),
+                              mx.nd.array(beta, dtype="float64"), num_groups=3)
+        numpy.testing.assert_allclose(got.asnumpy(), want, rtol=1e-10, atol=1e-12)
+        sym = mx.sym.GroupNorm(mx.sym.var("x"), mx.sym.var("g"), mx.sym.var("b"), num_groups=3)
+        check_numeric_gradient(sym, [x, gamma, beta], rtol=1e-4, atol=1e-6,
+                               numeric_eps=1e-6, dtype=numpy.float64)

@@ -219,9 +219,9 @@ def test_npx_names_and_group_errors():
         get_op("GroupNorm").infer_shapes(
             get_op("GroupNorm").parse_attrs({"num_groups": 3}), [(2, 4, 3), None, None]
         )
-    with pytest.raises(MXNetValueError, match="GroupNorm.*'gamma'"):
+    with pytest.raises(MXNetValueError, match="GroupNorm.*'gamma'"):   # neither (G,) nor (C,)
         get_op("GroupNorm").infer_shapes(
-            get_op("GroupNorm").parse_attrs({"num_groups": 2}), [(2, 4, 3), (4,), None]
+            get_op("GroupNorm").parse_attrs({"num_groups": 2}), [(2, 4, 3), (3,), None]
         )
 
 

@@ -327,8 +327,12 @@ def _ln_infer(attrs, in_shapes):
 
 
 # -- GroupNorm and InstanceNorm: normalise (N, G, rest) over rest ----------------------------------
-def _grouped(x, groups):
-    return x.reshape(x.shape[0], groups, -1)
+def _param_view(x, groups, gamma):
+    """``(N, G, C/G, rest)`` of ``x`` and ``gamma``'s broadcast view: one value per group (MXNet
+    1.x) or, when gamma has one per channel (MXNet 2.0), per channel."""
+    per_channel = gamma.size == x.shape[1] != groups
+    x4 = x.reshape(x.shape[0], groups, x.shape[1] // groups, -1)
+    return x4, gamma.reshape((1, groups, -1 if per_channel else 1, 1)), per_channel
 
 
 def _group_forward(groups_of):
@@ -337,10 +341,12 @@ def _group_forward(groups_of):
         if x.size == 0:     # NOTE: MXNet runs empty batches and channels (its issue 18933)
             stats = (x.shape[0], groups_of(attrs, x.shape))
             return xp.empty_like(x), xp.zeros(stats, x.dtype), xp.ones(stats, x.dtype)
-        xr = _grouped(x, groups_of(attrs, x.shape))
-        mean = xr.mean(axis=2)
-        std = xp.sqrt(((xr - mean[..., None]) ** 2).mean(axis=2) + attrs["eps"])
-        out = (xr - mean[..., None]) / std[..., None] * gamma[None, :, None] + beta[None, :, None]
+        groups = groups_of(attrs, x.shape)
+        x4, gamma_b, _ = _param_view(x, groups, gamma)
+        mean = x4.mean(axis=(2, 3))
+        centred = x4 - mean[..., None, None]
+        std = xp.sqrt((centred ** 2).mean(axis=(2, 3)) + attrs["eps"])
+        out = centred / std[..., None, None] * gamma_b + beta.reshape(gamma_b.shape)
         return out.reshape(x.shape).astype(x.dtype, copy=False), mean, std
 
     return forward
@@ -352,15 +358,16 @@ def _group_backward(groups_of):
         if x.size == 0:
             return xp.empty_like(x), xp.zeros_like(gamma), xp.zeros_like(gamma)
         groups = groups_of(attrs, x.shape)
-        xr, dyr = _grouped(x, groups), _grouped(dy, groups)
-        xhat = (xr - mean[..., None]) / std[..., None]
+        x4, gamma_b, per_channel = _param_view(x, groups, gamma)
+        xhat = (x4 - mean[..., None, None]) / std[..., None, None]
         dx, dgamma, dbeta = _affine_backward(
-            xp, dyr, xhat, 1 / std[..., None], gamma[None, :, None], (2,), (0, 2)
+            xp, dy.reshape(x4.shape), xhat, 1 / std[..., None, None], gamma_b, (2, 3),
+            (0, 3) if per_channel else (0, 2, 3)
         )
         return (
             dx.reshape(x.shape).astype(x.dtype, copy=False),
-            dgamma.astype(gamma.dtype),
-            dbeta.astype(gamma.dtype),
+            dgamma.reshape(gamma.shape).astype(gamma.dtype),
+            dbeta.reshape(gamma.shape).astype(gamma.dtype),
         )
 
     return backward
@@ -382,7 +389,10 @@ def _group_infer(op_name, groups_of):
             raise MXNetValueError(
                 f"{op_name}: channels ({data[1]}) must be divisible by num_groups ({groups})"
             )
-        shapes = _fill_params(op_name, ("data", "gamma", "beta"), in_shapes, (groups,))
+        # NOTE: MXNet 1.x has a gamma/beta entry per group, 2.0 per channel: a given shape says
+        per_channel = any(known(s) and tuple(s) == (data[1],) for s in in_shapes[1:])
+        shapes = _fill_params(op_name, ("data", "gamma", "beta"), in_shapes,
+                              (data[1],) if per_channel else (groups,))
         return shapes, [tuple(data), (data[0], groups), (data[0], groups)]
 
     return infer
