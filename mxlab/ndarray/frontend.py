@@ -24,9 +24,14 @@ def bind_arguments(op, args, kwargs, is_input):
     """
     kwargs = dict(kwargs)
     static_count = op.num_inputs if isinstance(op.num_inputs, int) else None
-    inputs, rest = [], list(args)
-    while rest and is_input(rest[0]) and (static_count is None or len(inputs) < static_count):
-        inputs.append(rest.pop(0))
+    inputs, rest, slots = [], list(args), len(_input_name_pool(op))
+    position = 0   # NOTE: a None in an input's place is that input left out (bias=None)
+    while rest and (static_count is None or len(inputs) < static_count) and \
+            (is_input(rest[0]) or (rest[0] is None and position < slots)):
+        value = rest.pop(0)
+        if value is not None:
+            inputs.append(value)
+        position += 1
     if rest and not inputs and isinstance(rest[0], (list, tuple)) and rest[0] \
             and all(is_input(v) for v in rest[0]) and static_count is None:
         inputs = list(rest.pop(0))   # NOTE: a sequence of arrays first (concatenate, stack, ...)
@@ -35,7 +40,7 @@ def bind_arguments(op, args, kwargs, is_input):
         raise MXNetTypeError(f"{op.name}: too many positional arguments ({len(args)})")
     kwargs.update(zip(attr_names, rest))
     named = {k: kwargs.pop(k) for k in list(kwargs) if is_input(kwargs[k]) or
-             (kwargs[k] is None and k in _input_name_pool(op))}
+             (kwargs[k] is None and k in _optional_input_names(op))}
     if named:
         order = _input_name_pool(op)
         for key in sorted(named, key=lambda k: order.index(k) if k in order else len(order)):
@@ -44,6 +49,20 @@ def bind_arguments(op, args, kwargs, is_input):
     if "num_args" in op._attr_specs and "num_args" not in kwargs:
         kwargs["num_args"] = len(inputs)
     return inputs, kwargs
+
+
+def _optional_input_names(op):
+    """Every input name ``op`` has under its default attributes or with its flags switched on
+    (``sequence_length`` exists only with ``use_sequence_length=True``): MXNet's functions take
+    such an input as ``name=None`` whatever the flags say."""
+    names = set(_input_name_pool(op))
+    if callable(op.input_names):
+        flags = {a.name: True for a in op.attrs if a.kind == "bool"}
+        try:
+            names.update(op.input_names({**op._defaults, **flags}))
+        except Exception:  # noqa: BLE001 - names that need other attributes: defaults only
+            pass
+    return names
 
 
 def _input_name_pool(op):

@@ -248,7 +248,7 @@ register(
         compute=_one_hot,
         input_names=("indices",),
         attrs=(
-            Attr("depth", "int", check=(lambda n: n > 0, "must be positive")),
+            Attr("depth", "int", check=(lambda n: n >= 0, "must not be negative")),
             Attr("on_value", "float", 1.0),
             Attr("off_value", "float", 0.0),
             Attr("dtype", "dtype", "float32"),

@@ -136,3 +136,20 @@ def test_group_norm_takes_per_group_or_per_channel_parameters():
         sym = mx.sym.GroupNorm(mx.sym.var("x"), mx.sym.var("g"), mx.sym.var("b"), num_groups=3)
         check_numeric_gradient(sym, [x, gamma, beta], rtol=1e-4, atol=1e-6,
                                numeric_eps=1e-6, dtype=numpy.float64)
+
+
+def test_an_input_passed_as_none_is_left_out():
+    """MXNet's generated functions take every input by position or name with None meaning
+    absent: ``Convolution(x, w, None, no_bias=True)``, ``SequenceReverse(sequence_length=None)``;
+    a None after the inputs is still an attribute (``sum(x, None)``: axis=None)."""
+    x, w = mx.sym.var("x"), mx.sym.var("w")
+    conv = mx.sym.Convolution(x, w, None, num_filter=2, kernel=(3,), no_bias=True)
+    assert conv.list_arguments() == ["x", "w"]
+    out = mx.nd.Convolution(mx.nd.ones((1, 2, 5)), mx.nd.ones((2, 2, 3)), None, num_filter=2,
+                            kernel=(3,), no_bias=True)
+    assert out.asnumpy().tolist() == [[[6.0] * 3] * 2]
+    seq = mx.nd.array(numpy.arange(6.0).reshape(3, 2))
+    rev = mx.nd.SequenceReverse(data=seq, sequence_length=None, use_sequence_length=False)
+    assert rev.asnumpy().tolist() == [[4.0, 5.0], [2.0, 3.0], [0.0, 1.0]]
+    assert mx.nd.sum(seq, None).asnumpy().tolist() == [15.0]
+    assert mx.nd.one_hot(mx.nd.array([1, 2]), depth=0).shape == (2, 0)
