@@ -239,7 +239,7 @@ def test_autotune_times_only_viable_candidates():
     assert wide.tune_times == {}  # one candidate per direction: nothing to time
     narrow = _plan((3, 4, 10, 10), (3, 3), 2)
     assert viable_candidates(narrow, numpy)["backward_data"] == [
-        "col2im", "shift", "transposed", "cn"
+        "col2im", "shift", "transposed", "cn", "winograd2"  # 10x10: whole 2x2 tiles, not 4x4
     ]
     assert viable_candidates(_plan((3, 4, 10, 10), (3, 3), 2, (2, 2)), numpy)["backward_data"] == [
         "cn"  # 4x4 outputs: per-sample GEMMs of 16 columns are not timed, nor folded col2im

@@ -2,8 +2,10 @@
 
 Every direction (forward, backward-data, backward-weight) has candidate kernels with one signature
 ``fn(plan, xp, a, b)``: per-sample im2col + GEMM, *batch-folded* im2col (the batch joins the GEMM's
-columns), "shift" (one small GEMM per kernel offset) and, for backward-data at stride 1, the
-convolution of ``dy`` with the flipped kernel. Like cuDNN's autotuner (MXNet's
+columns), "shift" (one small GEMM per kernel offset), Winograd for 3x3 stride 1 (:mod:`.conv_wino`)
+and, for backward-data at stride 1, the convolution of ``dy`` with the flipped kernel. A training
+forward keeps its columns for the backward-weight pass where both run one layout
+(:mod:`.conv_keep`), and the tuner then weighs the pair together. Like cuDNN's autotuner (MXNet's
 ``MXNET_CUDNN_AUTOTUNE_DEFAULT``) a plan times the candidates once and keeps the fastest -- but
 only the candidates a cost model does not rule out, on at most :data:`TUNE_BATCH` samples, and
 re-timing only near-winners, so a new shape's first call costs a few steady calls, not hundreds.
@@ -11,13 +13,12 @@ re-timing only near-winners, so a new shape's first call costs a few steady call
 
 import dataclasses
 import math
-import os
-import time
 
 import numpy
 
 from ...base import env_int
 from . import conv_keep, conv_wino
+from ._conv_clock import timed as _timed
 from ._window import Window, as_strided
 
 __all__ = ["ALGORITHMS", "DEFAULT_ALGORITHMS", "ConvPlan", "build_conv_plan", "dilated"]
@@ -309,7 +310,7 @@ ALGORITHMS = {
         "shift": _fwd_shift,
         "folded": _fwd_folded,
         "cn": _fwd_cn,
-        "winograd": conv_wino.forward,
+        **conv_wino.algorithms("forward"),
     },
     "backward_data": {
         "col2im": _bwd_data_col2im,
@@ -317,14 +318,14 @@ ALGORITHMS = {
         "folded": _bwd_data_folded,
         "transposed": _bwd_data_transposed,
         "cn": _bwd_data_cn,
-        "winograd": conv_wino.backward_data,
+        **conv_wino.algorithms("backward_data"),
     },
     "backward_weight": {
         "im2col": _bwd_weight_im2col,
         "shift": _bwd_weight_shift,
         "folded": _bwd_weight_folded,
         "cn": _bwd_weight_cn,
-        "winograd": conv_wino.backward_weight,
+        **conv_wino.algorithms("backward_weight"),
     },
 }
 conv_wino.FALLBACK.update(
@@ -491,12 +492,13 @@ class ConvPlan:
         self.algorithms["forward"], self.algorithms["backward_weight"] = best
 
 
-SHARED_LAYOUTS = ("im2col", "folded", "cn", "winograd")  # forward, backward-weight: same columns
-_WRITE_OUT = ("im2col", "folded", "cn", "winograd")  # forwards that write into ``out`` themselves
+SHARED_LAYOUTS = ("im2col", "folded", "cn", "winograd", "winograd2")  # built by both directions
+_WRITE_OUT = SHARED_LAYOUTS  # forwards that write into ``out`` themselves
 TUNE_BATCH = 8  # autotune times candidates on at most this many samples
 NEAR_BEST = 1.25  # a candidate slower than this factor of the best is not re-timed
 SHIFT_MAX_OFFSETS = 9  # "shift" makes one pass over the tensor per kernel offset: 3x3 at most
 NARROW_GEMM = 32  # per-sample GEMMs (im2col, col2im, shift) with fewer columns lose to folded
+WINOGRAD_MIN_TILES = 16  # fewer tiles than this share each transformed filter: Winograd loses
 
 
 def viable_candidates(plan, xp):
@@ -512,6 +514,9 @@ def viable_candidates(plan, xp):
     timed there. The data gradient's col2im adds one row per kernel offset and window row:
     ``width`` floats in the folded layout, ``width * N`` in ``cn``, with the same GEMM, so where
     ``cn`` runs folded is not timed (it lost at every ResNet-18 layer, by up to 1.7x at 2x2).
+    Winograd (:mod:`.conv_wino`) only where it applies, and not with fewer than
+    :data:`WINOGRAD_MIN_TILES` tiles: its filters grow 16/9x or 4x in the transformed domain and
+    too few tiles share them (ResNet-18's 512-channel 2x2 layers: 4x slower than ``cn``).
     """
     drop = set()
     if math.prod(plan.win.kernel) > SHIFT_MAX_OFFSETS:
@@ -524,9 +529,11 @@ def viable_candidates(plan, xp):
         drop.add("transposed")
     if "cn" not in drop:
         drop.add("folded:backward_data")
-    for direction in ALGORITHMS:
-        if not conv_wino.applies(plan, xp, direction):
-            drop.add(f"winograd:{direction}")
+    for scheme in conv_wino.SCHEMES:
+        if conv_wino.tiles(plan, scheme) < WINOGRAD_MIN_TILES:
+            drop.add(scheme.name)
+        drop.update(f"{scheme.name}:{d}" for d in ALGORITHMS
+                    if not conv_wino.applies(plan, xp, d, scheme))
     return {
         d: [n for n in c if n not in drop and f"{n}:{d}" not in drop]
         for d, c in ALGORITHMS.items()
@@ -542,32 +549,6 @@ def _tuning_plan(plan, xp):
     if win.has_padding:
         twin.workspace = win.workspace(xp, plan.dtype)
     return twin
-
-
-_ONE_THREAD_ENV = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")  # who decides
-
-
-def _clock(xp):
-    """The clock autotune reads: this thread's CPU time when NumPy's BLAS runs one thread (all of
-    a candidate's work is then on this thread, so other processes and threads sharing the cores
-    do not skew the ranking), else wall time (a multi-threaded GEMM works on other threads).
-
-    NOTE: on a loaded 2-core machine wall-clock tuning picked per-sample GEMMs for 2x2 maps
-    (7x slower) in some runs; the thread clock made the picks repeatable.
-    """
-    threads = next((os.environ[v] for v in _ONE_THREAD_ENV if os.environ.get(v)), None)
-    if xp.__name__ == "numpy" and threads == "1":
-        return time.thread_time
-    return time.perf_counter
-
-
-def _timed(xp, fn, *args):
-    clock = _clock(xp)
-    start = clock()
-    fn(args[0], xp, *args[1:])
-    if xp.__name__ != "numpy":
-        xp.cuda.get_current_stream().synchronize()
-    return clock() - start
 
 
 def _dual_plan(plan, xp):

@@ -1,86 +1,139 @@
-"""Winograd F(4x4, 3x3): 3x3 stride-1 convolutions with 4x fewer multiplications (Lavin & Gray,
-"Fast Algorithms for Convolutional Neural Networks", 2016; cuDNN's and oneDNN's WINOGRAD).
+"""Winograd F(4x4, 3x3) and F(2x2, 3x3): 3x3 stride-1 convolutions with 4x (2.25x) fewer
+multiplications (Lavin & Gray, "Fast Algorithms for Convolutional Neural Networks", 2016;
+cuDNN's and oneDNN's WINOGRAD algorithms).
 
-The input is cut into 6x6 tiles overlapping by 2 (one per 4x4 block of outputs), each tile and
-each 3x3 filter is transformed into a 6x6 "Winograd domain" (``V = B^T d B``, ``U = G g G^T``),
-where the convolution is 36 independent GEMMs ``M[xi] = U[xi] @ V[xi]`` (filters x channels
-times channels x tiles) and ``Y = A^T M A`` turns each tile back into 4x4 outputs. The GEMMs do
-36 multiply-adds per 16 outputs where im2col does 144; the transforms are small GEMMs with
-``K = 6`` applied along one tile axis at a time.
+The input is cut into ``t x t`` tiles (``t = m + 2``) overlapping by 2, one per ``m x m`` block
+of outputs; each tile and each 3x3 filter is transformed into the "Winograd domain"
+(``V = B^T d B``, ``U = G g G^T``), where the convolution is ``t * t`` independent GEMMs
+``M[xi] = U[xi] @ V[xi]`` (filters x channels times channels x tiles), and ``Y = A^T M A`` turns
+each tile back into ``m x m`` outputs. The transforms are small GEMMs with ``K = t`` applied
+along one tile axis at a time. F(4x4) does 36 multiply-adds per 16 outputs where im2col does
+144; its transformed filters are 4x the filters, so layers of many channels on small maps
+(few tiles to share them) suit F(2x2) (16 per 4 outputs, filters 16/9x) or im2col better: the
+autotuner times them.
 
 The weight gradient runs in the same domain: ``dM = A dY A^T`` per tile,
 ``dU[xi] = dM[xi] @ V[xi]^T`` and ``dW = G^T dU G``; the data gradient at stride 1 is the
-forward algorithm on the flipped kernel (the plan's dual). The transforms' constants (up to 8)
-cost precision: float32 results differ from im2col's by about 1e-5 relative, like cuDNN's
-Winograd algorithms, so the autotuner offers "winograd" only for float32 and float64.
+forward algorithm on the flipped kernel (the plan's dual). The transforms' constants cost
+precision: float32 results differ from im2col's by about 1e-5 (F(4x4)) or 1e-6 (F(2x2))
+relative, like cuDNN's Winograd algorithms; only float32 and float64 are offered.
 
 Candidates only where the plan is 2-D, one group, kernel 3x3, stride 1, dilation 1, and the
-output is a whole number of 4x4 tiles (see :func:`applies`).
+output is a whole number of tiles (see :func:`applies`); elsewhere the calls fall back to
+:data:`FALLBACK`.
 """
+
+import dataclasses
+import functools
+import math
 
 import numpy
 
 from . import conv_keep
 
-__all__ = ["applies", "forward", "backward_data", "backward_weight", "FALLBACK"]
+__all__ = ["SCHEMES", "applies", "tiles", "algorithms", "FALLBACK"]
 
-M, R = 4, 3  # outputs per tile side, kernel side
-T = M + R - 1  # tile side
-_BT = ((4, 0, -5, 0, 1, 0), (0, -4, -4, 1, 1, 0), (0, 4, -4, -1, 1, 0),
-       (0, -2, -1, 2, 1, 0), (0, 2, -1, -2, 1, 0), (0, 4, 0, -5, 0, 1))
-_G = ((1 / 4, 0, 0), (-1 / 6, -1 / 6, -1 / 6), (-1 / 6, 1 / 6, -1 / 6),
-      (1 / 24, 1 / 12, 1 / 6), (1 / 24, -1 / 12, 1 / 6), (0, 0, 1))
-_AT = ((1, 1, 1, 1, 1, 0), (0, 1, -1, 2, -2, 0), (0, 1, 1, 4, 4, 0), (0, 1, -1, 8, -8, 1))
+R = 3  # kernel side
+
+
+@dataclasses.dataclass(frozen=True)
+class Scheme:
+    """F(m x m, 3x3): ``bt`` (t x t), ``g`` (t x 3), ``at`` (m x t)."""
+
+    name: str
+    m: int
+    bt: tuple
+    g: tuple
+    at: tuple
+
+    @property
+    def t(self):
+        return self.m + R - 1
+
+
+SCHEMES = (
+    Scheme(
+        "winograd", 4,
+        ((4, 0, -5, 0, 1, 0), (0, -4, -4, 1, 1, 0), (0, 4, -4, -1, 1, 0),
+         (0, -2, -1, 2, 1, 0), (0, 2, -1, -2, 1, 0), (0, 4, 0, -5, 0, 1)),
+        ((1 / 4, 0, 0), (-1 / 6, -1 / 6, -1 / 6), (-1 / 6, 1 / 6, -1 / 6),
+         (1 / 24, 1 / 12, 1 / 6), (1 / 24, -1 / 12, 1 / 6), (0, 0, 1)),
+        ((1, 1, 1, 1, 1, 0), (0, 1, -1, 2, -2, 0), (0, 1, 1, 4, 4, 0), (0, 1, -1, 8, -8, 1)),
+    ),
+    Scheme(
+        "winograd2", 2,
+        ((1, 0, -1, 0), (0, 1, 1, 0), (0, -1, 1, 0), (0, 1, 0, -1)),
+        ((1, 0, 0), (0.5, 0.5, 0.5), (0.5, -0.5, 0.5), (0, 0, 1)),
+        ((1, 1, 1, 0), (0, 1, -1, -1)),
+    ),
+)
 _DTYPES = ("float32", "float64")
+FALLBACK = {}  # direction -> the algorithm that runs where Winograd does not apply
 
 
-def applies(plan, xp, direction="forward"):
-    """Whether this algorithm computes ``direction`` of ``plan`` (see the module doc); the data
-    gradient also needs the dual plan and an input of whole 4x4 tiles."""
-    win = plan.win
+def applies(plan, xp, direction="forward", scheme=SCHEMES[0]):
+    """Whether ``scheme`` computes ``direction`` of ``plan`` (see the module doc); the data
+    gradient also needs the dual plan and an input of whole tiles."""
+    win, m = plan.win, scheme.m
     if not (
         win.ndim == 2 and plan.groups == 1 and win.kernel == (R, R) and win.stride == (1, 1)
-        and win.dilate == (1, 1) and all(o % M == 0 for o in win.out)
+        and win.dilate == (1, 1) and all(o % m == 0 for o in win.out)
         and plan.dtype in _DTYPES
     ):
         return False
     if direction != "backward_data":
         return True
-    return plan.dual(xp) is not None and all(s % M == 0 for s in win.in_shape[2:])
+    return plan.dual(xp) is not None and all(s % m == 0 for s in win.in_shape[2:])
+
+
+def tiles(plan, scheme=SCHEMES[0]):
+    """How many tiles each transformed filter meets (the Winograd GEMMs' columns)."""
+    return plan.batch * math.prod(o // scheme.m for o in plan.win.out)
 
 
 def _const(xp, rows, dtype):
     return xp.asarray(numpy.array(rows, dtype=dtype))
 
 
-def _tiles(xp, padded, out):
-    """``V = B^T d B`` of every 6x6 tile of ``padded`` ``(N, C, Hp, Wp)``: ``(36, C, tiles)``."""
-    n, c = padded.shape[:2]
-    th, tw = out[0] // M, out[1] // M
-    s = padded.strides
-    view = xp.lib.stride_tricks.as_strided(
-        padded, (T, T, c, n, th, tw), (s[2], s[3], s[1], s[0], M * s[2], M * s[3]))
-    d = xp.ascontiguousarray(view).reshape(T, -1)
-    bt = _const(xp, _BT, padded.dtype)
-    v = xp.matmul(bt, d).reshape(T, T, -1)  # rows transformed
-    return xp.matmul(bt, v).reshape(T * T, c, -1)  # then columns: B^T d B
+def _twice(xp, mat, data, shape):
+    """``mat @ d @ mat^T`` of every square ``d`` in ``data`` ``(k, k, rest)``: one small GEMM
+    along each axis; ``(j, j, rest)`` reshaped to ``shape``."""
+    j, k = mat.shape
+    half = xp.matmul(mat, data.reshape(k, -1)).reshape(j, k, -1)
+    return xp.matmul(mat, half).reshape(shape)
 
 
-def _filters(xp, w):
-    """``U = G g G^T`` of every 3x3 filter of ``w`` ``(F, C, 3, 3)``: ``(36, F, C)``."""
+def _blocks(xp, array, side, step, spatial):
+    """``(side, side, C, N, th, tw)`` view of the ``side x side`` blocks of ``array`` (N, C, H, W)
+    starting every ``step``, ``spatial // step`` of them per axis."""
+    n, c = array.shape[:2]
+    s = array.strides
+    shape = (side, side, c, n, spatial[0] // step, spatial[1] // step)
+    strides = (s[2], s[3], s[1], s[0], step * s[2], step * s[3])
+    return xp.lib.stride_tricks.as_strided(array, shape, strides)
+
+
+def _tiles(xp, sch, padded, out):
+    """``V = B^T d B`` of every tile of ``padded`` ``(N, C, Hp, Wp)``: ``(t * t, C, tiles)``."""
+    tiles = xp.ascontiguousarray(_blocks(xp, padded, sch.t, sch.m, out))
+    return _twice(xp, _const(xp, sch.bt, padded.dtype), tiles, (sch.t ** 2, padded.shape[1], -1))
+
+
+def _filters(xp, sch, w):
+    """``U = G g G^T`` of every 3x3 filter of ``w`` ``(F, C, 3, 3)``: ``(t * t, F, C)``."""
     f, c = w.shape[:2]
-    g = _const(xp, _G, w.dtype)
-    kernels = xp.ascontiguousarray(w.reshape(f * c, R * R).T).reshape(R, -1)  # (3, 3 * F * C)
-    u = xp.matmul(g, kernels).reshape(T, R, -1)  # rows: (6, 3, F * C)
-    return xp.matmul(g, u).reshape(T * T, f, c)  # then columns: G g G^T
+    kernels = xp.ascontiguousarray(w.reshape(f * c, R * R).T).reshape(R, R, -1)
+    return _twice(xp, _const(xp, sch.g, w.dtype), kernels, (sch.t ** 2, f, c))
 
 
-def _untile(xp, m, n, f, out_sp, out=None):
-    """``Y = A^T M A`` of the ``(36, F, tiles)`` products, as ``(N, F, OH, OW)``."""
-    th, tw = out_sp[0] // M, out_sp[1] // M
-    at = _const(xp, _AT, m.dtype)
-    y = xp.matmul(at, m.reshape(T, -1)).reshape(M, T, -1)  # rows back
-    y = xp.matmul(at, y).reshape(M, M, f, n, th, tw)  # then columns: (i, j, F, N, th, tw)
+def _conv(xp, sch, padded, w, out_sp, out=None, keep=None):
+    v = _tiles(xp, sch, padded, out_sp)
+    if keep is not None:
+        keep(v)
+    prod = xp.matmul(_filters(xp, sch, w), v)  # (t * t, F, tiles)
+    n, f, m = padded.shape[0], w.shape[0], sch.m
+    y = _twice(xp, _const(xp, sch.at, prod.dtype), prod,
+               (m, m, f, n, out_sp[0] // m, out_sp[1] // m))  # A^T M A
     y = y.transpose(3, 2, 4, 0, 5, 1).reshape((n, f) + tuple(out_sp))
     if out is None:
         return xp.ascontiguousarray(y)
@@ -88,61 +141,43 @@ def _untile(xp, m, n, f, out_sp, out=None):
     return out
 
 
-def _conv(xp, padded, w, out_sp, out=None, keep=None):
-    v = _tiles(xp, padded, out_sp)
-    if keep is not None:
-        keep(v)
-    m = xp.matmul(_filters(xp, w), v)
-    return _untile(xp, m, padded.shape[0], w.shape[0], out_sp, out)
-
-
-FALLBACK = {}  # direction -> the algorithm that runs where this one does not apply
-
-
-def forward(plan, xp, x, w, out=None):
-    if not applies(plan, xp):
+def _forward(sch, plan, xp, x, w, out=None):
+    if not applies(plan, xp, "forward", sch):
         return FALLBACK["forward"](plan, xp, x, w, out)
 
     def keep(v):
-        if plan.keeping == "winograd":
-            conv_keep.keep(plan, xp, x, "winograd", v)
+        if plan.keeping == sch.name:
+            conv_keep.keep(plan, xp, x, sch.name, v)
 
-    dtype = xp.result_type(x, w)
-    fits = out is not None and out.dtype == dtype
-    y = _conv(xp, plan.padded(xp, x), w, plan.win.out, out if fits else None, keep)
+    fits = out is not None and out.dtype == xp.result_type(x, w)
+    y = _conv(xp, sch, plan.padded(xp, x), w, plan.win.out, out if fits else None, keep)
     return y if out is None or fits else _copy(xp, y, out)
 
 
-def backward_data(plan, xp, dy, w, out=None):
+def _backward_data(sch, plan, xp, dy, w, out=None):
     """Stride 1: the forward algorithm on ``dy`` and the flipped, transposed kernel."""
-    if not applies(plan, xp, "backward_data"):
+    if not applies(plan, xp, "backward_data", sch):
         return FALLBACK["backward_data"](plan, xp, dy, w, out)
-    dual = plan.dual(xp)
-    wk = w[:, :, ::-1, ::-1].swapaxes(0, 1)
-    dx = _conv(xp, dual.padded(xp, dy), xp.ascontiguousarray(wk), plan.win.in_shape[2:],
-               out if out is not None and out.dtype == dy.dtype else None)
-    return dx if out is None or dx is out else _copy(xp, dx, out)
+    wk = xp.ascontiguousarray(w[:, :, ::-1, ::-1].swapaxes(0, 1))
+    fits = out is not None and out.dtype == dy.dtype
+    dx = _conv(xp, sch, plan.dual(xp).padded(xp, dy), wk, plan.win.in_shape[2:],
+               out if fits else None)
+    return dx if out is None or fits else _copy(xp, dx, out)
 
 
-def backward_weight(plan, xp, dy, x, out=None):
-    """``dW = G^T (sum over tiles of (A dY A^T) * V) G``: 36 GEMMs over the tiles."""
-    if not applies(plan, xp):
+def _backward_weight(sch, plan, xp, dy, x, out=None):
+    """``dW = G^T (sum over tiles of (A dY A^T) * V) G``: ``t * t`` GEMMs over the tiles."""
+    if not applies(plan, xp, "backward_weight", sch):
         return FALLBACK["backward_weight"](plan, xp, dy, x, out)
-    v = conv_keep.take(plan, xp, x, "winograd")
+    v = conv_keep.take(plan, xp, x, sch.name)
     if v is None:
-        v = _tiles(xp, plan.padded(xp, x), plan.win.out)
-    n, f = dy.shape[:2]
-    th, tw = plan.win.out[0] // M, plan.win.out[1] // M
-    s = dy.strides
-    blocks = xp.lib.stride_tricks.as_strided(
-        dy, (M, M, f, n, th, tw), (s[2], s[3], s[1], s[0], M * s[2], M * s[3]))
-    a = _const(xp, _AT, dy.dtype).T  # (6, 4)
-    dm = xp.matmul(a, xp.ascontiguousarray(blocks).reshape(M, -1)).reshape(T, M, -1)
-    dm = xp.matmul(a, dm).reshape(T * T, f, -1)  # A dY A^T: (36, F, tiles)
-    du = xp.matmul(dm, v.swapaxes(-1, -2))  # (36, F, C)
-    gt = _const(xp, _G, du.dtype).T  # (3, 6)
-    dw = xp.matmul(gt, du.reshape(T, -1)).reshape(R, T, -1)  # G^T dU ...
-    dw = xp.matmul(gt, dw).reshape(R * R, -1).T.reshape(plan.w_shape)  # ... G, as (F, C, 3, 3)
+        v = _tiles(xp, sch, plan.padded(xp, x), plan.win.out)
+    f, t = dy.shape[1], sch.t
+    blocks = xp.ascontiguousarray(_blocks(xp, dy, sch.m, sch.m, plan.win.out))
+    dm = _twice(xp, _const(xp, sch.at, dy.dtype).T, blocks, (t * t, f, -1))  # A dY A^T
+    du = xp.matmul(dm, v.swapaxes(-1, -2))  # (t * t, F, C)
+    dw = _twice(xp, _const(xp, sch.g, du.dtype).T, du, (R * R, -1))  # G^T dU G
+    dw = dw.T.reshape(plan.w_shape)
     if out is None:
         return xp.ascontiguousarray(dw)
     return _copy(xp, dw, out)
@@ -151,3 +186,10 @@ def backward_weight(plan, xp, dy, x, out=None):
 def _copy(xp, result, out):
     xp.copyto(out, result)
     return out
+
+
+def algorithms(direction):
+    """``{scheme name: kernel}`` of ``direction`` for the algorithm table."""
+    fn = {"forward": _forward, "backward_data": _backward_data,
+          "backward_weight": _backward_weight}[direction]
+    return {sch.name: functools.partial(fn, sch) for sch in SCHEMES}
