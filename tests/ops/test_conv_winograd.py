@@ -57,11 +57,15 @@ WINOGRAD_CASES = [
 ]
 
 
+@pytest.mark.parametrize("chunk_bytes", [None, 1])
 @pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("x_shape,pad,nf", WINOGRAD_CASES)
-def test_winograd_matches_im2col(scheme, x_shape, pad, nf):
+def test_winograd_matches_im2col(scheme, x_shape, pad, nf, chunk_bytes, monkeypatch):
     """Forward and both gradients agree with the im2col path in float64 (to rounding), whether
-    the scheme applies or falls back."""
+    the scheme applies or falls back (``chunk_bytes=1``: one sample at a time, as for large
+    maps)."""
+    if chunk_bytes is not None:
+        monkeypatch.setattr(conv_wino, "CHUNK_BYTES", chunk_bytes)
     plan, w_shape = _plan(x_shape, pad=pad, nf=nf)
     operands = _operands(plan, w_shape, "float64")
     for direction, reference in REFERENCE.items():

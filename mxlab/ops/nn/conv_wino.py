@@ -68,6 +68,7 @@ SCHEMES = (
     ),
 )
 _DTYPES = ("float32", "float64")
+CHUNK_BYTES = 8 << 20  # samples at a time: their transformed tiles take about this many bytes
 FALLBACK = {}  # direction -> the algorithm that runs where Winograd does not apply
 
 
@@ -126,18 +127,29 @@ def _filters(xp, sch, w):
     return _twice(xp, _const(xp, sch.g, w.dtype), kernels, (sch.t ** 2, f, c))
 
 
-def _conv(xp, sch, padded, w, out_sp, out=None, keep=None):
-    v = _tiles(xp, sch, padded, out_sp)
-    if keep is not None:
-        keep(v)
-    prod = xp.matmul(_filters(xp, sch, w), v)  # (t * t, F, tiles)
-    n, f, m = padded.shape[0], w.shape[0], sch.m
-    y = _twice(xp, _const(xp, sch.at, prod.dtype), prod,
-               (m, m, f, n, out_sp[0] // m, out_sp[1] // m))  # A^T M A
-    y = y.transpose(3, 2, 4, 0, 5, 1).reshape((n, f) + tuple(out_sp))
-    if out is None:
-        return xp.ascontiguousarray(y)
-    xp.copyto(out, y)
+def _chunks(plan, sch, channels, xp):
+    """Sample ranges whose transformed tiles take about :data:`CHUNK_BYTES` (whole-batch
+    buffers of large maps spill the caches and are fresh memory every call: page faults)."""
+    per_sample = sch.t ** 2 * channels * tiles(plan, sch) // plan.batch
+    step = max(1, CHUNK_BYTES // max(1, per_sample * xp.dtype(plan.dtype).itemsize))
+    return [slice(n, n + step) for n in range(0, plan.batch, step)]
+
+
+def _conv(xp, sch, plan, padded, u, out_sp, out, keep=None):
+    """The convolution of ``padded`` (N, C, Hp, Wp) with the transformed filters ``u``, chunk
+    by chunk into ``out`` (N, F, *out_sp); ``keep(v)`` sees the tiles where one chunk holds
+    the batch."""
+    f, m = u.shape[1], sch.m
+    at = _const(xp, sch.at, u.dtype)
+    parts = _chunks(plan, sch, max(padded.shape[1], f), xp)
+    for part in parts:
+        v = _tiles(xp, sch, padded[part], out_sp)
+        if keep is not None and len(parts) == 1:
+            keep(v)
+        prod = xp.matmul(u, v)  # (t * t, F, tiles)
+        n = prod.shape[-1] // (out_sp[0] // m * (out_sp[1] // m))
+        y = _twice(xp, at, prod, (m, m, f, n, out_sp[0] // m, out_sp[1] // m))  # A^T M A
+        xp.copyto(out[part], y.transpose(3, 2, 4, 0, 5, 1).reshape((n, f) + tuple(out_sp)))
     return out
 
 
@@ -149,33 +161,38 @@ def _forward(sch, plan, xp, x, w, out=None):
         if plan.keeping == sch.name:
             conv_keep.keep(plan, xp, x, sch.name, v)
 
-    fits = out is not None and out.dtype == xp.result_type(x, w)
-    y = _conv(xp, sch, plan.padded(xp, x), w, plan.win.out, out if fits else None, keep)
-    return y if out is None or fits else _copy(xp, y, out)
+    y = out if out is not None else xp.empty(plan.out_shape, dtype=xp.result_type(x, w))
+    return _conv(xp, sch, plan, plan.padded(xp, x), _filters(xp, sch, w), plan.win.out, y, keep)
 
 
 def _backward_data(sch, plan, xp, dy, w, out=None):
     """Stride 1: the forward algorithm on ``dy`` and the flipped, transposed kernel."""
     if not applies(plan, xp, "backward_data", sch):
         return FALLBACK["backward_data"](plan, xp, dy, w, out)
-    wk = xp.ascontiguousarray(w[:, :, ::-1, ::-1].swapaxes(0, 1))
-    fits = out is not None and out.dtype == dy.dtype
-    dx = _conv(xp, sch, plan.dual(xp).padded(xp, dy), wk, plan.win.in_shape[2:],
-               out if fits else None)
-    return dx if out is None or fits else _copy(xp, dx, out)
+    u = _filters(xp, sch, w[:, :, ::-1, ::-1].swapaxes(0, 1))
+    dx = out if out is not None else xp.empty(plan.win.in_shape, dtype=dy.dtype)
+    return _conv(xp, sch, plan, plan.dual(xp).padded(xp, dy), u, plan.win.in_shape[2:], dx)
 
 
 def _backward_weight(sch, plan, xp, dy, x, out=None):
     """``dW = G^T (sum over tiles of (A dY A^T) * V) G``: ``t * t`` GEMMs over the tiles."""
     if not applies(plan, xp, "backward_weight", sch):
         return FALLBACK["backward_weight"](plan, xp, dy, x, out)
-    v = conv_keep.take(plan, xp, x, sch.name)
-    if v is None:
-        v = _tiles(xp, sch, plan.padded(xp, x), plan.win.out)
     f, t = dy.shape[1], sch.t
-    blocks = xp.ascontiguousarray(_blocks(xp, dy, sch.m, sch.m, plan.win.out))
-    dm = _twice(xp, _const(xp, sch.at, dy.dtype).T, blocks, (t * t, f, -1))  # A dY A^T
-    du = xp.matmul(dm, v.swapaxes(-1, -2))  # (t * t, F, C)
+    parts = _chunks(plan, sch, max(plan.channels, f), xp)
+    kept = conv_keep.take(plan, xp, x, sch.name) if len(parts) == 1 else None
+    padded = plan.padded(xp, x) if kept is None else None
+    a = _const(xp, sch.at, dy.dtype).T
+    du = None
+    for part in parts:
+        v = kept if kept is not None else _tiles(xp, sch, padded[part], plan.win.out)
+        blocks = xp.ascontiguousarray(_blocks(xp, dy[part], sch.m, sch.m, plan.win.out))
+        dm = _twice(xp, a, blocks, (t * t, f, -1))  # A dY A^T
+        term = xp.matmul(dm, v.swapaxes(-1, -2))  # (t * t, F, C)
+        if du is None:
+            du = term
+        else:
+            du += term
     dw = _twice(xp, _const(xp, sch.g, du.dtype).T, du, (R * R, -1))  # G^T dU G
     dw = dw.T.reshape(plan.w_shape)
     if out is None:
