@@ -234,24 +234,25 @@ def _check_arity(op_name, inputs, attrs):
         )
 
 
-def _conv_forward(xp, inputs, attrs, out=None):
+def _conv_forward(xp, inputs, attrs, ctx, out=None):
+    """A training forward (``ctx.is_train``) keeps its im2col columns for the backward."""
     _check_arity("Convolution", inputs, attrs)
     x, w = inputs[0], inputs[1]
-    y = conv_plan("Convolution", xp, attrs, x, w).forward(xp, x, w, out)
+    y = conv_plan("Convolution", xp, attrs, x, w).forward(xp, x, w, out, train=ctx.is_train)
     if not attrs["no_bias"]:
         y += inputs[2].reshape(_bias_shape(attrs, x.ndim - 2))
     return y
 
 
-def _conv_forward_into(xp, inputs, attrs, outs):
+def _conv_forward_into(xp, inputs, attrs, outs, ctx):
     """Static buffers: the output is written straight into its planned buffer."""
-    _conv_forward(xp, inputs, attrs, outs[0])
+    _conv_forward(xp, inputs, attrs, ctx, outs[0])
 
 
 def _conv_backward(xp, inputs, attrs):
     dy, x, w = inputs
     plan = conv_plan("Convolution", xp, attrs, x, w)
-    grads = [plan.backward_data(xp, dy, w), plan.backward_weight(xp, dy, x)]
+    grads = list(plan.backward(xp, dy, x, w))
     return tuple(grads if attrs["no_bias"] else grads + [_bias_grad(xp, dy)])
 
 
@@ -260,10 +261,7 @@ def _conv_backward_into(xp, inputs, attrs, outs):
     nobody reads it, e.g. the data gradient of a network's first layer) is not computed."""
     dy, x, w = inputs
     plan = conv_plan("Convolution", xp, attrs, x, w)
-    if outs[0] is not None:
-        plan.backward_data(xp, dy, w, outs[0])
-    if outs[1] is not None:
-        xp.copyto(outs[1], plan.backward_weight(xp, dy, x))
+    plan.backward(xp, dy, x, w, outs[0], outs[1], need=(outs[0] is not None, outs[1] is not None))
     if len(outs) > 2 and outs[2] is not None:
         xp.copyto(outs[2], _bias_grad(xp, dy))
 

@@ -2,8 +2,10 @@
 
 Every direction (forward, backward-data, backward-weight) has candidate kernels with one signature
 ``fn(plan, xp, a, b)``: per-sample im2col + GEMM, *batch-folded* im2col (the batch joins the GEMM's
-columns), "shift" (one small GEMM per kernel offset) and, for backward-data at stride 1, the
-convolution of ``dy`` with the flipped kernel. Like cuDNN's autotuner (MXNet's
+columns), "shift" (one small GEMM per kernel offset), Winograd for 3x3 stride 1 (:mod:`.conv_wino`)
+and, for backward-data at stride 1, the convolution of ``dy`` with the flipped kernel. A training
+forward keeps its columns for the backward-weight pass where both run one layout
+(:mod:`.conv_keep`), and the tuner then weighs the pair together. Like cuDNN's autotuner (MXNet's
 ``MXNET_CUDNN_AUTOTUNE_DEFAULT``) a plan times the candidates once and keeps the fastest -- but
 only the candidates a cost model does not rule out, on at most :data:`TUNE_BATCH` samples, and
 re-timing only near-winners, so a new shape's first call costs a few steady calls, not hundreds.
@@ -11,12 +13,12 @@ re-timing only near-winners, so a new shape's first call costs a few steady call
 
 import dataclasses
 import math
-import os
-import time
 
 import numpy
 
 from ...base import env_int
+from . import conv_keep, conv_wino
+from ._conv_clock import timed as _timed
 from ._window import Window, as_strided
 
 __all__ = ["ALGORITHMS", "DEFAULT_ALGORITHMS", "ConvPlan", "build_conv_plan", "dilated"]
@@ -43,11 +45,20 @@ def _fwd_im2col(plan, xp, x, w, out=None):
     fits = out is not None and out.flags.c_contiguous and out.dtype == dtype
     y = out if fits else xp.empty(plan.out_shape, dtype=dtype)
     yr = y.reshape(plan.batch, plan.groups, plan.fg, plan.out_size)
-    for part in _chunks(plan, xp, x.dtype):
+    parts = _chunks(plan, xp, x.dtype)
+    for part in parts:
         cols = xp.ascontiguousarray(view[part])
         cols = cols.reshape(cols.shape[0], plan.groups, -1, plan.out_size)
         xp.matmul(wr, cols, out=yr[part])
+    if len(parts) == 1:
+        _keep(plan, xp, x, "im2col", cols)
     return y if out is None or fits else _into(xp, y, out)
+
+
+def _keep(plan, xp, x, layout, cols):
+    """Keep the forward's columns for the backward-weight pass (see :mod:`.conv_keep`)."""
+    if plan.keeping == layout:
+        conv_keep.keep(plan, xp, x, layout, cols)
 
 
 def _fwd_shift(plan, xp, x, w):
@@ -92,13 +103,14 @@ def _bwd_data_shift(plan, xp, dy, w, out=None):
     return _interior(xp, dpad, plan.win, out)
 
 
-def _bwd_weight_im2col(plan, xp, dy, x):
+def _bwd_weight_im2col(plan, xp, dy, x, out=None):
     """Per-sample ``dy @ cols^T`` summed over the batch in sample order (chunk by chunk)."""
-    view = plan.win.windows(xp, plan.padded(xp, x), plan.groups)
+    kept = conv_keep.take(plan, xp, x, "im2col")
+    view = None if kept is not None else plan.win.windows(xp, plan.padded(xp, x), plan.groups)
     dyr = dy.reshape(plan.batch, plan.groups, plan.fg, plan.out_size)
     dw = None
-    for part in _chunks(plan, xp, x.dtype):
-        cols = xp.ascontiguousarray(view[part])
+    for part in [slice(None)] if kept is not None else _chunks(plan, xp, x.dtype):
+        cols = kept if kept is not None else xp.ascontiguousarray(view[part])
         cols = cols.reshape(cols.shape[0], plan.groups, -1, plan.out_size)
         per_sample = xp.matmul(dyr[part], cols.swapaxes(-1, -2))
         if dw is None:
@@ -106,17 +118,17 @@ def _bwd_weight_im2col(plan, xp, dy, x):
             continue
         for term in per_sample:
             dw += term
-    return dw.reshape(plan.w_shape)
+    return _into(xp, dw.reshape(plan.w_shape), out)
 
 
-def _bwd_weight_shift(plan, xp, dy, x):
+def _bwd_weight_shift(plan, xp, dy, x, out=None):
     padded = plan.padded(xp, x)
     dyr = dy.reshape(plan.batch, plan.groups, plan.fg, plan.out_size)
     parts = []
     for index in plan.win.offsets():
         xs = padded[index].reshape(plan.batch, plan.groups, plan.cg, plan.out_size)
         parts.append(xp.matmul(dyr, xs.swapaxes(-1, -2)).sum(axis=0))
-    return xp.stack(parts, axis=-1).reshape(plan.w_shape)
+    return _into(xp, xp.stack(parts, axis=-1).reshape(plan.w_shape), out)
 
 
 # -- batch-folded layout: the batch joins the GEMM's columns (one GEMM per group and direction) ---
@@ -148,13 +160,24 @@ def _into(xp, result, out):
 
 
 def _fold_dy(plan, xp, dy):
-    """``dy`` as ``(G, Fg, N * L)`` (a transposed copy)."""
+    """``dy`` as ``(G, Fg, N * L)`` (a transposed copy, made once per backward call)."""
+    memo = plan.dy_memo
+    if memo is not None and "folded" in memo:
+        return memo["folded"]
     dyr = dy.reshape(plan.batch, plan.groups, plan.fg, plan.out_size).transpose(1, 2, 0, 3)
-    return xp.ascontiguousarray(dyr).reshape(plan.groups, plan.fg, -1)
+    dyf = xp.ascontiguousarray(dyr).reshape(plan.groups, plan.fg, -1)
+    if memo is not None:
+        memo["folded"] = dyf
+    return dyf
+
+
+def _folded_x_cols(plan, xp, x):
+    return _folded_cols(plan.win, xp, plan.padded(xp, x), plan.groups)
 
 
 def _fwd_folded(plan, xp, x, w, out=None):
-    cols = _folded_cols(plan.win, xp, plan.padded(xp, x), plan.groups)
+    cols = _folded_x_cols(plan, xp, x)
+    _keep(plan, xp, x, "folded", cols)
     y = xp.matmul(w.reshape(plan.groups, plan.fg, -1), cols)
     return _unfold(xp, y, plan.batch, plan.out_shape, out)
 
@@ -185,10 +208,23 @@ def _bwd_data_transposed(plan, xp, dy, w, out=None):
     return _unfold(xp, dx, plan.batch, plan.win.in_shape, out)
 
 
-def _bwd_weight_folded(plan, xp, dy, x):
-    cols = _folded_cols(plan.win, xp, plan.padded(xp, x), plan.groups)
-    dw = xp.matmul(_fold_dy(plan, xp, dy), cols.swapaxes(-1, -2))
-    return dw.reshape(plan.w_shape)
+def _kept_or_built(plan, xp, x, layout, build):
+    """The columns the forward kept for this ``x``, else ``build(plan, xp, x)``."""
+    cols = conv_keep.take(plan, xp, x, layout)
+    return build(plan, xp, x) if cols is None else cols
+
+
+def _gemm(xp, a, b, shape, out=None):
+    """``a @ b`` reshaped to ``shape``; the GEMM writes straight into ``out`` where it can."""
+    if out is not None and out.flags.c_contiguous and out.dtype == xp.result_type(a, b):
+        xp.matmul(a, b, out=out.reshape(a.shape[:-1] + b.shape[-1:]))
+        return out
+    return _into(xp, xp.matmul(a, b).reshape(shape), out)
+
+
+def _bwd_weight_folded(plan, xp, dy, x, out=None):
+    cols = _kept_or_built(plan, xp, x, "folded", _folded_x_cols)
+    return _gemm(xp, _fold_dy(plan, xp, dy), cols.swapaxes(-1, -2), plan.w_shape, out)
 
 
 # -- batch-innermost layout: (C, *spatial, N), so every window row copies ``width * N`` floats --
@@ -220,13 +256,24 @@ def _cn_cols(plan, xp, xt):
 
 
 def _cn_dy(plan, xp, dy):
-    """``dy`` as ``(G, Fg, L * N)``, batch innermost."""
+    """``dy`` as ``(G, Fg, L * N)``, batch innermost (made once per backward call)."""
+    memo = plan.dy_memo
+    if memo is not None and "cn" in memo:
+        return memo["cn"]
     dyt = xp.ascontiguousarray(dy.reshape(plan.batch, -1, plan.out_size).transpose(1, 2, 0))
-    return dyt.reshape(plan.groups, plan.fg, -1)
+    dyt = dyt.reshape(plan.groups, plan.fg, -1)
+    if memo is not None:
+        memo["cn"] = dyt
+    return dyt
+
+
+def _cn_x_cols(plan, xp, x):
+    return _cn_cols(plan, xp, _cn_padded(plan, xp, x))
 
 
 def _fwd_cn(plan, xp, x, w, out=None):
-    cols = _cn_cols(plan, xp, _cn_padded(plan, xp, x))
+    cols = _cn_x_cols(plan, xp, x)
+    _keep(plan, xp, x, "cn", cols)
     y = xp.matmul(w.reshape(plan.groups, plan.fg, -1), cols)
     y = y.reshape(-1, plan.out_size, plan.batch).transpose(2, 0, 1).reshape(plan.out_shape)
     if out is None:
@@ -252,28 +299,38 @@ def _bwd_data_cn(plan, xp, dy, w, out=None):
     return out
 
 
-def _bwd_weight_cn(plan, xp, dy, x):
-    cols = _cn_cols(plan, xp, _cn_padded(plan, xp, x))
-    dw = xp.matmul(_cn_dy(plan, xp, dy), cols.swapaxes(-1, -2))
-    return dw.reshape(plan.w_shape)
+def _bwd_weight_cn(plan, xp, dy, x, out=None):
+    cols = _kept_or_built(plan, xp, x, "cn", _cn_x_cols)
+    return _gemm(xp, _cn_dy(plan, xp, dy), cols.swapaxes(-1, -2), plan.w_shape, out)
 
 
 ALGORITHMS = {
-    "forward": {"im2col": _fwd_im2col, "shift": _fwd_shift, "folded": _fwd_folded, "cn": _fwd_cn},
+    "forward": {
+        "im2col": _fwd_im2col,
+        "shift": _fwd_shift,
+        "folded": _fwd_folded,
+        "cn": _fwd_cn,
+        **conv_wino.algorithms("forward"),
+    },
     "backward_data": {
         "col2im": _bwd_data_col2im,
         "shift": _bwd_data_shift,
         "folded": _bwd_data_folded,
         "transposed": _bwd_data_transposed,
         "cn": _bwd_data_cn,
+        **conv_wino.algorithms("backward_data"),
     },
     "backward_weight": {
         "im2col": _bwd_weight_im2col,
         "shift": _bwd_weight_shift,
         "folded": _bwd_weight_folded,
         "cn": _bwd_weight_cn,
+        **conv_wino.algorithms("backward_weight"),
     },
 }
+conv_wino.FALLBACK.update(
+    forward=_fwd_folded, backward_data=_bwd_data_folded, backward_weight=_bwd_weight_folded
+)
 DEFAULT_ALGORITHMS = {"forward": "im2col", "backward_data": "col2im", "backward_weight": "im2col"}
 
 
@@ -294,6 +351,9 @@ class ConvPlan:
     cn_workspace: object = None  # (C, *padded spatial, N), zero border: the "cn" layout's input
     algorithms: dict = dataclasses.field(default_factory=lambda: dict(DEFAULT_ALGORITHMS))
     tune_times: dict = dataclasses.field(default_factory=dict)
+    kept_times: dict = dataclasses.field(default_factory=dict)  # backward-weight, columns kept
+    keeping: object = None  # during a training forward: the layout whose columns it keeps
+    dy_memo: object = None  # during a backward call: dy in the GEMM layouts, made once
     _dual: object = dataclasses.field(default=None, repr=False)
 
     @property
@@ -334,19 +394,48 @@ class ConvPlan:
             self._dual = _dual_plan(self, xp) or False
         return self._dual or None
 
-    def forward(self, xp, x, w, out=None):
-        """The convolution of ``x`` and ``w``; written into ``out`` when given."""
+    @property
+    def shared_layout(self):
+        """The column layout forward and backward-weight share (None if they do not): a
+        training forward keeps its columns in it for the backward (see :mod:`.conv_keep`)."""
         name = self.algorithms["forward"]
-        if name in ("im2col", "folded", "cn"):  # these write into ``out`` themselves
-            return ALGORITHMS["forward"][name](self, xp, x, w, out)
-        return _into(xp, ALGORITHMS["forward"][name](self, xp, x, w), out)
+        if name != self.algorithms["backward_weight"] or name not in SHARED_LAYOUTS:
+            return None
+        if name == "im2col" and len(_chunks(self, numpy, self.dtype)) > 1:
+            return None  # the columns never exist for the whole batch at once
+        return name
+
+    def forward(self, xp, x, w, out=None, train=False):
+        """The convolution of ``x`` and ``w``; written into ``out`` when given. A ``train``
+        forward keeps its columns for the backward-weight pass where the layouts match."""
+        name = self.algorithms["forward"]
+        self.keeping = self.shared_layout if train else None
+        try:
+            if name in _WRITE_OUT:
+                return ALGORITHMS["forward"][name](self, xp, x, w, out)
+            return _into(xp, ALGORITHMS["forward"][name](self, xp, x, w), out)
+        finally:
+            self.keeping = None
 
     def backward_data(self, xp, dy, w, out=None):
         """The data gradient; written into ``out`` when given."""
         return ALGORITHMS["backward_data"][self.algorithms["backward_data"]](self, xp, dy, w, out)
 
-    def backward_weight(self, xp, dy, x):
-        return ALGORITHMS["backward_weight"][self.algorithms["backward_weight"]](self, xp, dy, x)
+    def backward_weight(self, xp, dy, x, out=None):
+        """The weight gradient; written into ``out`` when given."""
+        fn = ALGORITHMS["backward_weight"][self.algorithms["backward_weight"]]
+        return fn(self, xp, dy, x, out)
+
+    def backward(self, xp, dy, x, w, dx_out=None, dw_out=None, need=(True, True)):
+        """``(data gradient, weight gradient)`` (None where ``need`` says no); both directions
+        share ``dy``'s transposed copy when their layouts match."""
+        self.dy_memo = {}
+        try:
+            dx = self.backward_data(xp, dy, w, dx_out) if need[0] else None
+            dw = self.backward_weight(xp, dy, x, dw_out) if need[1] else None
+        finally:
+            self.dy_memo = None
+        return dx, dw
 
     def autotune(self, xp, rounds=3):
         """Time the viable candidates of each direction on dummy arrays; keep the fastest.
@@ -375,12 +464,41 @@ class ConvPlan:
                     break
             self.tune_times[direction] = times
             self.algorithms[direction] = min(times, key=times.get)
+        self._prefer_shared_layout(probe, xp, operands)
+
+    def _prefer_shared_layout(self, probe, xp, operands):
+        """Forward and backward-weight chosen together: where both run one layout, the
+        backward takes the forward's columns, so time that candidate given them and keep the
+        pair with the least sum."""
+        fwd, bwd = self.tune_times.get("forward"), self.tune_times.get("backward_weight")
+        if not fwd or not bwd or conv_keep.budget() == 0:
+            return
+        pairs = {(f, b): fwd[f] + bwd[b] for f in fwd for b in bwd}
+        (dy, x), w = operands["backward_weight"], operands["forward"][1]
+        chosen = dict(probe.algorithms)
+        for name in SHARED_LAYOUTS:
+            probe.algorithms = dict(chosen, forward=name, backward_weight=name)
+            if fwd.get(name, math.inf) == math.inf or name not in bwd or not probe.shared_layout:
+                continue
+            kept = math.inf
+            for _ in range(2):
+                probe.forward(xp, x, w, train=True)
+                kept = min(kept, _timed(xp, ALGORITHMS["backward_weight"][name], probe, dy, x))
+            pairs[name, name] = fwd[name] + kept
+            self.kept_times[name] = kept
+        probe.algorithms = chosen
+        conv_keep.clear()
+        best = min(pairs, key=pairs.get)
+        self.algorithms["forward"], self.algorithms["backward_weight"] = best
 
 
-TUNE_BATCH = 2  # autotune times candidates on at most this many samples
+SHARED_LAYOUTS = ("im2col", "folded", "cn", "winograd", "winograd2")  # built by both directions
+_WRITE_OUT = SHARED_LAYOUTS  # forwards that write into ``out`` themselves
+TUNE_BATCH = 8  # autotune times candidates on at most this many samples
 NEAR_BEST = 1.25  # a candidate slower than this factor of the best is not re-timed
 SHIFT_MAX_OFFSETS = 9  # "shift" makes one pass over the tensor per kernel offset: 3x3 at most
 NARROW_GEMM = 32  # per-sample GEMMs (im2col, col2im, shift) with fewer columns lose to folded
+WINOGRAD_MIN_TILES = 16  # fewer tiles than this share each transformed filter: Winograd loses
 
 
 def viable_candidates(plan, xp):
@@ -396,6 +514,9 @@ def viable_candidates(plan, xp):
     timed there. The data gradient's col2im adds one row per kernel offset and window row:
     ``width`` floats in the folded layout, ``width * N`` in ``cn``, with the same GEMM, so where
     ``cn`` runs folded is not timed (it lost at every ResNet-18 layer, by up to 1.7x at 2x2).
+    Winograd (:mod:`.conv_wino`) only where it applies, and not with fewer than
+    :data:`WINOGRAD_MIN_TILES` tiles: its filters grow 16/9x or 4x in the transformed domain and
+    too few tiles share them (ResNet-18's 512-channel 2x2 layers: 4x slower than ``cn``).
     """
     drop = set()
     if math.prod(plan.win.kernel) > SHIFT_MAX_OFFSETS:
@@ -408,6 +529,11 @@ def viable_candidates(plan, xp):
         drop.add("transposed")
     if "cn" not in drop:
         drop.add("folded:backward_data")
+    for scheme in conv_wino.SCHEMES:
+        if conv_wino.tiles(plan, scheme) < WINOGRAD_MIN_TILES:
+            drop.add(scheme.name)
+        drop.update(f"{scheme.name}:{d}" for d in ALGORITHMS
+                    if not conv_wino.applies(plan, xp, d, scheme))
     return {
         d: [n for n in c if n not in drop and f"{n}:{d}" not in drop]
         for d, c in ALGORITHMS.items()
@@ -423,32 +549,6 @@ def _tuning_plan(plan, xp):
     if win.has_padding:
         twin.workspace = win.workspace(xp, plan.dtype)
     return twin
-
-
-_ONE_THREAD_ENV = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")  # who decides
-
-
-def _clock(xp):
-    """The clock autotune reads: this thread's CPU time when NumPy's BLAS runs one thread (all of
-    a candidate's work is then on this thread, so other processes and threads sharing the cores
-    do not skew the ranking), else wall time (a multi-threaded GEMM works on other threads).
-
-    NOTE: on a loaded 2-core machine wall-clock tuning picked per-sample GEMMs for 2x2 maps
-    (7x slower) in some runs; the thread clock made the picks repeatable.
-    """
-    threads = next((os.environ[v] for v in _ONE_THREAD_ENV if os.environ.get(v)), None)
-    if xp.__name__ == "numpy" and threads == "1":
-        return time.thread_time
-    return time.perf_counter
-
-
-def _timed(xp, fn, *args):
-    clock = _clock(xp)
-    start = clock()
-    fn(args[0], xp, *args[1:])
-    if xp.__name__ != "numpy":
-        xp.cuda.get_current_stream().synchronize()
-    return clock() - start
 
 
 def _dual_plan(plan, xp):
