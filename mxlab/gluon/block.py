@@ -30,6 +30,7 @@ True
 """
 import collections
 import importlib
+import inspect
 import re
 import warnings
 import weakref
@@ -38,10 +39,9 @@ from .. import autograd
 from .. import deferred_compute as dc
 from ..base import (MXNetNotImplementedError, MXNetRuntimeError, MXNetTypeError,
                     MXNetValueError)
-from ..graph.node import topo_sort
 from ..ndarray.ndarray import NDArray, ndarray
 from ..symbol.symbol import Symbol
-from .block_io import BlockCheckpoints
+from .block_io import BlockCheckpoints, export_traced
 from .nesting import _flatten, _regroup
 from .gluon1 import BlockMeta, BlockScope, create_prefix
 from .parameter import Parameter, ParameterDict, shape_is_known
@@ -272,6 +272,18 @@ class Block(BlockCheckpoints, metaclass=BlockMeta):
 
 
 # -- HybridBlock -----------------------------------------------------------------------------------
+def _own_infer_shape_takes(cls, count):
+    """Whether ``cls`` defines its own ``infer_shape`` callable with the ``count`` call inputs
+    (RNN cells' ``infer_shape(i, x, is_bidirect)`` is another method under the same name)."""
+    if cls.infer_shape is HybridBlock.infer_shape:
+        return False
+    try:
+        inspect.signature(cls.infer_shape).bind(None, *range(count))
+    except TypeError:
+        return False
+    return True
+
+
 def _namespace(x):
     """``F`` of ``hybrid_forward``: ``mx.sym`` for symbols, else ``mx.nd``."""
     from .. import ndarray as nd, symbol as sym
@@ -326,6 +338,7 @@ class HybridBlock(Block):
     def __init__(self, prefix=None, params=None):
         super().__init__(prefix, params)
         self._active = False
+        self._called_infer_shape = False
         self._flags = {}
         self._backend, self._backend_opts = None, {}
         self._cached_graph = ()
@@ -378,7 +391,14 @@ class HybridBlock(Block):
         return self._call_cached_op(*args)
 
     def _ensure_params(self, *args):
-        """On the first call: ``infer_shape`` for unknown shapes, then finish deferred init."""
+        """On the first call: ``infer_shape`` for unknown shapes, then finish deferred init. A
+        block with its own ``infer_shape`` (Gluon 2) runs it on its first call even when every
+        shape is known, as MXNet 2.0 does: an input that does not fit the parameters is an
+        assertion naming the parameter, not a kernel's error."""
+        if not self._called_infer_shape:
+            self._called_infer_shape = True
+            if _own_infer_shape_takes(type(self), len(args)):
+                self.infer_shape(*args)
         pending = [p for p in self._reg_params.values() if p._data is None]
         if not pending:
             return
@@ -544,36 +564,12 @@ class HybridBlock(Block):
 
         Returns the two file names.
         """
-        from ..ndarray import serialization
-        from ..symbol.compose import copy_graph
-
         if not self._cached_graph:
             raise MXNetRuntimeError(
                 "Please first call block.hybridize() and then run forward with this block at "
                 "least once before calling export."
             )
-        out = self._cached_graph[1]
-        params = {}
-        for name, param in self.collect_params().items():
-            params.setdefault(id(param), (name, param))
-        rename = {param.var().name: name for name, param in params.values()}
-        entries = copy_graph(out._outputs)
-        for node in topo_sort(entries):
-            if node.op is None and node.name in rename:
-                node.name = rename[node.name]
-        sym = type(out)(entries)
-        sym_file = f"{path}-symbol.json"
-        sym.save(sym_file, remove_amp_cast=remove_amp_cast)
-        arg_names, aux_names = set(sym.list_arguments()), set(sym.list_auxiliary_states())
-        arrays = {}
-        for name, param in params.values():
-            if name in arg_names:
-                arrays[f"arg:{name}"] = param._reduce()
-            elif name in aux_names:
-                arrays[f"aux:{name}"] = param._reduce()
-        params_file = f"{path}-{epoch:04d}.params"
-        serialization.save(params_file, arrays)
-        return sym_file, params_file
+        return export_traced(self, self._cached_graph[1], path, epoch, remove_amp_cast)
 
     def optimize_for(self, x, *args, backend=None, backend_opts=None, clear=True,
                      static_alloc=False, static_shape=False, inline_limit=2,

@@ -186,3 +186,33 @@ def _summary_table(rows, inputs, params):
             f"   Total params: {total}", f"   Trainable params: {trainable}",
             f"   Non-trainable params: {total - trainable}", line]
     return "\n".join(out)
+
+
+def export_traced(block, out, path, epoch, remove_amp_cast):
+    """:meth:`HybridBlock.export` of ``block`` traced as the symbol ``out``: the graph with the
+    parameters' structured names, and their values as ``arg:``/``aux:`` arrays."""
+    from ..graph.node import topo_sort
+    from ..ndarray import serialization
+    from ..symbol.compose import copy_graph
+
+    params = {}
+    for name, param in block.collect_params().items():
+        params.setdefault(id(param), (name, param))
+    rename = {param.var().name: name for name, param in params.values()}
+    entries = copy_graph(out._outputs)
+    for node in topo_sort(entries):
+        if node.op is None and node.name in rename:
+            node.name = rename[node.name]
+    sym = type(out)(entries)
+    sym_file = f"{path}-symbol.json"
+    sym.save(sym_file, remove_amp_cast=remove_amp_cast)
+    arg_names, aux_names = set(sym.list_arguments()), set(sym.list_auxiliary_states())
+    arrays = {}
+    for name, param in params.values():
+        if name in arg_names:
+            arrays[f"arg:{name}"] = param._reduce()
+        elif name in aux_names:
+            arrays[f"aux:{name}"] = param._reduce()
+    params_file = f"{path}-{epoch:04d}.params"
+    serialization.save(params_file, arrays)
+    return sym_file, params_file

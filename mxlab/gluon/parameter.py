@@ -39,12 +39,17 @@ def shape_is_known(shape):
     return shape is not None and all(d > 0 for d in shape)
 
 
+class ParameterShapeError(MXNetValueError, AssertionError):
+    """A shape incompatible with a parameter's known one: MXNet asserts it (``AssertionError``),
+    and it is a ``ValueError`` too."""
+
+
 def _merge_shape(old, new, name):
     """``new`` filled in with ``old``'s known dims; incompatible known dims are an error."""
     if old is None or len(old) != len(new):
         return new
     if any(o > 0 and n > 0 and o != n for o, n in zip(old, new)):
-        raise MXNetValueError(
+        raise ParameterShapeError(
             f"Expected shape {new} is incompatible with given shape {old} for Parameter {name}."
         )
     return tuple(n if n > 0 else o for o, n in zip(old, new))
@@ -236,15 +241,15 @@ class Parameter:
                 )
         self._shape = tuple(data.shape)
         saved_dtype = numpy.dtype(data.dtype).name
-        if saved_dtype != self.dtype:
+        if saved_dtype != numpy.dtype(self.dtype).name:
             if not cast_dtype:
                 raise MXNetValueError(
                     f"Failed loading Parameter '{self.name}' from saved params: dtype "
                     f"incompatible expected {self.dtype} vs saved {saved_dtype}. Set "
                     f"cast_dtype=True to cast the dtype of saved params."
                 )
-            if dtype_source == "saved":
-                self.dtype = saved_dtype
+            if dtype_source == "saved":   # NOTE: the array's dtype (a NumPy type), as MXNet
+                self.dtype = data.dtype
             else:
                 data = data.astype(self.dtype)
         data = _as_module_array(data)

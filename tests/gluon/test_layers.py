@@ -278,3 +278,19 @@ def test_unknown_dims_are_minus_one_under_numpy_semantics():
         assert net.weight.shape == (4, 3)
     finally:
         mx.npx.reset_np()
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_an_input_that_does_not_fit_known_parameters_is_an_assertion(hybridize):
+    """MXNet 2.0 runs a block's own infer_shape on its first call even when every shape is
+    known: LayerNorm(in_channels=10) on 11 channels asserts, naming the parameter."""
+    layer = nn.LayerNorm(in_channels=10)
+    layer.initialize()
+    if hybridize:
+        layer.hybridize()
+    with pytest.raises(AssertionError, match="incompatible.*gamma") as info:
+        layer(mx.np.ones((2, 11)))
+    assert isinstance(info.value, ValueError)
+    fits = nn.LayerNorm(in_channels=11)
+    fits.initialize()
+    assert fits(mx.np.ones((2, 11))).shape == (2, 11)
