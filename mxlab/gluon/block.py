@@ -42,7 +42,7 @@ from ..base import (MXNetNotImplementedError, MXNetRuntimeError, MXNetTypeError,
 from ..ndarray.ndarray import NDArray, ndarray
 from ..symbol.symbol import Symbol
 from .block_io import BlockCheckpoints, export_traced
-from .nesting import _flatten, _regroup
+from .nesting import _flatten, _regroup, check_array_inputs, same_but_trailing_nones
 from .gluon1 import BlockMeta, BlockScope, create_prefix
 from .parameter import Parameter, ParameterDict, shape_is_known
 
@@ -385,6 +385,7 @@ class HybridBlock(Block):
     def __call__(self, *args):
         if args and isinstance(args[0], Symbol):
             return self._call_symbolic(*args)
+        check_array_inputs(args)
         self._ensure_params(*args)
         if not self._active or dc.is_deferred_compute():
             return super().__call__(*args)
@@ -547,8 +548,10 @@ class HybridBlock(Block):
         if self._cached_op is None:
             self._build_cache(*args)
         flat, fmt = _flatten(args, "input")
-        if fmt != self._in_format:
-            raise MXNetValueError("Invalid input format")
+        if fmt != self._in_format and not same_but_trailing_nones(fmt, self._in_format):
+            raise MXNetValueError(
+                f"The argument structure of HybridBlock does not match the cached version. "
+                f"Stored format = {self._in_format}, input format = {fmt}")
         real = [x for x in flat if x is not None]
         device = real[0].device
         inputs = [real[ref] if is_data else ref.data(device)

@@ -10,7 +10,7 @@ Example
 >>> _regroup(flat, fmt)[1][1] is None
 True
 """
-from ..base import MXNetValueError
+from ..base import MXNetTypeError, MXNetValueError
 from ..ndarray.ndarray import NDArray
 from ..symbol.symbol import Symbol
 
@@ -34,6 +34,33 @@ def _flatten(args, what):
         flat.extend(items)
         fmts.append(fmt)
     return flat, fmts
+
+
+def _leaves(args):
+    if isinstance(args, (list, tuple)):
+        return [leaf for arg in args for leaf in _leaves(arg)]
+    return [args]
+
+
+def check_array_inputs(args):
+    """MXNet 2.0's rule for calling a HybridBlock on arrays: at least one array among the
+    (nested) inputs, and no symbol mixed in."""
+    leaves = _leaves(args)
+    if any(isinstance(x, Symbol) for x in leaves):
+        raise MXNetTypeError("HybridBlock inputs mix NDArrays and Symbols: call it with arrays "
+                             "only, or with symbols only (Gluon 1 blocks)")
+    if not any(isinstance(x, NDArray) for x in leaves):
+        raise MXNetValueError("In HybridBlock, there must be one NDArray in the input. Please "
+                              "check the type of the args.")
+
+
+def same_but_trailing_nones(fmt, stored):
+    """Whether two input formats differ only by trailing None arguments (a default left out
+    one time and passed as None another: MXNet runs both on the cached graph)."""
+    if not isinstance(fmt, list) or not isinstance(stored, list):
+        return False
+    short, long = sorted((fmt, stored), key=len)
+    return long[:len(short)] == short and all(f == -1 for f in long[len(short):])
 
 
 def _regroup(args, fmt):

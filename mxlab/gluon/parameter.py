@@ -39,9 +39,12 @@ def shape_is_known(shape):
     return shape is not None and all(d > 0 for d in shape)
 
 
-class ParameterShapeError(MXNetValueError, AssertionError):
-    """A shape incompatible with a parameter's known one: MXNet asserts it (``AssertionError``),
-    and it is a ``ValueError`` too."""
+class InvalidParameterError(MXNetValueError, AssertionError):
+    """A parameter setting MXNet asserts (``AssertionError``): a shape incompatible with the
+    known one, an unknown storage type. It is a ``ValueError`` too."""
+
+
+_STYPES = ("default", "row_sparse", "csr")
 
 
 def _merge_shape(old, new, name):
@@ -49,7 +52,7 @@ def _merge_shape(old, new, name):
     if old is None or len(old) != len(new):
         return new
     if any(o > 0 and n > 0 and o != n for o, n in zip(old, new)):
-        raise ParameterShapeError(
+        raise InvalidParameterError(
             f"Expected shape {new} is incompatible with given shape {old} for Parameter {name}."
         )
     return tuple(n if n > 0 else o for o, n in zip(old, new))
@@ -98,6 +101,10 @@ class Parameter:
         self.init = init
         self.allow_deferred_init = allow_deferred_init
         self._differentiable = differentiable
+        for what, value in (("stype", stype), ("grad_stype", grad_stype)):
+            if value not in _STYPES:
+                raise InvalidParameterError(f"Invalid {what} {value!r} for Parameter {name}: "
+                                            f"expected one of {list(_STYPES)}")
         self._stype, self._grad_stype = stype, grad_stype
         self._grad_req = grad_req if differentiable else "null"
         if self._grad_req not in GRAD_REQS:

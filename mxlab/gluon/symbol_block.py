@@ -8,7 +8,7 @@ from .. import deferred_compute as dc
 from ..base import MXNetRuntimeError, MXNetValueError
 from ..symbol.symbol import Symbol
 from .block import HybridBlock, _flatten
-from .parameter import Parameter
+from .parameter import InvalidParameterError, Parameter
 
 __all__ = ["SymbolBlock"]
 
@@ -47,6 +47,7 @@ class SymbolBlock(HybridBlock):
             input_names.add(sym.name)
         self._out_format = [0] * len(outputs.list_outputs()) if len(outputs) > 1 else 0
         arg_names, aux_names = outputs.list_arguments(), outputs.list_auxiliary_states()
+        _refuse_row_sparse(outputs)
         params = dict(params or {})
         unused = set(params) - set(arg_names) - set(aux_names)
         if unused:
@@ -134,3 +135,11 @@ def _param_types(inputs, out):
         return [None] * len(out.list_arguments()), [None] * len(out.list_auxiliary_states())
     return arg_types, aux_types
 
+
+def _refuse_row_sparse(outputs):
+    """MXNet's SymbolBlock has no row_sparse parameters (asserted, naming the variable)."""
+    attrs = outputs.attr_dict()
+    for name in outputs.list_arguments():
+        if attrs.get(name, {}).get("__storage_type__") == "1":   # NOTE: MXNet's row_sparse id
+            raise InvalidParameterError(f"SymbolBlock doesn't support Parameter '{name}' because "
+                                        f"its storage type is 'row_sparse'.")

@@ -294,3 +294,38 @@ def test_an_input_that_does_not_fit_known_parameters_is_an_assertion(hybridize):
     fits = nn.LayerNorm(in_channels=11)
     fits.initialize()
     assert fits(mx.np.ones((2, 11))).shape == (2, 11)
+
+
+def test_an_unknown_parameter_storage_type_is_an_assertion():
+    for key in ("stype", "grad_stype"):
+        with pytest.raises(AssertionError, match=f"Invalid {key} 'invalid'"):
+            gluon.Parameter("weight", shape=(10, 10), **{key: "invalid"})
+
+
+def test_a_symbol_block_refuses_a_row_sparse_parameter():
+    data = mx.sym.var("data")
+    weight = mx.sym.var("weight", stype="row_sparse")
+    out = mx.sym.broadcast_add(mx.sym.dot(data, weight), mx.sym.var("bias"))
+    with pytest.raises(AssertionError, match="'weight'.*row_sparse"):
+        gluon.SymbolBlock(out, data)
+
+
+def test_hybrid_block_inputs_follow_mxnet_2():
+    """At least one array (ValueError otherwise), no symbols mixed with arrays (TypeError), and
+    a trailing None runs on the graph cached without it (a default argument)."""
+    class Either(gluon.HybridBlock):
+        def forward(self, a, b=None):
+            return a if b is None else a + b
+
+    for hybridize in (False, True):
+        block = Either()
+        if hybridize:
+            block.hybridize()
+        with pytest.raises(ValueError, match="one NDArray"):
+            block(None, None)
+        with pytest.raises(TypeError, match="mix"):
+            block(mx.np.ones((2,)), mx.sym.var("a"))
+        assert block(mx.np.ones((2,))).asnumpy().tolist() == [1.0, 1.0]
+        assert block(mx.np.ones((2,)), None).asnumpy().tolist() == [1.0, 1.0]
+    with pytest.raises(ValueError, match="does not match the cached"):
+        block(mx.np.ones((2,)), mx.np.ones((2,)))
