@@ -1,5 +1,6 @@
-"""MXNet 1.x ops that D2L-era and GluonCV-era code still calls: ``hard_sigmoid``,
-``L2Normalization``, ``all_finite`` / ``multi_all_finite`` (the AMP loss-scaler's check).
+"""MXNet 1.x ops that older code still calls: ``hard_sigmoid``, ``smooth_l1``,
+``softmax_cross_entropy``, ``L2Normalization``, ``all_finite`` / ``multi_all_finite`` (the AMP
+loss-scaler's check), ``contrib.allclose``.
 
 Gradients are written with differentiable ops, so they can be differentiated again.
 
@@ -95,3 +96,65 @@ register(Op(name="multi_all_finite", compute=_all_finite,
             infer_shape=lambda attrs, s: [(1,)], infer_type=lambda attrs, d: ["float32"],
             gradient=lambda node, g: [None] * len(node.inputs),
             doc="``all_finite`` over ``num_arrays`` arrays at once."))
+
+
+# -- smooth_l1: Huber-like loss with sigma = scalar ------------------------------------------------
+def _smooth_l1(xp, inputs, attrs):
+    x, s2 = inputs[0], attrs["scalar"] ** 2
+    ax = xp.abs(x)
+    return xp.where(ax < 1 / s2, 0.5 * s2 * x * x, ax - 0.5 / s2).astype(x.dtype, copy=False)
+
+
+def _smooth_l1_grad(node, g):
+    """``sigma^2 x`` inside ``|x| < 1 / sigma^2``, ``sign(x)`` outside."""
+    x, s2 = node.inputs[0], node.attrs["scalar"] ** 2
+    inside = F._lesser_scalar(F.abs(x), scalar=1 / s2)
+    slope = F.broadcast_add(F.broadcast_mul(inside, F._mul_scalar(x, scalar=s2)),
+                            F.broadcast_mul(F._rminus_scalar(inside, scalar=1.0), F.sign(x)))
+    return [F.broadcast_mul(g[0], slope)]
+
+
+register(Op(name="smooth_l1", compute=_smooth_l1, input_names=("data",),
+            attrs=(Attr("scalar", "float", 1.0),), infer_shape=lambda attrs, s: [s[0]],
+            gradient=_smooth_l1_grad, save_outputs=False, elementwise=True,
+            doc="``0.5 (sigma x)^2`` where ``|x| < 1/sigma^2``, else ``|x| - 0.5/sigma^2``."))
+
+
+# -- softmax_cross_entropy: sum over the batch of -log softmax(data)[label] ------------------------
+def _softmax_cross_entropy(xp, inputs, attrs):
+    data, label = inputs
+    shifted = data - data.max(axis=-1, keepdims=True)
+    log_p = shifted - xp.log(xp.exp(shifted).sum(axis=-1, keepdims=True))
+    picked = xp.take_along_axis(log_p, label.astype(numpy.int64)[:, None], axis=-1)
+    return (-picked.sum()).reshape(1).astype(data.dtype, copy=False)
+
+
+def _softmax_cross_entropy_grad(node, g):
+    """``g * (softmax(data) - one_hot(label))``; the label gets none."""
+    data, label = node.inputs
+    per_row = F.broadcast_like(g[0], label)
+    probs = F.broadcast_mul(F.softmax(data, axis=-1), F.Reshape(g[0], shape=(1, 1)))
+    return [F.broadcast_sub(probs, F._backward_pick(per_row, data, label, axis=-1)), None]
+
+
+register(Op(name="softmax_cross_entropy", compute=_softmax_cross_entropy, num_inputs=2,
+            input_names=("data", "label"), infer_shape=lambda attrs, s: [(1,)],
+            infer_type=lambda attrs, d: [d[0]], gradient=_softmax_cross_entropy_grad,
+            save_outputs=False,
+            doc="Summed cross-entropy of ``softmax(data)`` against integer ``label`` (1 value)."))
+
+
+# -- contrib.allclose: one uint8 flag -----------------------------------------------------------
+def _allclose(xp, inputs, attrs):
+    a, b = inputs
+    close = xp.allclose(a, b, rtol=attrs["rtol"], atol=attrs["atol"],
+                        equal_nan=attrs["equal_nan"])
+    return xp.asarray(1 if close else 0, dtype=numpy.uint8)
+
+
+register(Op(name="_contrib_allclose", compute=_allclose, num_inputs=2, input_names=("a", "b"),
+            attrs=(Attr("rtol", "float", 1e-5), Attr("atol", "float", 1e-8),
+                   Attr("equal_nan", "bool", True)),
+            infer_shape=lambda attrs, s: [()], infer_type=lambda attrs, d: ["uint8"],
+            gradient=lambda node, g: [None, None],
+            doc="1 (uint8) when every element of ``a`` is close to ``b`` (NumPy's allclose)."))

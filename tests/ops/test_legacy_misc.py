@@ -1,5 +1,6 @@
-"""hard_sigmoid, L2Normalization, all_finite / multi_all_finite, im2col / col2im, sym.hypot and
-the contrib aliases of CTCLoss (values against NumPy; the oracle case against MXNet 1.9.1)."""
+"""hard_sigmoid, L2Normalization, all_finite / multi_all_finite, im2col / col2im, smooth_l1,
+softmax_cross_entropy, contrib.allclose, sym.hypot and the contrib aliases of CTCLoss (values
+against NumPy; the oracle cases against MXNet 1.9.1)."""
 import numpy
 import pytest
 from helpers import assert_same_results, requires_oracle, run_both
@@ -153,3 +154,50 @@ def test_an_input_passed_as_none_is_left_out():
     assert rev.asnumpy().tolist() == [[4.0, 5.0], [2.0, 3.0], [0.0, 1.0]]
     assert mx.nd.sum(seq, None).asnumpy().tolist() == [15.0]
     assert mx.nd.one_hot(mx.nd.array([1, 2]), depth=0).shape == (2, 0)
+
+
+def test_smooth_l1_softmax_cross_entropy_and_allclose():
+    x = numpy.array([-2.0, -0.1, 0.0, 0.3, 3.0])
+    sigma2 = 4.0
+    want = numpy.where(abs(x) < 1 / sigma2, 0.5 * sigma2 * x * x, abs(x) - 0.5 / sigma2)
+    got = mx.nd.smooth_l1(mx.nd.array(x, dtype="float64"), scalar=2.0).asnumpy()
+    numpy.testing.assert_allclose(got, want, rtol=1e-12)
+    check_numeric_gradient(mx.sym.smooth_l1(mx.sym.var("x"), scalar=2.0),
+                           [numpy.array([-2.0, -0.1, 0.2, 0.3, 3.0])], rtol=1e-3, atol=1e-5,
+                           numeric_eps=1e-6, dtype=numpy.float64)
+    data = numpy.random.default_rng(5).standard_normal((4, 3))
+    label = numpy.array([2, 0, 1, 1])
+    log_p = data - numpy.log(numpy.exp(data).sum(axis=1, keepdims=True))
+    loss = mx.nd.softmax_cross_entropy(mx.nd.array(data, dtype="float64"), mx.nd.array(label))
+    numpy.testing.assert_allclose(loss.asnumpy(), [-log_p[range(4), label].sum()], rtol=1e-12)
+    x = mx.nd.array(data)
+    x.attach_grad()
+    with mx.autograd.record():
+        out = mx.nd.softmax_cross_entropy(x, mx.nd.array(label))
+    out.backward(mx.nd.array([2.0]))
+    numpy.testing.assert_allclose(x.grad.asnumpy(),
+                                  2 * (numpy.exp(log_p) - numpy.eye(3)[label]), rtol=1e-5)
+    flag = mx.nd.contrib.allclose(mx.nd.array([1.0, numpy.nan]), mx.nd.array([1.0, numpy.nan]))
+    assert (flag.shape, flag.dtype, int(flag.asnumpy())) == ((), numpy.uint8, 1)
+    assert int(mx.nd.contrib.allclose(mx.nd.array([1.0]), mx.nd.array([1.1])).asnumpy()) == 0
+
+
+@requires_oracle
+@pytest.mark.oracle
+def test_losses_and_allclose_match_mxnet():
+    rng = numpy.random.default_rng(6)
+    inputs = {"x": rng.standard_normal((3, 4)).astype("float32"),
+              "label": numpy.array([3, 0, 2], "float32")}
+    code = """
+x, label = mx.nd.array(inputs['x']), mx.nd.array(inputs['label'])
+x.attach_grad()
+with mx.autograd.record():
+    ce = mx.nd.softmax_cross_entropy(x, label)
+    l1 = mx.nd.smooth_l1(x, scalar=1.5)
+    total = ce * 3 + (l1 * mx.nd.arange(12).reshape((3, 4))).sum()
+total.backward()
+outputs.update(ce=ce.asnumpy(), l1=l1.asnumpy(), grad=x.grad.asnumpy(),
+               close=mx.nd.contrib.allclose(x, x + 1e-9).asnumpy())
+"""
+    mine, theirs = run_both(code, inputs)
+    assert_same_results(mine, theirs, rtol=1e-5, atol=1e-6)
