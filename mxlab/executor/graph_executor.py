@@ -469,10 +469,12 @@ def _zeros(cls, device, shape, dtype):
 def _infer_arguments(symbol, shapes, type_dict):
     """Shapes and dtypes of every argument and auxiliary state (strict: MXNet's errors)."""
     names = symbol.list_arguments()
-    # NOTE: as MXNet's simple_bind: without type_dict every argument is float32; with one, the
-    #   rest are inferred from it (a float64 data makes FullyConnected's weight float64)
+    # NOTE: as MXNet's simple_bind: without type_dict every argument is float32 unless its
+    #   variable declares a dtype; with one, the rest are inferred from it (a float64 data
+    #   makes FullyConnected's weight float64)
+    declared = symbol.attr_dict()
     dtypes = {n: numpy.dtype(t).name for n, t in type_dict.items()} if type_dict else \
-        dict.fromkeys(names, "float32")
+        {n: "float32" for n in names if "__dtype__" not in declared.get(n, {})}
     graph = infer_graph(Graph(list(symbol._outputs)), shapes, dtypes)
     idx = graph.indexed
     eid = {idx[n].name: idx.node_row_ptr[n] for n in idx.input_nodes}

@@ -244,3 +244,13 @@ def test_group_listing_one_entry_several_times_fills_every_output():
     outputs = executor.forward(data=mx.nd.array([1.0, 2.0]))
     for out in outputs:
         numpy.testing.assert_allclose(out.asnumpy(), numpy.exp([1.0, 2.0]), rtol=1e-6)
+
+
+def test_simple_bind_keeps_a_variables_declared_dtype():
+    """Without type_dict every argument is float32 unless its variable declares a dtype (MXNet's
+    simple_bind; test_operator::test_cast)."""
+    x = mx.sym.Variable("x", dtype=numpy.int32)
+    out = mx.sym.Cast(x, dtype=numpy.float16) + mx.sym.Variable("b")
+    exe = out._simple_bind(ctx=mx.cpu(), x=(2, 3), b=(2, 3))
+    assert exe.arg_dict["x"].dtype == numpy.int32
+    assert exe.arg_dict["b"].dtype == numpy.float32
