@@ -324,3 +324,14 @@ def test_global_pool_gradients_first_max_and_mean():
     assert dx.tolist() == [[[[0.0, 5.0], [0.0, 0.0]], [[0.0, 0.0], [0.0, 0.0]]]]
     _, dx = _pool_grad(x, dy, global_pool=True, pool_type="avg", kernel=(1, 1))
     numpy.testing.assert_array_equal(dx[0, 0], numpy.full((2, 2), 1.25, "float32"))
+
+
+def test_extra_zero_pad_entries_are_read_as_mxnet_reads_them():
+    """MXNet reads the first ndim pad entries: pad=(0, 0, 0) on 1-D data runs (its
+    test_valid_max_pooling_pad_type_same); a nonzero extra entry is still an error."""
+    x = mx.nd.array(numpy.arange(10.0).reshape(1, 1, 10))
+    out = mx.nd.Pooling(x, kernel=2, stride=2, pad=(0, 0, 0), pool_type="max",
+                        pooling_convention="same")
+    assert out.asnumpy().ravel().tolist() == [1.0, 3.0, 5.0, 7.0, 9.0]
+    with pytest.raises(MXNetValueError, match="pad"):
+        mx.nd.Pooling(x, kernel=2, stride=2, pad=(0, 1), pool_type="max")

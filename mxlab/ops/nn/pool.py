@@ -83,7 +83,12 @@ def _geometry(op_name, attrs, shape):
             )
         kernel = spatial(op_name, "kernel", attrs["kernel"], ndim, 1, 1)
         stride = spatial(op_name, "stride", attrs["stride"], ndim, 1, 1)
-        pad = spatial(op_name, "pad", attrs["pad"], ndim, 0, 0)
+        # NOTE: MXNet reads the first ndim pad entries; extra zeros (pad=(0, 0, 0) on 1-D
+        #   data) are accepted as it accepts them, any other extra entry stays an error
+        given = tuple(attrs["pad"] or ())
+        if len(given) > ndim and not any(given[ndim:]):
+            given = given[:ndim]
+        pad = spatial(op_name, "pad", given, ndim, 0, 0)
     convention = attrs["pooling_convention"]
     if convention == "same" and not attrs["global_pool"]:
         return _same_geometry(op_name, shape, kernel, stride, pad)
