@@ -231,6 +231,8 @@ class Block(BlockCheckpoints, metaclass=BlockMeta):
             return self
         if not isinstance(shared, dict):
             raise MXNetValueError(f"'shared' should be in type of Dict. Get type {type(shared)}!")
+        if isinstance(shared, ParameterDict) and shared.prefix:   # NOTE: a Gluon 1 `.params`
+            shared = {k.removeprefix(shared.prefix): p for k, p in shared.items()}
         remaining = set(shared)
         self._share_parameters(shared, remaining, "")
         for name in sorted(remaining):
@@ -240,7 +242,7 @@ class Block(BlockCheckpoints, metaclass=BlockMeta):
     def _share_parameters(self, shared, remaining, prefix):
         prefix = prefix + "." if prefix else ""
         for name in list(self._reg_params):
-            if shared.get(prefix + name) is not None:
+            if dict.get(shared, prefix + name) is not None:   # NOTE: never Gluon 1's get
                 setattr(self, name, shared[prefix + name])
                 remaining.discard(prefix + name)
         for name, child in self._children.items():

@@ -19,7 +19,7 @@ True
 import collections
 import warnings
 
-from ..base import MXNetValueError
+from ..base import MXNetAssertionError, MXNetValueError
 from ..ndarray.ndarray import NDArray
 from .nesting import _flatten
 
@@ -122,6 +122,7 @@ class BlockCheckpoints:
     def summary(self, *inputs):
         """Print each layer's output shape and parameter count for one forward of ``inputs``."""
         rows, handles, seen = [], [], set()
+        self.apply(_not_hybridized)
 
         def record(block, _, outputs):
             shapes = [tuple(o.shape) for o in _flatten(outputs, "output")[0] if o is not None]
@@ -139,6 +140,12 @@ class BlockCheckpoints:
             for handle in handles:
                 handle.detach()
         print(_summary_table(rows, inputs, self.collect_params()))
+
+
+def _not_hybridized(block):
+    if getattr(block, "_active", False):
+        raise MXNetAssertionError(f'"{type(block).__name__}" must not be hybridized to print '
+                                  "summary.")
 
 
 def _brief(names, limit=5):
@@ -173,7 +180,7 @@ def _size(shape):
 def _summary_table(rows, inputs, params):
     line = "-" * 80
     out = [line, f"{'Layer (type)':>30}{'Output Shape':>30}{'Param #':>18}", "=" * 80]
-    in_shapes = [tuple(x.shape) for x in inputs if x is not None]
+    in_shapes = [tuple(x.shape) for x in _flatten(list(inputs), "input")[0] if x is not None]
     out.append(f"{'Input':>30}{str(in_shapes[0] if len(in_shapes) == 1 else in_shapes):>30}"
                f"{0:>18}")
     for name, shapes, count in rows:

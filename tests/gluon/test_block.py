@@ -466,3 +466,24 @@ def test_unregistered_block_containers_and_hybrid_only_sequentials_warn():
     seq.add(mx.gluon.nn.Dense(2))
     with pytest.warns(UserWarning, match="Consider using HybridSequential"):
         seq.hybridize()
+
+
+def test_summary_takes_nested_inputs_and_refuses_hybridized_blocks(capsys):
+    """An RNN layer's summary with its begin state (a list), as MXNet's test_summary calls it;
+    a hybridized block asserts, naming it."""
+    lstm = gluon.rnn.LSTM(30)
+    lstm.initialize()
+    lstm.summary(mx.np.ones((8, 4, 5)), lstm.begin_state(4))
+    assert "(8, 4, 5)" in capsys.readouterr().out
+    lstm.hybridize()
+    with pytest.raises(AssertionError, match='"LSTM" must not be hybridized'):
+        lstm.summary(mx.np.ones((8, 4, 5)), lstm.begin_state(4))
+
+
+def test_share_parameters_takes_a_gluon1_params_dict():
+    """``Dense.share_parameters(embedding.params)`` ties the weight and keeps Dense's own bias
+    (Gluon 1's prefixed dict used to create a shapeless 'embedding0_bias')."""
+    embedding = gluon.nn.Embedding(40, 30)
+    dense = gluon.nn.Dense(40, flatten=False).share_parameters(embedding.params)
+    assert dense.weight is embedding.weight
+    assert (dense.bias.name, dense.bias.shape) == ("bias", (40,))

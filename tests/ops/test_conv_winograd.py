@@ -200,7 +200,16 @@ def test_autotune_weighs_forward_and_weight_gradient_together(monkeypatch):
     assert sums[chosen] == min(sums.values())
 
 
-def test_training_step_through_autograd_keeps_and_takes():
+@pytest.fixture
+def naive_engine():
+    """Kept columns live per thread: the forward and backward of this test must run on the
+    calling thread (under ThreadedEngine they may run on two workers, and are not reused)."""
+    previous = mx.engine.get_engine()
+    yield mx.engine.set_engine("NaiveEngine")
+    mx.engine.set_engine(previous)
+
+
+def test_training_step_through_autograd_keeps_and_takes(naive_engine):
     """mx.nd.Convolution under autograd.record keeps the columns; backward takes them; the
     gradients equal the default algorithms' ones."""
     rng = numpy.random.default_rng(3)
