@@ -86,9 +86,10 @@ def _ctc_forward(xp, inputs, attrs):
     for n in range(batch):
         used = steps if data_lengths is None else int(data_lengths[n])
         seq = _labels(label[n], None if label_lengths is None else label_lengths[n], blank_first)
-        if ((seq < 0) | (seq >= classes) | (seq == blank)).any():
-            raise MXNetValueError(f"CTCLoss: label {seq.tolist()} of sample {n} holds the blank "
-                                  f"or a class outside [0, {classes})")
+        # NOTE: a label equal to the blank is computed as MXNet computes it (no skip over it)
+        if ((seq < 0) | (seq >= classes)).any():
+            raise MXNetValueError(f"CTCLoss: label {seq.tolist()} of sample {n} holds a class "
+                                  f"outside [0, {classes})")
         loss[n], grad[:used, n] = _one_sample(logp[:used, n], seq, blank)
     dtype = inputs[0].dtype
     return xp.asarray(loss.astype(dtype)), xp.asarray(grad.astype(dtype))

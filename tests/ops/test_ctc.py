@@ -61,9 +61,20 @@ def test_lengths_and_errors():
                                  use_label_lengths=True, blank_label="last").asnumpy()
     assert numpy.isclose(with_lengths[0], brute_force_nll(DATA[:3, 0], [0, 1], C - 1),
                          rtol=1e-5)
-    with pytest.raises(ValueError, match="holds the blank"):
-        mx.nd.CTCLoss(mx.nd.array(DATA), mx.nd.array([[2, 0], [1, 0]]),
+    with pytest.raises(ValueError, match="holds a class outside"):
+        mx.nd.CTCLoss(mx.nd.array(DATA), mx.nd.array([[C, 0], [1, 0]]),
                       blank_label="last").wait_to_read()
+
+
+def test_a_label_equal_to_the_blank_is_computed_as_mxnet_does():
+    """MXNet computes labels holding the blank (its test_loss::test_ctc_loss passes [3, 2, 2]
+    with 4 classes); the values are MXNet 1.9.1's on this data (NTC, blank last)."""
+    data = numpy.random.default_rng(0).standard_normal((2, 12, 4)).astype("float32")
+    loss = mx.gluon.loss.CTCLoss()
+    for labels, expected in (([[2, 1, -1, -1], [3, 2, 2, -1]], [7.7337966, 9.8620300]),
+                             ([[2, 3, -1, -1], [3, 3, 2, -1]], [8.6242390, 11.7930908])):
+        got = loss(mx.nd.array(data), mx.nd.array(labels)).asnumpy()
+        numpy.testing.assert_allclose(got, expected, rtol=1e-5)
 
 
 def test_gluon_ctc_loss_layouts_and_hybridize():
