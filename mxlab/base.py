@@ -131,8 +131,11 @@ class NotImplementedForSymbol(MXNetNotImplementedError):
         self.function, self.alias, self.args_ = function, alias, args
 
     def __str__(self):
-        name = self.alias or getattr(self.function, "__name__", str(self.function))
-        return f"Function {name} (namely operator {name}) is not implemented for Symbol"
+        name = getattr(self.function, "__name__", str(self.function))
+        alias = self.alias or name
+        given = f" with arguments {tuple(type(a) for a in self.args_)}" if self.args_ else ""
+        return (f'Function {name} (namely operator "{alias}"){given} is not implemented for '
+                f"Symbol and only available in NDArray.")
 
 
 class NotSupportedForSparseNDArray(MXNetNotImplementedError):

@@ -12,7 +12,7 @@ import numbers
 
 import numpy
 
-from ..base import MXNetNotImplementedError, MXNetTypeError
+from ..base import MXNetTypeError, NotImplementedForSymbol
 from .compose import apply_op
 
 __all__ = ["SymbolOperators"]
@@ -119,11 +119,16 @@ class SymbolOperators:
     __hash__ = object.__hash__
 
     def __bool__(self):
-        raise MXNetNotImplementedError("bool is not implemented for Symbol (a Symbol has no value)")
+        raise NotImplementedForSymbol(self.__bool__, "bool")
 
-    def _no_inplace(self, other):
-        raise MXNetNotImplementedError(
-            "In-place operators (+=, -=, ...) are not supported for Symbol"
-        )
+    def __iadd__(self, other):
+        raise NotImplementedForSymbol(self.__iadd__, "+=", other)
 
-    __iadd__ = __isub__ = __imul__ = __itruediv__ = _no_inplace
+    def __isub__(self, other):
+        raise NotImplementedForSymbol(self.__isub__, "-=", other)
+
+    def __imul__(self, other):
+        raise NotImplementedForSymbol(self.__imul__, "*=", other)
+
+    def __itruediv__(self, other):
+        raise NotImplementedForSymbol(self.__itruediv__, "/=", other)

@@ -74,3 +74,13 @@ def test_reshape_input_dim_comes_back_from_its_known_output():
     data = mx.sym.Variable("data", shape=(0, 0))
     with pytest.warns(UserWarning, match="Cannot decide shape"):
         assert mx.sym.Reshape(data, shape=(-1,)).infer_shape()[0] is None
+
+
+def test_bool_and_inplace_operators_are_not_implemented_for_symbol():
+    """MXNet's NotImplementedForSymbol (its test_symbol::test_symbol_bool), which is also a
+    NotImplementedError."""
+    x = mx.sym.var("x")
+    with pytest.raises(mx.base.NotImplementedForSymbol, match='operator "bool"'):
+        bool(x)
+    with pytest.raises(NotImplementedError, match=r'operator "\+="'):
+        x += 1
