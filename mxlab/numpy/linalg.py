@@ -73,17 +73,27 @@ def norm(x, ord=None, axis=None, keepdims=False):
     return _call("_npi_norm", x, ord=ord, axis=axis, keepdims=keepdims)
 
 
-def vector_norm(x, ord=2, axis=None, keepdims=False):
-    """Array-API vector norm: ``axis=None`` flattens first."""
+def vector_norm(x, ord=None, axis=None, keepdims=False):
+    """Array-API vector norm, as MXNet computes it: ``axis=None`` flattens first, and a tuple
+    ``axis`` moves those axes to the front and merges them into one (so ``keepdims`` keeps a
+    single axis of size one in front of the others)."""
+    x = _as_array(x)
     if axis is None:
-        return norm(_as_array(x).reshape(-1), ord=ord, axis=0, keepdims=False) if not keepdims \
-            else norm(x, ord=None if ord == 2 else ord, axis=None, keepdims=True)
+        x, axis = x.reshape(-1), 0
+    elif isinstance(axis, (tuple, list)):
+        axis = tuple(a % x.ndim for a in axis)
+        rest = tuple(i for i in range(x.ndim) if i not in axis)
+        x = x.transpose(axis + rest).reshape(
+            (math.prod(x.shape[a] for a in axis),) + tuple(x.shape[i] for i in rest))
+        axis = 0
     return norm(x, ord=ord, axis=axis, keepdims=keepdims)
 
 
 def matrix_norm(x, ord="fro", axis=(-2, -1), keepdims=False):
-    """Array-API matrix norm over ``axis`` (the last two axes by default)."""
-    return norm(x, ord=ord, axis=axis, keepdims=keepdims)
+    """Array-API matrix norm over the two axes of ``axis`` (the last two by default)."""
+    if not (isinstance(axis, (tuple, list)) and len(axis) == 2):
+        raise MXNetValueError(f"matrix_norm: axis must be a 2-tuple of ints, got {axis!r}")
+    return norm(x, ord=ord, axis=tuple(axis), keepdims=keepdims)
 
 
 def svd(a):
