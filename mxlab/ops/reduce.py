@@ -53,6 +53,8 @@ def reduced_axes(op_name, axis, ndim, exclude=False, empty_all=False):
     """
     if axis is None or (empty_all and axis == ()):
         return tuple(range(ndim))
+    if ndim == 0 and not empty_all and axis in (0, -1, (0,), (-1,)):
+        return ()       # NOTE: NumPy (and MXNet's numpy ops) read axis 0 of a scalar as itself
     axes = []
     for a in (axis,) if isinstance(axis, int) else axis:
         if not -ndim <= a < ndim:

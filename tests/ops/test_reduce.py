@@ -261,3 +261,17 @@ def test_legacy_semantics_match_mxnet():
     inputs = {"x": numpy.random.uniform(-2, 2, size=(4, 6)).astype("float32"),
               "ints": numpy.array([1, 2], dtype="int32")}
     assert_same_results(*run_both(ORACLE_CODE, inputs), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin", "sum", "max"])
+@pytest.mark.parametrize("axis", [0, -1])
+def test_np_reductions_take_axis_zero_of_a_scalar(name, axis):
+    """NumPy and MXNet's numpy reductions read axis 0 (or -1) of a 0-d array as the scalar
+    itself; axis 1 is still out of bounds."""
+    a = mx.np.array(3.0)
+    got = getattr(mx.np, name)(a, axis=axis, keepdims=True)
+    assert got.shape == ()
+    assert got.item() == getattr(numpy, name)(numpy.array(3.0), axis=axis)
+    assert mx.np.squeeze(got, axis=axis).shape == ()
+    with pytest.raises(MXNetAxisError, match="axis 1"):
+        getattr(mx.np, name)(a, axis=1).wait_to_read()
