@@ -36,7 +36,7 @@ from .registry import F, Op, register
 
 __all__ = ["reduced_axes", "reduced_shape", "reduction"]
 
-_FLOAT32 = numpy.dtype("float32")
+_FLOAT16, _FLOAT32, _FLOAT64 = (numpy.dtype(f"float{b}") for b in (16, 32, 64))
 _INT64 = numpy.dtype("int64")
 _BOOL = numpy.dtype("bool")
 
@@ -324,6 +324,9 @@ def _plain(method):
 
 def _typed(method):
     def fn(xp, x, axes, dtype, attrs):
+        if dtype == _FLOAT16 and method == "sum":   # MXNet accumulates wider, then casts
+            acc = _FLOAT32 if x.dtype == _FLOAT16 else _FLOAT64
+            return x.sum(axis=axes, dtype=acc, keepdims=True).astype(dtype)
         return getattr(x, method)(axis=axes, dtype=dtype, keepdims=True)
     return fn
 

@@ -275,3 +275,15 @@ def test_np_reductions_take_axis_zero_of_a_scalar(name, axis):
     assert mx.np.squeeze(got, axis=axis).shape == ()
     with pytest.raises(MXNetAxisError, match="axis 1"):
         getattr(mx.np, name)(a, axis=1).wait_to_read()
+
+
+@pytest.mark.parametrize("itype", ["float16", "float32", "float64"])
+def test_np_sum_to_float16_accumulates_wide(itype):
+    """``np.sum(x, dtype='float16')`` sums in float32 (float16 input) or float64 and rounds
+    once at the end, as MXNet does (float16 partial sums would round at every step)."""
+    x = numpy.random.RandomState(0).uniform(-1, 1, (64, 4, 4)).astype(itype)
+    got = mx.np.sum(mx.np.array(x, dtype=itype), axis=(1, 2), dtype="float16").asnumpy()
+    acc = "float32" if itype == "float16" else "float64"
+    want = x.sum(axis=(1, 2), dtype=acc).astype("float16")
+    assert got.dtype == numpy.float16
+    numpy.testing.assert_array_equal(got, want)
