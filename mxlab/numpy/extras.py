@@ -20,6 +20,7 @@ import numpy as _onp
 
 from ..base import MXNetValueError
 from ..imperative import invoke
+from ..ndarray.frontend import check_ufunc_options
 from ..ndarray.ndarray import NDArray, ndarray
 from ..ops.registry import get_op
 
@@ -62,9 +63,34 @@ ALIASES = {"absolute": "abs", "fabs": "abs", "asin": "arcsin", "acos": "arccos",
            "bitwise_right_shift": "right_shift"}
 
 
-def positive(x):
-    """``+x`` (a copy)."""
-    return _op("_copy", _arr(x))
+def positive(x, out=None, **kwargs):
+    """``+x`` (a copy); NumPy's ufunc keywords only at their defaults, as MXNet."""
+    check_ufunc_options("positive", kwargs)
+    op = get_op("_copy")
+    return invoke(op, [_arr(x)], {}, out=None if out is None else [out], cls=ndarray)[0]
+
+
+def _only_half(operands):
+    floats = {x.dtype for x in operands if isinstance(x, NDArray) and x.dtype.kind == "f"}
+    return floats == {_onp.dtype("float16")}
+
+
+def _ufunc(fn):
+    """MXNet's wrapper of its composed binary ufuncs: NumPy's ufunc keywords only at their
+    defaults, and ``out`` filled with the result. float16 operands are computed in float32 and
+    the result rounded once, as MXNet's kernels do (the composition would round every step)."""
+    @functools.wraps(fn)
+    def call(x1, x2, out=None, **kwargs):
+        check_ufunc_options(fn.__name__, kwargs)
+        half = _only_half((x1, x2))
+        if half:
+            x1, x2 = (x.astype("float32") if isinstance(x, NDArray) and x.dtype.kind == "f"
+                      else x for x in (x1, x2))
+        result = fn(x1, x2)
+        if half and isinstance(result, NDArray) and result.dtype == _onp.float32:
+            result = result.astype("float16")
+        return result if out is None or not isinstance(result, NDArray) else result.copyto(out)
+    return call
 
 
 # -- integer ops with scalar operands --------------------------------------------------------------
@@ -83,9 +109,10 @@ def _integer_binary(name):
     return call
 
 
-INTEGER_BINARY = {name: _integer_binary(name) for name in
-                  ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "gcd",
-                   "lcm")}
+# NOTE: MXNet checks the ufunc keywords of all but the shifts (which take no keywords).
+INTEGER_BINARY = {name: _integer_binary(name) if "shift" in name else _ufunc(_integer_binary(name))
+                  for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
+                               "right_shift", "gcd", "lcm")}
 
 
 # -- triangles, diagonals, traces ------------------------------------------------------------------
@@ -414,36 +441,45 @@ def _pair(x1, x2):
     return _arr(x1, like), _arr(x2, like)
 
 
-def fmax(x1, x2, out=None):
+@_ufunc
+def fmax(x1, x2):
     a, b = _pair(x1, x2)
     np = _np()
     return np.where(_isnan(b), a, np.where(_isnan(a), b, np.maximum(a, b)))
 
 
-def fmin(x1, x2, out=None):
+@_ufunc
+def fmin(x1, x2):
     a, b = _pair(x1, x2)
     np = _np()
     return np.where(_isnan(b), a, np.where(_isnan(a), b, np.minimum(a, b)))
 
 
-def fmod(x1, x2, out=None):
+@_ufunc
+def fmod(x1, x2):
     """C's remainder: the sign of the dividend (``mod`` takes the divisor's)."""
     a, b = _pair(x1, x2)
-    return a - b * _np().trunc(a / b)
+    np = _np()
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu":    # in their dtype, no gradient (as mod)
+        return np.mod(np.abs(a), np.abs(b)) * np.sign(a)
+    return a - b * np.trunc(a / b)
 
 
-def copysign(x1, x2, out=None):
+@_ufunc
+def copysign(x1, x2):
     a, b = _pair(x1, x2)
     negative = _op("_npi_less_scalar", b, scalar=0.0, is_int=False)
     return _np().where(negative, -_np().abs(a), _np().abs(a))
 
 
-def ldexp(x1, x2, out=None):
+@_ufunc
+def ldexp(x1, x2):
     a, b = _pair(x1, x2)
     return a * _np().power(2.0, b.astype(a.dtype) if a.dtype.kind == "f" else b)
 
 
-def logaddexp(x1, x2, out=None):
+@_ufunc
+def logaddexp(x1, x2):
     a, b = _pair(x1, x2)
     np = _np()
     top = np.maximum(a, b)

@@ -32,7 +32,7 @@ from . import categorical  # noqa: F401
 from . import linalg  # noqa: F401
 from . import linalg_norm  # noqa: F401
 from . import linalg_legacy  # noqa: F401
-from . import np_extra  # noqa: F401
+from . import np_extra, np_fallback  # noqa: F401
 from . import rnn  # noqa: F401
 from . import contrib  # noqa: F401
 from . import ctc  # noqa: F401

@@ -438,8 +438,8 @@ def _power_grad(node, g):
 
 def _mod_grad(node, g):
     a, b = node.inputs
-    gb = F.negative(_mul(g[0], F._npi_floor_divide(a, b)))
-    return [_sum_like(g[0], a), _sum_like(gb, b)]
+    ga, gb = F._backward_mod(g[0], a, b)    # see mxlab.ops.division
+    return [_sum_like(ga, a), _sum_like(gb, b)]
 
 
 def _select_grad(lhs_mask, rhs_mask):
