@@ -103,7 +103,7 @@ _CREATORS = {
         "empty": ("_empty", ("shape", "dtype", "order", "ctx", "device")),
         "full": ("_full", ("shape", "fill_value", "dtype", "order", "ctx", "device")),
         "arange": ("_npi_arange", ("start", "stop", "step", "dtype", "ctx", "device")),
-        "eye": ("_eye", ("N", "M", "k", "dtype", "ctx", "device")),
+        "eye": ("_npi_eye", ("N", "M", "k", "dtype", "ctx", "device")),
     },
     "nd": {
         "zeros": ("_npi_zeros", ("shape", "ctx", "dtype")),

@@ -24,7 +24,8 @@ from .shape import norm_axis, any_unknown
 
 __all__ = ["slice_key", "KEY_INT", "KEY_SLICE", "KEY_NONE", "KEY_ELLIPSIS", "KEY_ARRAY"]
 
-_SLICE_ATTRS = (Attr("begin", "shape"), Attr("end", "shape"), Attr("step", "shape", ()))
+_SLICE_ATTRS = (Attr("begin", "shape"), Attr("end", "shape"),
+                Attr("step", "shape", (), optional=True))   # NOTE: MXNet reads None as ()
 
 
 def _shape_of(s):
