@@ -154,7 +154,16 @@ for _flavour, _table in _CREATORS.items():
 register_frontend("np", name="linspace")(_linspace_np)
 register_frontend("np", name="astype")(_astype_np)
 register_frontend("np", "nd", name="copy")(_copy_frontend)
-for _flavour, _op in (("np", "_npi_astype"), ("nd", "Cast")):
-    register_frontend(_flavour, name="cast")(
-        lambda data, dtype, out=None, _op=_op: invoke_op(_op, [data], out, dtype=dtype)
-    )
+def _default_float(dtype):
+    """``mx.np``'s ``astype(None)``: the default float dtype (MXNet; NumPy's is float64)."""
+    if dtype is None:
+        from ..util import is_np_default_dtype
+        return "float64" if is_np_default_dtype() else "float32"
+    return dtype
+
+
+register_frontend("np", name="cast")(
+    lambda data, dtype, out=None: invoke_op("_npi_astype", [data], out,
+                                            dtype=_default_float(dtype)))
+register_frontend("nd", name="cast")(
+    lambda data, dtype, out=None: invoke_op("Cast", [data], out, dtype=dtype))

@@ -449,9 +449,6 @@ class NDArray:
             ) from exc
 
     def astype(self, dtype, copy=True):
-        if dtype is None and self._flavour == "np":     # NOTE: MXNet: the default float dtype
-            from ..util import is_np_default_dtype
-            dtype = "float64" if is_np_default_dtype() else "float32"
         if not copy and numpy.dtype(self.dtype) == numpy.dtype(dtype):
             return self
         return _namespaces[self._flavour].cast(self, dtype=dtype)

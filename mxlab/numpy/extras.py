@@ -93,6 +93,13 @@ def _ufunc(fn):
     return call
 
 
+def broadcast_to(array, shape):
+    """NumPy's ``broadcast_to`` (0 in ``shape`` is a size); a scalar fills a new array."""
+    if not isinstance(array, NDArray) and _onp.isscalar(array):
+        return _np().full(shape, array)
+    return _op("_npi_broadcast_to", _arr(array), shape=shape)
+
+
 # -- integer ops with scalar operands --------------------------------------------------------------
 def _integer_binary(name):
     def call(x1, x2, out=None):

@@ -21,7 +21,7 @@ from . import matrix  # noqa: F401
 from . import fc_backward  # noqa: F401
 from . import creation  # noqa: F401
 from . import random, distributions, random_pdf  # noqa: F401
-from . import indexing  # noqa: F401
+from . import indexing, index_modify  # noqa: F401
 from . import gather  # noqa: F401
 from . import sorting  # noqa: F401
 from . import nn  # noqa: F401

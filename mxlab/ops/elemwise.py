@@ -405,7 +405,7 @@ register(Op(name="broadcast_like", num_inputs=2, input_names=("lhs", "rhs"),
             infer_shape=lambda attrs, s: [
                 s[1] if attrs["lhs_axes"] is None and attrs["rhs_axes"] is None else
                 None if s[0] is None or s[1] is None else _broadcast_like_shape(attrs, s[0], s[1])],
-            infer_type=_first_type, ignore_inputs=(1,),
+            infer_type=_first_type, ignore_inputs=(1,), npx_name="broadcast_like",
             gradient=lambda node, g: [F._reduce_sum_like(g[0], node.inputs[0]), None],
             doc="Broadcast ``lhs`` to the shape of ``rhs``."))
 for _fill in ("zeros", "ones"):

@@ -160,6 +160,7 @@ register(
         infer_shape=_slice_like_infer,
         ignore_inputs=(1,),
         save_outputs=False,
+        npx_name="slice_like",
         gradient=lambda node, g: [
             F._backward_slice_like(g[0], node.inputs[0], node.inputs[1], **node.attrs), None],
         doc="Slice ``data`` to the shape of ``shape_like`` along ``axes`` (all when empty).",

@@ -1,0 +1,86 @@
+"""MXNet 2.0's ``mx.npx`` names (``broadcast_like``, ``slice_like``, ``add_n``, ``gamma``,
+``index_add``, ``index_update``, ``random.seed(seed=...)``) and ``mx.np.broadcast_to``'s NumPy
+rule (0 in the target is a size, a scalar fills a new array)."""
+import numpy
+import pytest
+import scipy.special
+
+import mxlab as mx
+from mxlab.base import MXNetIndexError
+
+
+def test_np_broadcast_to_zero_is_a_size_and_scalars_fill():
+    got = mx.np.broadcast_to(mx.np.ones((1, 1)), (2, 4, 0))
+    assert got.shape == (2, 4, 0)
+    assert mx.nd.broadcast_to(mx.nd.ones((1, 1)), shape=(2, 0)).shape == (2, 1)   # MXNet 1.x
+    numpy.testing.assert_array_equal(mx.np.broadcast_to(1.5, (2, 3)).asnumpy(),
+                                     numpy.full((2, 3), 1.5))
+
+
+def test_npx_broadcast_like_slice_like_add_n_gamma():
+    x, y = mx.np.ones((1, 3)), mx.np.zeros((4, 3))
+    assert mx.npx.broadcast_like(x, y).shape == (4, 3)
+    assert mx.npx.slice_like(y, x).shape == (1, 3)
+    numpy.testing.assert_array_equal(mx.npx.add_n(x, x, x).asnumpy(), numpy.full((1, 3), 3.0))
+    data = numpy.array([0.5, 1.5, 3.0], dtype="float32")
+    numpy.testing.assert_allclose(mx.npx.gamma(mx.np.array(data)).asnumpy(),
+                                  scipy.special.gamma(data), rtol=1e-5)
+
+
+def _reference(a, ind, val, add):
+    ind = ind.reshape(1, -1) if ind.ndim < 2 else ind
+    key = tuple(ind)
+    spread = numpy.broadcast_to(val, (ind.shape[1],) + a.shape[ind.shape[0]:])
+    out = a.copy()
+    if add:
+        numpy.add.at(out, key, spread)
+    else:
+        out[key] = spread
+    return out
+
+
+@pytest.mark.parametrize("ind, val_shape", [
+    (numpy.array([[0, 2, 0], [1, 1, 1]]), (3, 1)),     # repeated position (0, 1)
+    (numpy.array([1, 0]), (4,)),
+    (numpy.array(2), ()),
+])
+@pytest.mark.parametrize("name", ["index_add", "index_update"])
+def test_index_add_update(name, ind, val_shape):
+    rs = numpy.random.RandomState(0)
+    a_np = rs.uniform(-1, 1, (3, 2, 4))
+    val_np = rs.uniform(-1, 1, val_shape)
+    if name == "index_update" and ind.ndim == 2:
+        ind = ind[:, :2]                       # NOTE: no repeats: the written value is unique
+        val_np = val_np[:2]
+    a, val = mx.np.array(a_np, dtype="float64"), mx.np.array(val_np, dtype="float64")
+    a.attach_grad()
+    val.attach_grad()
+    head = rs.uniform(-1, 1, a_np.shape)
+    with mx.autograd.record():
+        out = getattr(mx.npx, name)(a, mx.np.array(ind, dtype="int32"), val)
+    out.backward(mx.np.array(head, dtype="float64"))
+    numpy.testing.assert_allclose(out.asnumpy(), _reference(a_np, ind, val_np, name == "index_add"))
+    key = tuple(ind.reshape(1, -1) if ind.ndim < 2 else ind)
+    want_a = head.copy()
+    if name == "index_update":
+        want_a[key] = 0
+    numpy.testing.assert_allclose(a.grad.asnumpy(), want_a)
+    picked = head[key]                                  # (n,) + tail
+    lead = picked.ndim - val_np.ndim
+    picked = picked.sum(axis=tuple(range(lead)))
+    axes = tuple(i for i, d in enumerate(val_np.shape) if d == 1 and picked.shape[i] != 1)
+    numpy.testing.assert_allclose(val.grad.asnumpy(), picked.sum(axis=axes, keepdims=True))
+
+
+def test_index_add_out_of_bounds():
+    with pytest.raises(IndexError, match="out of bounds") as info:
+        mx.npx.index_add(mx.np.zeros((2, 2)), mx.np.array([[5]], dtype="int32"),
+                         mx.np.array(1.0)).wait_to_read()
+    assert isinstance(info.value, MXNetIndexError)
+
+
+def test_npx_random_seed_keyword():
+    mx.npx.random.seed(seed=11)
+    first = mx.np.random.uniform(size=4).asnumpy()
+    mx.npx.random.seed(11, device="all")
+    numpy.testing.assert_array_equal(first, mx.np.random.uniform(size=4).asnumpy())
