@@ -84,3 +84,16 @@ def test_npx_random_seed_keyword():
     first = mx.np.random.uniform(size=4).asnumpy()
     mx.npx.random.seed(11, device="all")
     numpy.testing.assert_array_equal(first, mx.np.random.uniform(size=4).asnumpy())
+
+
+def test_npx_deconvolution_takes_a_bias():
+    x = mx.np.array(numpy.random.RandomState(0).uniform(size=(1, 2, 3, 3)))
+    w = mx.np.array(numpy.random.RandomState(1).uniform(size=(2, 3, 2, 2)))
+    b = mx.np.array([1.0, -2.0, 0.5])
+    with_bias = mx.npx.deconvolution(x, w, b, (2, 2), num_filter=3)
+    without = mx.npx.deconvolution(x, w, kernel=(2, 2), num_filter=3)
+    numpy.testing.assert_allclose(with_bias.asnumpy() - without.asnumpy(),
+                                  numpy.broadcast_to(b.asnumpy()[:, None, None], (1, 3, 4, 4)),
+                                  rtol=1e-5)
+    with pytest.raises(ValueError, match="no_bias=False"):
+        mx.npx.deconvolution(x, w, kernel=(2, 2), num_filter=3, no_bias=False)
