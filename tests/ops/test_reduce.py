@@ -287,3 +287,19 @@ def test_np_sum_to_float16_accumulates_wide(itype):
     want = x.sum(axis=(1, 2), dtype=acc).astype("float16")
     assert got.dtype == numpy.float16
     numpy.testing.assert_array_equal(got, want)
+
+
+def test_np_mean_to_float16_and_integer_dtypes():
+    """mean(dtype=float16) accumulates wide; mean(dtype=int8) of a float input still has a float
+    gradient 1/N (MXNet's gradient takes the input's dtype)."""
+    x_np = numpy.random.RandomState(2).uniform(-1, 1, (8, 6)).astype("float16")
+    got = mx.np.mean(mx.np.array(x_np, dtype="float16"), axis=1, dtype="float16")
+    numpy.testing.assert_array_equal(got.asnumpy(),
+                                     x_np.mean(axis=1, dtype="float32").astype("float16"))
+    x = mx.np.array(x_np, dtype="float16")
+    x.attach_grad()
+    with mx.autograd.record():
+        y = x.mean(axis=1, dtype="int8")
+    y.backward()
+    assert y.dtype == numpy.int8 and x.grad.dtype == numpy.float16
+    numpy.testing.assert_array_equal(x.grad.asnumpy(), numpy.ones((8, 6), "float16") / 6)
