@@ -59,7 +59,9 @@ def _creator(op_name, cls, params):
             and isinstance(attrs["value"], bool)
         ):
             attrs["dtype"] = "bool"
-        if stype in ("row_sparse", "csr"):
+        if isinstance(attrs.get("value"), NDArray):    # NOTE: MXNet 2.0: an array broadcasts
+            result = _broadcast_fill(attrs)
+        elif stype in ("row_sparse", "csr"):
             result = _sparse_creation(op_name, stype, device, attrs)
         else:
             result = create(op_name, cls, device, **attrs)
@@ -75,6 +77,15 @@ def _creator(op_name, cls, params):
         + [inspect.Parameter(p, positional, default=None) for p in params[1:]]
         + [inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)])
     return frontend
+
+
+def _broadcast_fill(attrs):
+    """``full(shape, array)``: the array broadcast to ``shape`` (cast to ``dtype`` if given)."""
+    shape = attrs["shape"]
+    op = get_op("_npi_broadcast_to")
+    result = invoke(op, [attrs["value"]], op.parse_attrs(
+        {"shape": (shape,) if isinstance(shape, int) else shape}))[0]
+    return result if attrs.get("dtype") is None else result.astype(attrs["dtype"])
 
 
 def _sparse_creation(op_name, stype, device, attrs):

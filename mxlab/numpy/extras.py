@@ -19,8 +19,8 @@ import math
 import numpy as _onp
 
 from ..base import MXNetValueError
-from ..imperative import invoke
-from ..ndarray.frontend import check_ufunc_options
+from ..imperative import STATE, invoke
+from ..ndarray.frontend import check_ufunc_options, make_array_frontend
 from ..ndarray.ndarray import NDArray, ndarray
 from ..ops.registry import get_op
 
@@ -42,7 +42,11 @@ def _arr(x, like=None):
     if isinstance(x, NDArray):
         return x
     dtype = None if like is None or isinstance(x, float) else like.dtype
-    return _np().array(x, dtype=dtype)
+    result = _np().array(x, dtype=dtype)
+    if STATE.deferred:      # NOTE: a constant of a traced composition is a graph node too
+        from .fallback import fallback
+        return fallback("array")(result.asnumpy().tolist(), dtype=result.dtype.name)
+    return result
 
 
 def _moved(fn):
@@ -98,6 +102,34 @@ def broadcast_to(array, shape):
     if not isinstance(array, NDArray) and _onp.isscalar(array):
         return _np().full(shape, array)
     return _op("_npi_broadcast_to", _arr(array), shape=shape)
+
+
+_clip_op = make_array_frontend(ndarray)(get_op("clip"), "clip")
+
+
+def clip(a, a_min=None, a_max=None, out=None, **kwargs):
+    """Limit values to ``[a_min, a_max]`` (``min``/``max`` as ``ndarray.clip`` names them); a
+    Python scalar gives NumPy's scalar result."""
+    a_min, a_max = kwargs.pop("min", a_min), kwargs.pop("max", a_max)
+    if not isinstance(a, NDArray) and _onp.isscalar(a):
+        return _onp.clip(a, a_min, a_max)
+    return _clip_op(_arr(a), a_min, a_max, out=out, **kwargs)
+
+
+_repeat_op = make_array_frontend(ndarray)(get_op("repeat"), "repeat")
+
+
+def repeat(a, repeats, axis=None):
+    """NumPy's ``repeat``: ``repeats`` one count, or one per element along ``axis`` (then a
+    ``take`` of the repeated positions, so it differentiates)."""
+    counts = repeats.asnumpy() if isinstance(repeats, NDArray) else _onp.asarray(repeats)
+    a = _arr(a)
+    if counts.ndim == 0 or counts.size == 1:
+        return _repeat_op(a, repeats=int(counts.reshape(-1)[0]), axis=axis)
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    positions = _onp.repeat(_onp.arange(a.shape[axis]), counts.astype(_onp.int64))
+    return _np().take(a, _arr(positions), axis=axis)
 
 
 # -- integer ops with scalar operands --------------------------------------------------------------
@@ -167,6 +199,20 @@ def empty_like(prototype, dtype=None, order="C", subok=False, shape=None, device
     return _np().zeros(shape, dtype=dtype or prototype.dtype, device=device or prototype.device)
 
 
+def _filled_like(name, fill):
+    def call(a, dtype=None, order="C", device=None, out=None, ctx=None):
+        """An array of ``fill`` shaped like ``a``, of ``a``'s dtype unless ``dtype`` is given."""
+        result = _op("_npi_full_like", _arr(a), fill_value=fill, dtype=dtype)
+        if (device or ctx) is not None:
+            result = result.as_in_context(device or ctx)
+        return result if out is None else result.copyto(out)
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+zeros_like, ones_like = _filled_like("zeros_like", 0), _filled_like("ones_like", 1)
+
+
 def shape(a):
     return tuple(_arr(a).shape)
 
@@ -197,7 +243,7 @@ atleast_3d = _atleast(3, lambda s: (1, 1, 1) if not s else (1,) + s + (1,) if le
 
 
 def column_stack(tup):
-    arrays = [x.reshape(-1, 1) if x.ndim == 1 else x for x in map(_arr, tup)]
+    arrays = [x.reshape(-1, 1) if x.ndim < 2 else x for x in map(_arr, tup)]   # NumPy: 0-d too
     return _np().concatenate(arrays, axis=1)
 
 
@@ -261,8 +307,11 @@ def roll(a, shift, axis=None):
     np = _np()
     if axis is None:
         return roll(a.reshape(-1), shift, 0).reshape(a.shape)
-    shifts, axes = (shift, axis) if isinstance(axis, (tuple, list)) else ((shift,), (axis,))
-    for s, ax in zip(shifts, axes):
+    total = {}                 # NOTE: NumPy broadcasts shift against axis; repeats add up
+    for s, ax in _onp.broadcast(shift, axis):
+        ax = int(ax) % max(a.ndim, 1)
+        total[ax] = total.get(ax, 0) + int(s)
+    for ax, s in total.items():
         n = a.shape[ax]
         s %= max(n, 1)
         if s:
@@ -434,7 +483,9 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
 
 def polyval(p, x):
     p, x = _arr(p), _arr(x)
-    return functools.reduce(lambda acc, c: acc * x + c, [p[i] for i in range(p.shape[0])])
+    # NOTE: NumPy's Horner loop from zeros shaped like x (one coefficient still has x's shape)
+    return functools.reduce(lambda acc, c: acc * x + c, [p[i] for i in range(p.shape[0])],
+                            _np().zeros_like(x))
 
 
 # -- NaN-aware and sign arithmetic -----------------------------------------------------------------

@@ -255,3 +255,21 @@ def result_type(*arrays_and_dtypes):
 
 _numpy_result_type = FUNCTIONS["result_type"]
 FUNCTIONS["result_type"] = result_type
+
+
+def _interpolation(name):
+    """``quantile``-like fallbacks take MXNet's (NumPy 1's) ``interpolation=`` keyword: NumPy 2
+    calls it ``method``."""
+    compute = FUNCTIONS[name]
+
+    def call(*args, **kwargs):
+        if "interpolation" in kwargs:
+            kwargs["method"] = kwargs.pop("interpolation")
+        return compute(*args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = compute.__doc__
+    return call
+
+
+FUNCTIONS.update({name: _interpolation(name) for name in ("quantile", "percentile",
+                                                          "nanquantile", "nanpercentile")})

@@ -136,8 +136,28 @@ def solve(a, b):
 
 
 def pinv(a, rcond=1e-15, hermitian=False, rtol=None):
-    """Moore-Penrose pseudo-inverse (``rtol`` is the array-API name of ``rcond``)."""
-    return _call("_npi_pinv", a, rcond=rcond if rtol is None else rtol, hermitian=hermitian)
+    """Moore-Penrose pseudo-inverse (``rtol`` is the array-API name of ``rcond``, which may be an
+    array broadcast against the stack of matrices, as in NumPy and MXNet)."""
+    rcond = rcond if rtol is None else rtol
+    if isinstance(rcond, ndarray):
+        return _pinv_cutoffs(_as_array(a), rcond)
+    return _call("_npi_pinv", a, rcond=rcond, hermitian=hermitian)
+
+
+def _swap(x):
+    return x.swapaxes(-1, -2)
+
+
+def _pinv_cutoffs(a, rcond):
+    """``pinv`` with one relative cutoff per matrix: singular values at most ``rcond`` times the
+    largest count as zero (composed from ``svd``, so it differentiates)."""
+    from .. import numpy as np
+    wide = a.shape[-2] <= a.shape[-1]
+    ut, s, v = svd(a if wide else _swap(a))
+    kept = s > np.expand_dims(rcond, -1) * s.max(axis=-1, keepdims=True)
+    inverse = np.where(kept, 1 / np.where(kept, s, 1), 0)
+    result = np.matmul(_swap(v), np.expand_dims(inverse, -1) * _swap(ut))
+    return result if wide else _swap(result)
 
 
 def eigh(a, UPLO="L", upper=None):
@@ -177,6 +197,12 @@ def matrix_rank(M, tol=None, hermitian=False, rtol=None):
     if rtol is not None:
         largest = svdvals(M).max(axis=-1)
         return (svdvals(M) > (largest * rtol)[..., None]).sum(axis=-1)
+    if isinstance(tol, ndarray) and M.ndim >= 2:     # NOTE: one tolerance per matrix
+        from .. import numpy as np
+        values = np.abs(eigvalsh(M)) if hermitian else svdvals(
+            M if M.shape[-2] <= M.shape[-1] else _swap(M))
+        return (values > np.expand_dims(tol, -1)).sum(axis=-1)
+    tol = None if isinstance(tol, ndarray) else tol      # NumPy: a vector's rank ignores tol
     return _call("_npi_matrix_rank", M, tol=tol, hermitian=hermitian)
 
 
