@@ -167,6 +167,9 @@ def triu(m, k=0):
 
 @_moved
 def diagonal(a, offset=0, axis1=0, axis2=1):
+    if a.ndim < 2:      # NOTE: the legacy diag op makes a matrix of a vector; NumPy refuses
+        raise MXNetValueError(f"diagonal: needs an array of at least two dimensions, got shape "
+                              f"{a.shape}")
     return _op("diag", a, k=offset, axis1=axis1, axis2=axis2)
 
 

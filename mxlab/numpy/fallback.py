@@ -273,3 +273,18 @@ def _interpolation(name):
 
 FUNCTIONS.update({name: _interpolation(name) for name in ("quantile", "percentile",
                                                           "nanquantile", "nanpercentile")})
+
+
+def delete(arr, obj, axis=None):
+    """NumPy's ``delete``; an index list's negative or too large entries are ignored, as MXNet
+    (and NumPy before 1.19) does."""
+    if not isinstance(obj, (slice, int, _onp.integer)):
+        length = (arr.size if axis is None else arr.shape[axis]) if hasattr(arr, "shape") else 0
+        values = obj.asnumpy() if isinstance(obj, NDArray) else _onp.asarray(obj)
+        if values.dtype.kind in "iu":
+            obj = values[(values >= 0) & (values < length)].tolist()   # NOTE: traceable
+    return _delete(arr, obj, axis=axis)
+
+
+_delete = FUNCTIONS["delete"]
+FUNCTIONS["delete"] = delete

@@ -187,9 +187,9 @@ def eigvals(a):
 
 
 def lstsq(a, b, rcond="warn"):
-    """``(x, residuals, rank, s)`` of the least-squares problem (no gradient, as in MXNet)."""
-    x, residuals, rank, s = _call("_npi_lstsq", a, b, rcond=None if rcond == "warn" else rcond)
-    return x, residuals, int(rank), s
+    """``(x, residuals, rank, s)`` of the least-squares problem (no gradient, as in MXNet;
+    ``rank`` a 0-d int64 array as in MXNet 2.0, so hybridized blocks can return it)."""
+    return _call("_npi_lstsq", a, b, rcond=None if rcond == "warn" else rcond)
 
 
 def matrix_rank(M, tol=None, hermitian=False, rtol=None):
@@ -231,9 +231,9 @@ def tensorsolve(a, b, axes=None):
     a, b = _as_array(a), _as_array(b)
     if axes is not None:
         a = moveaxis(a, list(axes), [a.ndim - len(axes) + i for i in range(len(axes))])
-    x_shape = a.shape[b.ndim:]
+    x_shape = a.shape[-(a.ndim - b.ndim):]     # NOTE: NumPy's slice: all of a.shape if equal
     rows = math.prod(x_shape)
-    if math.prod(a.shape[:b.ndim]) != rows:
+    if rows * rows != math.prod(a.shape):
         raise MXNetValueError(f"tensorsolve: a of shape {a.shape} does not match b {b.shape}")
     return solve(a.reshape(rows, rows), b.reshape(rows)).reshape(*x_shape)
 

@@ -41,6 +41,9 @@ def _encode(value, arrays, is_array):
         return value.item()
     if isinstance(value, (type, numpy.dtype)):
         return {"__dtype__": numpy.dtype(value).name}
+    if isinstance(value, slice):
+        return {"__slice__": [_encode(v, arrays, is_array)
+                              for v in (value.start, value.stop, value.step)]}
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     raise MXNetValueError(f"_npi_fallback: cannot record an argument of type "
@@ -69,6 +72,8 @@ def _decode(value, inputs):
         return {k: _decode(v, inputs) for k, v in value["__dict__"]}
     if "__dtype__" in value:
         return numpy.dtype(value["__dtype__"])
+    if "__slice__" in value:
+        return slice(*value["__slice__"])
     raise MXNetValueError(f"_npi_fallback: bad argument encoding {value!r}")
 
 

@@ -88,3 +88,39 @@ def test_ones_like_dtype_and_column_stack_of_scalars():
     assert numpy.ones_like(a, dtype="float64").dtype == numpy.float64    # __array_function__
     got = mx.np.column_stack([mx.np.array(1.0), mx.np.array(2.0)])
     numpy.testing.assert_array_equal(got.asnumpy(), numpy.column_stack([1.0, 2.0]))
+
+
+def test_tensorsolve_equal_ndims_takes_all_of_a():
+    """NumPy's ``a.shape[-(a.ndim - b.ndim):]`` is all of ``a.shape`` when the ranks match."""
+    a, b = numpy.full((1, 1, 1), 2.0), numpy.full((1, 1, 1), 4.0)
+    got = mx.np.linalg.tensorsolve(mx.np.array(a), mx.np.array(b))
+    assert got.shape == numpy.linalg.tensorsolve(a, b).shape == (1, 1, 1)
+    numpy.testing.assert_allclose(got.asnumpy(), numpy.linalg.tensorsolve(a, b))
+
+
+def test_trace_of_a_vector_raises():
+    with pytest.raises(ValueError, match="two dimensions"):
+        mx.np.trace(mx.np.ones(2))
+
+
+def test_lstsq_rank_is_an_array_and_traceable():
+    a, b = RS.uniform(size=(4, 3)), RS.uniform(size=4)
+    block = _Fn(lambda ab: mx.np.linalg.lstsq(ab[:, :3], ab[:, 3], rcond=None))
+    block.hybridize()
+    for fn in (block, lambda ab: mx.np.linalg.lstsq(ab[:, :3], ab[:, 3], rcond=None)):
+        x, residuals, rank, s = fn(mx.np.array(numpy.column_stack([a, b])))
+        assert rank.shape == () and int(rank) == 3
+        numpy.testing.assert_allclose(x.asnumpy(), numpy.linalg.lstsq(a, b, rcond=None)[0],
+                                      rtol=1e-4)
+
+
+@pytest.mark.parametrize("obj", [[-1, 1, 9], -1, slice(-2, None), slice(None, None, 2)])
+def test_delete_ignores_out_of_range_list_entries(obj):
+    """MXNet (and NumPy before 1.19) ignore negative and too large entries of an index list;
+    inside a hybridized block the call is traced, slices included."""
+    a = numpy.arange(6.0)
+    ref = numpy.delete(a, [i for i in obj if 0 <= i < 6] if isinstance(obj, list) else obj)
+    block = _Fn(lambda x: mx.np.delete(x, obj))
+    block.hybridize()
+    for fn in (lambda x: mx.np.delete(x, obj), block):
+        numpy.testing.assert_array_equal(fn(mx.np.array(a)).asnumpy(), ref)
