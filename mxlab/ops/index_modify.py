@@ -1,5 +1,6 @@
 """``npx.index_add`` and ``npx.index_update``: ``a[ind] += val`` and ``a[ind] = val`` as ops that
-return a new array (MXNet 2.0's ``_npx_index_add``/``_npx_index_update``).
+return a new array (MXNet 2.0's ``_npx_index_add``/``_npx_index_update``); and MXNet's
+``_npi_boolean_mask_assign_scalar``/``_tensor`` (``a[mask] = value``, no gradient, as MXNet).
 
 ``ind`` holds one column of indices per position, shape ``(k, n)`` (a vector is ``(1, n)``, a
 scalar ``(1, 1)``): position ``i`` is ``a[ind[0, i], ..., ind[k-1, i]]``. ``val`` broadcasts
@@ -18,6 +19,7 @@ array([[0., 4., 0.],
 import numpy
 
 from ..base import MXNetIndexError, MXNetTypeError, MXNetValueError
+from .attrs import Attr
 from .registry import F, Op, register
 
 __all__ = []
@@ -116,3 +118,40 @@ register(Op(name="_backward_index_update_a", compute=_a_grad_update, num_inputs=
             input_names=("ograd", "ind"), nd_names=(),
             infer_shape=lambda attrs, s: [s[0]], infer_type=lambda attrs, d: [d[0]],
             doc="Gradient of index_update w.r.t. ``a``: the head, zero at the positions."))
+
+
+# -- boolean_mask_assign: ``data[..., mask, ...] = value`` (MXNet's ``x[mask] = v``) -----------------
+def _mask_key(name, data, mask, start_axis):
+    span = data.shape[start_axis:start_axis + mask.ndim]
+    if mask.dtype.kind != "b" or span != mask.shape:
+        raise MXNetValueError(f"{name}: mask of shape {mask.shape} ({mask.dtype}) does not "
+                              f"match data of shape {data.shape} from axis {start_axis}")
+    return (slice(None),) * start_axis + (mask,)
+
+
+def _assign_scalar(xp, inputs, attrs):
+    data, mask = inputs
+    out = data.copy()
+    out[_mask_key("boolean_mask_assign_scalar", data, mask, attrs["start_axis"])] = attrs["value"]
+    return out
+
+
+def _assign_tensor(xp, inputs, attrs):
+    data, mask, value = inputs
+    out = data.copy()
+    out[_mask_key("boolean_mask_assign_tensor", data, mask, attrs["start_axis"])] = value
+    return out
+
+
+_START = Attr("start_axis", "int", 0, doc="the axis of data the mask's first axis covers")
+register(Op(name="_npi_boolean_mask_assign_scalar", compute=_assign_scalar, num_inputs=2,
+            input_names=("data", "mask"), nd_names=(), hidden=True,
+            attrs=(Attr("value", "float", doc="value at the masked positions"), _START),
+            infer_shape=lambda attrs, s: [s[0]], infer_type=lambda attrs, d: [d[0]],
+            gradient=lambda node, g: [None, None], save_outputs=False,
+            doc="``data`` with ``value`` where ``mask`` is True (from axis ``start_axis``)."))
+register(Op(name="_npi_boolean_mask_assign_tensor", compute=_assign_tensor, num_inputs=3,
+            input_names=("data", "mask", "value"), nd_names=(), hidden=True, attrs=(_START,),
+            infer_shape=lambda attrs, s: [s[0]], infer_type=lambda attrs, d: [d[0]],
+            gradient=lambda node, g: [None, None, None], save_outputs=False,
+            doc="``data`` with ``value``'s entries where ``mask`` is True."))

@@ -97,3 +97,21 @@ def test_npx_deconvolution_takes_a_bias():
                                   rtol=1e-5)
     with pytest.raises(ValueError, match="no_bias=False"):
         mx.npx.deconvolution(x, w, kernel=(2, 2), num_filter=3, no_bias=False)
+
+
+@pytest.mark.parametrize("start_axis", [0, 1])
+def test_boolean_mask_assign(start_axis):
+    from mxlab.compat.internal import numpy_internal as _npi
+    data = numpy.random.RandomState(3).uniform(size=(2, 3, 4))
+    mask = numpy.random.RandomState(4).uniform(size=data.shape[start_axis:start_axis + 2]) > 0.4
+    key = (slice(None),) * start_axis + (mask,)
+    want = data.copy()
+    want[key] = 5.0
+    got = _npi.boolean_mask_assign_scalar(mx.np.array(data), mx.np.array(mask), 5.0,
+                                          start_axis=start_axis)
+    numpy.testing.assert_allclose(got.asnumpy(), want)
+    values = numpy.arange(want[key].size, dtype="float64").reshape(want[key].shape)
+    want[key] = values
+    got = _npi.boolean_mask_assign_tensor(mx.np.array(data), mx.np.array(mask),
+                                          mx.np.array(values), start_axis=start_axis)
+    numpy.testing.assert_allclose(got.asnumpy(), want)
