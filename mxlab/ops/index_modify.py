@@ -120,7 +120,7 @@ register(Op(name="_backward_index_update_a", compute=_a_grad_update, num_inputs=
             doc="Gradient of index_update w.r.t. ``a``: the head, zero at the positions."))
 
 
-# -- boolean_mask_assign: ``data[..., mask, ...] = value`` (MXNet's ``x[mask] = v``) -----------------
+# -- boolean_mask_assign: ``data[..., mask, ...] = value`` (MXNet's ``x[mask] = v``) -------------
 def _mask_key(name, data, mask, start_axis):
     span = data.shape[start_axis:start_axis + mask.ndim]
     if mask.dtype.kind != "b" or span != mask.shape:
