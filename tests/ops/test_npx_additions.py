@@ -4,6 +4,7 @@ rule (0 in the target is a size, a scalar fills a new array)."""
 import numpy
 import pytest
 import scipy.special
+from helpers import assert_same_results, requires_oracle, run_both
 
 import mxlab as mx
 from mxlab.base import MXNetIndexError
@@ -115,3 +116,53 @@ def test_boolean_mask_assign(start_axis):
     got = _npi.boolean_mask_assign_tensor(mx.np.array(data), mx.np.array(mask),
                                           mx.np.array(values), start_axis=start_axis)
     numpy.testing.assert_allclose(got.asnumpy(), want)
+
+
+def _selfatt_qk_reference(qkv, heads):
+    seq, batch, width = qkv.shape
+    dim = width // (3 * heads)
+    parts = qkv.reshape(seq, batch, heads, 3, dim)
+    q, k = parts[..., 0, :] / numpy.sqrt(dim), parts[..., 1, :]
+    return numpy.einsum("ibhd,jbhd->bhij", q, k).reshape(batch * heads, seq, seq)
+
+
+def test_interleaved_selfatt_qk_values_and_gradient():
+    qkv = numpy.random.RandomState(6).uniform(-1, 1, (3, 2, 3 * 2 * 2))
+    head = numpy.random.RandomState(7).uniform(-1, 1, (4, 3, 3))
+    x = mx.np.array(qkv, dtype="float64")
+    x.attach_grad()
+    with mx.autograd.record():
+        out = mx.npx.interleaved_matmul_selfatt_qk(x, heads=2)
+        loss = (out * mx.np.array(head)).sum()
+    loss.backward()
+    numpy.testing.assert_allclose(out.asnumpy(), _selfatt_qk_reference(qkv, 2), rtol=1e-12)
+    numeric = numpy.zeros_like(qkv)
+    for i in numpy.ndindex(qkv.shape):
+        step = numpy.zeros_like(qkv)
+        step[i] = 1e-6
+        numeric[i] = ((_selfatt_qk_reference(qkv + step, 2) * head).sum()
+                      - (_selfatt_qk_reference(qkv - step, 2) * head).sum()) / 2e-6
+    numpy.testing.assert_allclose(x.grad.asnumpy(), numeric, rtol=1e-6, atol=1e-8)
+
+
+ORACLE_ATTENTION = """
+C = mx.npx if hasattr(mx.npx, 'interleaved_matmul_selfatt_qk') else mx.nd.contrib
+A = mx.np.array if C is mx.npx else mx.nd.array
+qkv, q, kv = A(inputs['qkv']), A(inputs['q']), A(inputs['kv'])
+att, att2 = A(inputs['att']), A(inputs['att2'])
+outputs['sq'] = C.interleaved_matmul_selfatt_qk(qkv, heads=2).asnumpy()
+outputs['sv'] = C.interleaved_matmul_selfatt_valatt(qkv, att, heads=2).asnumpy()
+outputs['eq'] = C.interleaved_matmul_encdec_qk(q, kv, heads=2).asnumpy()
+outputs['ev'] = C.interleaved_matmul_encdec_valatt(kv, att2, heads=2).asnumpy()
+"""
+
+
+@requires_oracle
+def test_interleaved_attention_matches_mxnet():
+    rs = numpy.random.RandomState(0)
+    inputs = {"qkv": rs.uniform(-1, 1, (5, 2, 24)).astype("float32"),
+              "q": rs.uniform(-1, 1, (3, 2, 8)).astype("float32"),
+              "kv": rs.uniform(-1, 1, (5, 2, 16)).astype("float32"),
+              "att": rs.uniform(-1, 1, (4, 5, 5)).astype("float32"),
+              "att2": rs.uniform(-1, 1, (4, 3, 5)).astype("float32")}
+    assert_same_results(*run_both(ORACLE_ATTENTION, inputs))
