@@ -15,7 +15,8 @@ from op_paths import Sample
 
 DATA_SHAPES = ((2, 3), (2, 3, 4, 4), (3,))
 
-# name -> {"attrs": ..., "shapes": [...], "ints": {input: high}, "dtype": ..., "grad": False}
+# name -> {"attrs": ..., "shapes": [...], "ints": {input: high}, "int_dtype": ..., "dtype": ...,
+#          "grad": False}
 _SPD = [[4.0, 1.0, 0.5], [1.0, 3.0, 0.25], [0.5, 0.25, 2.0]]
 _WELL_CONDITIONED = [[3.0, 0.5, 0.2], [0.0, 2.0, 0.4], [0.0, 0.0, 1.0]]
 
@@ -80,6 +81,12 @@ SPECIAL = {
     "_np_reshape": {"attrs": {"newshape": (3, 2)}},
     "_npx_reshape": {"attrs": {"newshape": (3, 2)}},
     "broadcast_to": {"attrs": {"shape": (2, 2, 3)}},
+    "_npi_broadcast_to": {"attrs": {"shape": (2, 2, 3)}},
+    "_npi_eye": {"attrs": {"N": 3, "k": 1}},
+    "_npx_index_add": {"shapes": [(3, 4), (1, 2), (2, 4)], "ints": {1: 3}, "int_dtype": "int64",
+                       "fixed": {1: [[0, 2]]}},
+    "_npx_index_update": {"shapes": [(3, 4), (1, 2), (2, 4)], "ints": {1: 3},
+                          "int_dtype": "int64", "fixed": {1: [[0, 2]]}},
     "expand_dims": {"attrs": {"axis": 1}},
     "one_hot": {"attrs": {"depth": 4}, "ints": {0: 4}},
     "repeat": {"attrs": {"repeats": 2}},
@@ -233,7 +240,8 @@ def sample(name):
     inputs = []
     for i, shape in enumerate(shapes):
         if i in ints:
-            inputs.append(rng.integers(0, ints[i], size=shape).astype(numpy.float64))
+            inputs.append(rng.integers(0, ints[i], size=shape).astype(
+                special.get("int_dtype", numpy.float64)))
         else:
             inputs.append(_uniform(rng, shape).astype(special.get("dtype", "float64")))
     for i, value in special.get("fixed", {}).items():

@@ -10,6 +10,7 @@ from ..imperative import invoke, invoke_one
 from ..ops.elemwise import COMPARISONS, legacy_stem
 from ..ops.infer import check_one_dtype
 from ..ops.registry import get_op
+from .frontend import check_ufunc_options
 from .namespace import invoke_op, register_frontend
 from .ndarray import NDArray, array
 
@@ -46,7 +47,9 @@ def binary_frontend(fname, tensor, scalar, rscalar, legacy=False):
     tensor_op, scalar_op_, rscalar_op = get_op(tensor), get_op(scalar), get_op(rscalar)
     host = getattr(numpy, fname)
 
-    def call(x1, x2, out=None):
+    def call(x1, x2, out=None, **kwargs):
+        if kwargs:
+            check_ufunc_options(fname, kwargs)
         if out is None and isinstance(x1, NDArray):   # NOTE: the hot paths, ``x * 1.5``, ``x * y``
             if type(x2) is float:
                 return invoke_one(scalar_op_, [x1], {"scalar": x2, "is_int": legacy})
@@ -129,11 +132,13 @@ for _name, _op_name in (("elemwise_add", "broadcast_add"), ("elemwise_sub", "bro
 
 
 @register_frontend("np", "nd")
-def invert(x, out=None):
-    """``~x``: bitwise NOT of integers, logical NOT of booleans (floats raise naming the op).
+def invert(x, out=None, **kwargs):
+    """``~x``: bitwise NOT of integers, logical NOT of booleans (floats raise naming the op);
+    NumPy's ufunc keywords only at their defaults, as MXNet.
 
     >>> import mxlab as mx
     >>> ~mx.np.array([True, False])
     array([False,  True])
     """
+    check_ufunc_options("invert", kwargs)
     return invoke_op("_npi_bitwise_not", [x], out)

@@ -59,7 +59,9 @@ def _creator(op_name, cls, params):
             and isinstance(attrs["value"], bool)
         ):
             attrs["dtype"] = "bool"
-        if stype in ("row_sparse", "csr"):
+        if isinstance(attrs.get("value"), NDArray):    # NOTE: MXNet 2.0: an array broadcasts
+            result = _broadcast_fill(attrs)
+        elif stype in ("row_sparse", "csr"):
             result = _sparse_creation(op_name, stype, device, attrs)
         else:
             result = create(op_name, cls, device, **attrs)
@@ -75,6 +77,15 @@ def _creator(op_name, cls, params):
         + [inspect.Parameter(p, positional, default=None) for p in params[1:]]
         + [inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)])
     return frontend
+
+
+def _broadcast_fill(attrs):
+    """``full(shape, array)``: the array broadcast to ``shape`` (cast to ``dtype`` if given)."""
+    shape = attrs["shape"]
+    op = get_op("_npi_broadcast_to")
+    result = invoke(op, [attrs["value"]], op.parse_attrs(
+        {"shape": (shape,) if isinstance(shape, int) else shape}))[0]
+    return result if attrs.get("dtype") is None else result.astype(attrs["dtype"])
 
 
 def _sparse_creation(op_name, stype, device, attrs):
@@ -103,7 +114,7 @@ _CREATORS = {
         "empty": ("_empty", ("shape", "dtype", "order", "ctx", "device")),
         "full": ("_full", ("shape", "fill_value", "dtype", "order", "ctx", "device")),
         "arange": ("_npi_arange", ("start", "stop", "step", "dtype", "ctx", "device")),
-        "eye": ("_eye", ("N", "M", "k", "dtype", "ctx", "device")),
+        "eye": ("_npi_eye", ("N", "M", "k", "dtype", "ctx", "device")),
     },
     "nd": {
         "zeros": ("_npi_zeros", ("shape", "ctx", "dtype")),
@@ -154,7 +165,16 @@ for _flavour, _table in _CREATORS.items():
 register_frontend("np", name="linspace")(_linspace_np)
 register_frontend("np", name="astype")(_astype_np)
 register_frontend("np", "nd", name="copy")(_copy_frontend)
-for _flavour, _op in (("np", "_npi_astype"), ("nd", "Cast")):
-    register_frontend(_flavour, name="cast")(
-        lambda data, dtype, out=None, _op=_op: invoke_op(_op, [data], out, dtype=dtype)
-    )
+def _default_float(dtype):
+    """``mx.np``'s ``astype(None)``: the default float dtype (MXNet; NumPy's is float64)."""
+    if dtype is None:
+        from ..util import is_np_default_dtype
+        return "float64" if is_np_default_dtype() else "float32"
+    return dtype
+
+
+register_frontend("np", name="cast")(
+    lambda data, dtype, out=None: invoke_op("_npi_astype", [data], out,
+                                            dtype=_default_float(dtype)))
+register_frontend("nd", name="cast")(
+    lambda data, dtype, out=None: invoke_op("Cast", [data], out, dtype=dtype))

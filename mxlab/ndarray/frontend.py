@@ -115,15 +115,27 @@ def check_ufunc_kwargs(op, public, kwargs):
     ``subok``) an op does not take: the default is dropped, any other valid value raises
     NotImplementedError, an invalid one TypeError."""
     for key in [k for k in kwargs if k in _UFUNC_KWARGS and k not in op._attr_specs]:
-        value = kwargs.pop(key)
-        default = _UFUNC_KWARGS[key]
-        if value is default or (default is not None and isinstance(value, type(default))
-                                and value == default):
-            continue
-        if _legal_ufunc_option(key, value):
-            raise MXNetNotImplementedError(
-                f"{key}={value} is not implemented yet for operator {public}")
-        raise MXNetTypeError(f"{key}={value} not understood for operator {public}")
+        _check_ufunc_option(public, key, kwargs.pop(key))
+
+
+def check_ufunc_options(public, kwargs):
+    """:func:`check_ufunc_kwargs` for a function taking no other keywords (``mx.np.add``,
+    ``isnan``): any keyword but NumPy's ufunc ones is a TypeError, as in MXNet."""
+    for key, value in kwargs.items():
+        if key not in _UFUNC_KWARGS:
+            raise MXNetTypeError(f"{key} is an invalid keyword to function '{public}'")
+        _check_ufunc_option(public, key, value)
+
+
+def _check_ufunc_option(public, key, value):
+    default = _UFUNC_KWARGS[key]
+    if value is default or (default is not None and isinstance(value, type(default))
+                            and value == default):
+        return
+    if _legal_ufunc_option(key, value):
+        raise MXNetNotImplementedError(
+            f"{key}={value} is not implemented yet for operator {public}")
+    raise MXNetTypeError(f"{key}={value} not understood for operator {public}")
 
 
 def make_array_frontend(cls):

@@ -78,11 +78,11 @@ def _is_int(x):
 def _true_divide(fn):
     """Integer operands become float64 first (not float32 then cast: no precision is lost)."""
     @functools.wraps(fn)
-    def call(x1, x2, out=None):
+    def call(x1, x2, out=None, **kwargs):
         if is_np_default_dtype():
             x1 = x1.astype("float64") if _is_int(x1) else x1
             x2 = x2.astype("float64") if _is_int(x2) else x2
-        return fn(x1, x2, out=out)
+        return fn(x1, x2, out=out, **kwargs)
     return call
 
 

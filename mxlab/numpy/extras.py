@@ -19,7 +19,8 @@ import math
 import numpy as _onp
 
 from ..base import MXNetValueError
-from ..imperative import invoke
+from ..imperative import STATE, invoke
+from ..ndarray.frontend import check_ufunc_options, make_array_frontend
 from ..ndarray.ndarray import NDArray, ndarray
 from ..ops.registry import get_op
 
@@ -41,7 +42,11 @@ def _arr(x, like=None):
     if isinstance(x, NDArray):
         return x
     dtype = None if like is None or isinstance(x, float) else like.dtype
-    return _np().array(x, dtype=dtype)
+    result = _np().array(x, dtype=dtype)
+    if STATE.deferred:      # NOTE: a constant of a traced composition is a graph node too
+        from .fallback import fallback
+        return fallback("array")(result.asnumpy().tolist(), dtype=result.dtype.name)
+    return result
 
 
 def _moved(fn):
@@ -62,9 +67,69 @@ ALIASES = {"absolute": "abs", "fabs": "abs", "asin": "arcsin", "acos": "arccos",
            "bitwise_right_shift": "right_shift"}
 
 
-def positive(x):
-    """``+x`` (a copy)."""
-    return _op("_copy", _arr(x))
+def positive(x, out=None, **kwargs):
+    """``+x`` (a copy); NumPy's ufunc keywords only at their defaults, as MXNet."""
+    check_ufunc_options("positive", kwargs)
+    op = get_op("_copy")
+    return invoke(op, [_arr(x)], {}, out=None if out is None else [out], cls=ndarray)[0]
+
+
+def _only_half(operands):
+    floats = {x.dtype for x in operands if isinstance(x, NDArray) and x.dtype.kind == "f"}
+    return floats == {_onp.dtype("float16")}
+
+
+def _ufunc(fn):
+    """MXNet's wrapper of its composed binary ufuncs: NumPy's ufunc keywords only at their
+    defaults, and ``out`` filled with the result. float16 operands are computed in float32 and
+    the result rounded once, as MXNet's kernels do (the composition would round every step)."""
+    @functools.wraps(fn)
+    def call(x1, x2, out=None, **kwargs):
+        check_ufunc_options(fn.__name__, kwargs)
+        half = _only_half((x1, x2))
+        if half:
+            x1, x2 = (x.astype("float32") if isinstance(x, NDArray) and x.dtype.kind == "f"
+                      else x for x in (x1, x2))
+        result = fn(x1, x2)
+        if half and isinstance(result, NDArray) and result.dtype == _onp.float32:
+            result = result.astype("float16")
+        return result if out is None or not isinstance(result, NDArray) else result.copyto(out)
+    return call
+
+
+def broadcast_to(array, shape):
+    """NumPy's ``broadcast_to`` (0 in ``shape`` is a size); a scalar fills a new array."""
+    if not isinstance(array, NDArray) and _onp.isscalar(array):
+        return _np().full(shape, array)
+    return _op("_npi_broadcast_to", _arr(array), shape=shape)
+
+
+_clip_op = make_array_frontend(ndarray)(get_op("clip"), "clip")
+
+
+def clip(a, a_min=None, a_max=None, out=None, **kwargs):
+    """Limit values to ``[a_min, a_max]`` (``min``/``max`` as ``ndarray.clip`` names them); a
+    Python scalar gives NumPy's scalar result."""
+    a_min, a_max = kwargs.pop("min", a_min), kwargs.pop("max", a_max)
+    if not isinstance(a, NDArray) and _onp.isscalar(a):
+        return _onp.clip(a, a_min, a_max)
+    return _clip_op(_arr(a), a_min, a_max, out=out, **kwargs)
+
+
+_repeat_op = make_array_frontend(ndarray)(get_op("repeat"), "repeat")
+
+
+def repeat(a, repeats, axis=None):
+    """NumPy's ``repeat``: ``repeats`` one count, or one per element along ``axis`` (then a
+    ``take`` of the repeated positions, so it differentiates)."""
+    counts = repeats.asnumpy() if isinstance(repeats, NDArray) else _onp.asarray(repeats)
+    a = _arr(a)
+    if counts.ndim == 0 or counts.size == 1:
+        return _repeat_op(a, repeats=int(counts.reshape(-1)[0]), axis=axis)
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    positions = _onp.repeat(_onp.arange(a.shape[axis]), counts.astype(_onp.int64))
+    return _np().take(a, _arr(positions), axis=axis)
 
 
 # -- integer ops with scalar operands --------------------------------------------------------------
@@ -83,9 +148,10 @@ def _integer_binary(name):
     return call
 
 
-INTEGER_BINARY = {name: _integer_binary(name) for name in
-                  ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "gcd",
-                   "lcm")}
+# NOTE: MXNet checks the ufunc keywords of all but the shifts (which take no keywords).
+INTEGER_BINARY = {name: _integer_binary(name) if "shift" in name else _ufunc(_integer_binary(name))
+                  for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
+                               "right_shift", "gcd", "lcm")}
 
 
 # -- triangles, diagonals, traces ------------------------------------------------------------------
@@ -101,6 +167,9 @@ def triu(m, k=0):
 
 @_moved
 def diagonal(a, offset=0, axis1=0, axis2=1):
+    if a.ndim < 2:      # NOTE: the legacy diag op makes a matrix of a vector; NumPy refuses
+        raise MXNetValueError(f"diagonal: needs an array of at least two dimensions, got shape "
+                              f"{a.shape}")
     return _op("diag", a, k=offset, axis1=axis1, axis2=axis2)
 
 
@@ -133,6 +202,20 @@ def empty_like(prototype, dtype=None, order="C", subok=False, shape=None, device
     return _np().zeros(shape, dtype=dtype or prototype.dtype, device=device or prototype.device)
 
 
+def _filled_like(name, fill):
+    def call(a, dtype=None, order="C", device=None, out=None, ctx=None):
+        """An array of ``fill`` shaped like ``a``, of ``a``'s dtype unless ``dtype`` is given."""
+        result = _op("_npi_full_like", _arr(a), fill_value=fill, dtype=dtype)
+        if (device or ctx) is not None:
+            result = result.as_in_context(device or ctx)
+        return result if out is None else result.copyto(out)
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+zeros_like, ones_like = _filled_like("zeros_like", 0), _filled_like("ones_like", 1)
+
+
 def shape(a):
     return tuple(_arr(a).shape)
 
@@ -163,7 +246,7 @@ atleast_3d = _atleast(3, lambda s: (1, 1, 1) if not s else (1,) + s + (1,) if le
 
 
 def column_stack(tup):
-    arrays = [x.reshape(-1, 1) if x.ndim == 1 else x for x in map(_arr, tup)]
+    arrays = [x.reshape(-1, 1) if x.ndim < 2 else x for x in map(_arr, tup)]   # NumPy: 0-d too
     return _np().concatenate(arrays, axis=1)
 
 
@@ -227,8 +310,11 @@ def roll(a, shift, axis=None):
     np = _np()
     if axis is None:
         return roll(a.reshape(-1), shift, 0).reshape(a.shape)
-    shifts, axes = (shift, axis) if isinstance(axis, (tuple, list)) else ((shift,), (axis,))
-    for s, ax in zip(shifts, axes):
+    total = {}                 # NOTE: NumPy broadcasts shift against axis; repeats add up
+    for s, ax in _onp.broadcast(shift, axis):
+        ax = int(ax) % max(a.ndim, 1)
+        total[ax] = total.get(ax, 0) + int(s)
+    for ax, s in total.items():
         n = a.shape[ax]
         s %= max(n, 1)
         if s:
@@ -400,7 +486,9 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
 
 def polyval(p, x):
     p, x = _arr(p), _arr(x)
-    return functools.reduce(lambda acc, c: acc * x + c, [p[i] for i in range(p.shape[0])])
+    # NOTE: NumPy's Horner loop from zeros shaped like x (one coefficient still has x's shape)
+    return functools.reduce(lambda acc, c: acc * x + c, [p[i] for i in range(p.shape[0])],
+                            _np().zeros_like(x))
 
 
 # -- NaN-aware and sign arithmetic -----------------------------------------------------------------
@@ -414,36 +502,45 @@ def _pair(x1, x2):
     return _arr(x1, like), _arr(x2, like)
 
 
-def fmax(x1, x2, out=None):
+@_ufunc
+def fmax(x1, x2):
     a, b = _pair(x1, x2)
     np = _np()
     return np.where(_isnan(b), a, np.where(_isnan(a), b, np.maximum(a, b)))
 
 
-def fmin(x1, x2, out=None):
+@_ufunc
+def fmin(x1, x2):
     a, b = _pair(x1, x2)
     np = _np()
     return np.where(_isnan(b), a, np.where(_isnan(a), b, np.minimum(a, b)))
 
 
-def fmod(x1, x2, out=None):
+@_ufunc
+def fmod(x1, x2):
     """C's remainder: the sign of the dividend (``mod`` takes the divisor's)."""
     a, b = _pair(x1, x2)
-    return a - b * _np().trunc(a / b)
+    np = _np()
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu":    # in their dtype, no gradient (as mod)
+        return np.mod(np.abs(a), np.abs(b)) * np.sign(a)
+    return a - b * np.trunc(a / b)
 
 
-def copysign(x1, x2, out=None):
+@_ufunc
+def copysign(x1, x2):
     a, b = _pair(x1, x2)
     negative = _op("_npi_less_scalar", b, scalar=0.0, is_int=False)
     return _np().where(negative, -_np().abs(a), _np().abs(a))
 
 
-def ldexp(x1, x2, out=None):
+@_ufunc
+def ldexp(x1, x2):
     a, b = _pair(x1, x2)
     return a * _np().power(2.0, b.astype(a.dtype) if a.dtype.kind == "f" else b)
 
 
-def logaddexp(x1, x2, out=None):
+@_ufunc
+def logaddexp(x1, x2):
     a, b = _pair(x1, x2)
     np = _np()
     top = np.maximum(a, b)

@@ -3,9 +3,11 @@
 histograms, index builders, integer predicates).
 
 As in MXNet, a fallback is not an op: it waits for its inputs, runs eagerly, is not recorded by
-autograd (no gradient) and is not traced by ``hybridize``; its array results are ``mx.np``
-arrays on the inputs' device. Functions that return Python values (``allclose``, ``ndim``)
-return them unchanged.
+autograd (no gradient); its array results are ``mx.np`` arrays on the inputs' device. Functions
+that return Python values (``allclose``, ``ndim``) return them unchanged. Inside a hybridized
+block (deferred compute) a call whose array arguments are all traced, and whose results are
+arrays, is also recorded as one ``_npi_fallback`` node (:mod:`mxlab.ops.np_fallback`), so the
+traced graph computes it too (MXNet has ops for most of these functions).
 
 Example
 -------
@@ -13,11 +15,17 @@ Example
 >>> mx.np.unique(mx.np.array([3, 1, 3, 2])).asnumpy()
 array([1., 2., 3.], dtype=float32)
 """
+import collections
+
 import numpy as _onp
 
-from ..base import MXNetValueError
+from ..base import MXNetTypeError, MXNetValueError
 from ..device import current_device
+from ..imperative import STATE, invoke
+from ..ndarray.frontend import check_ufunc_options
 from ..ndarray.ndarray import NDArray, ndarray
+from ..ops.np_fallback import encode_args
+from ..ops.registry import get_op
 
 __all__ = ["CREATION_NAMES", "FALLBACK_NAMES", "fallback"]
 
@@ -68,12 +76,35 @@ def fallback(name, doc=None):
         device_fn = getattr(xp, name, None) if xp is not _onp else host_fn
         host = device_fn is None
         fn = host_fn if host else device_fn
-        result = fn(*_to_data(args, host), **_to_data(kwargs, host))
-        return _to_mx(result, device, xp)
+        result = _to_mx(fn(*_to_data(args, host), **_to_data(kwargs, host)), device, xp)
+        if STATE.deferred:
+            return _record(name, args, kwargs, result)
+        return result
     call.__name__ = call.__qualname__ = name
     call.__doc__ = doc or (f"NumPy's ``{name}`` on mx arrays (a fallback: eager, no gradient; "
                            "see :mod:`mxlab.numpy.fallback`).")
     return call
+
+
+def _record(func, args, kwargs, result):
+    """While deferred compute records: the eager ``result`` again as the outputs of one
+    ``_npi_fallback`` node, when every array argument is traced and ``result`` is an array or a
+    flat tuple of arrays; otherwise ``result`` itself."""
+    named = hasattr(result, "_fields")
+    outs = list(result) if isinstance(result, (tuple, list)) else [result]
+    if not outs or not all(isinstance(o, NDArray) for o in outs):
+        return result
+    text, arrays = encode_args(args, kwargs, lambda v: isinstance(v, NDArray))
+    if any(a._dc is None for a in arrays):
+        return result
+    attrs = {"func": func, "args": text, "num_args": len(arrays),
+             "dtypes": ",".join(o.dtype.name for o in outs),
+             "ndims": ",".join(str(o.ndim) for o in outs)}
+    op = get_op("_npi_fallback")
+    traced = invoke(op, arrays, op.parse_attrs(attrs), cls=ndarray)
+    if not isinstance(result, (tuple, list)):
+        return traced[0]
+    return type(result)(*traced) if named else type(result)(traced)
 
 
 def creation(name):
@@ -130,3 +161,130 @@ def _build(name):
 
 FUNCTIONS = {name: fn for name in FALLBACK_NAMES if (fn := _build(name)) is not None}
 FUNCTIONS.update({name: creation(name) for name in CREATION_NAMES})
+
+
+# NOTE: MXNet's array-API set functions are its sorted ``unique`` (NumPy 2's unique_values may
+#   return the values unsorted).
+UniqueAll = collections.namedtuple("UniqueAll", ["values", "indices", "inverse_indices",
+                                                 "counts"])
+UniqueInverse = collections.namedtuple("UniqueInverse", ["values", "inverse_indices"])
+
+
+def unique_all(x):
+    """Sorted unique values, first indices, inverse indices and counts (a ``UniqueAll``)."""
+    return UniqueAll(*FUNCTIONS["unique"](x, True, True, True))
+
+
+def unique_inverse(x):
+    """Sorted unique values and the inverse indices (a ``UniqueInverse``)."""
+    return UniqueInverse(*FUNCTIONS["unique"](x, False, True, False))
+
+
+def unique_values(x):
+    """The sorted unique values of ``x``."""
+    return FUNCTIONS["unique"](x)
+
+
+FUNCTIONS.update(unique_all=unique_all, unique_inverse=unique_inverse,
+                 unique_values=unique_values)
+
+
+def _predicate(name):
+    """MXNet's ``isnan``-like ufuncs: ``out`` must be a bool array, NumPy's ufunc keywords only
+    at their defaults."""
+    compute = FUNCTIONS[name]
+
+    def call(x, out=None, **kwargs):
+        check_ufunc_options(name, kwargs)
+        if out is not None and out.dtype != _onp.bool_:
+            raise MXNetTypeError(f"{name}: out must be a bool array, got {out.dtype}")
+        result = compute(x)
+        if out is None:
+            return result
+        result.copyto(out)
+        return out
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = compute.__doc__
+    return call
+
+
+FUNCTIONS.update({name: _predicate(name) for name in ("isnan", "isinf", "isfinite", "isposinf",
+                                                      "isneginf")})
+
+
+def _promote(a, b):
+    """MXNet's array-API promotion of two dtypes (``mxnet/numpy/utils.py``): integers with a
+    float take the float's dtype (``int16`` with ``float16`` is ``float16``, NumPy says float32),
+    signed with unsigned the smallest signed dtype holding both; none for ``uint64`` with a signed
+    integer."""
+    if a == b or b.kind == "b":
+        return a
+    if a.kind == "b":
+        return b
+    if a.kind == b.kind or "f" in (a.kind, b.kind):
+        if a.kind == b.kind:
+            return a if a.itemsize >= b.itemsize else b
+        return a if a.kind == "f" else b
+    signed, unsigned = (a, b) if a.kind == "i" else (b, a)
+    if unsigned.itemsize == 8:
+        raise MXNetTypeError(f"Unknown type promotion between {a} and {b}")
+    return _onp.dtype(f"int{8 * max(signed.itemsize, 2 * unsigned.itemsize)}")
+
+
+def result_type(*arrays_and_dtypes):
+    """The dtype of an operation on these arrays and dtypes, by MXNet's array-API promotion table
+    (see :func:`_promote`); with a Python scalar among them, or other kinds than bool, integer
+    and float, NumPy's rules."""
+    if not arrays_and_dtypes:
+        raise MXNetValueError("result_type: at least one array or dtype is required")
+    dtypes = []
+    for item in arrays_and_dtypes:
+        if isinstance(item, (NDArray, _onp.ndarray)):
+            dtypes.append(_onp.dtype(item.dtype))
+        elif isinstance(item, (_onp.dtype, type, str)):
+            dtypes.append(_onp.dtype(item))
+        else:
+            return _numpy_result_type(*arrays_and_dtypes)
+    if any(d.kind not in "biuf" for d in dtypes):
+        return _onp.result_type(*dtypes)
+    result = dtypes[0]
+    for d in dtypes[1:]:
+        result = _promote(result, d)
+    return result
+
+
+_numpy_result_type = FUNCTIONS["result_type"]
+FUNCTIONS["result_type"] = result_type
+
+
+def _interpolation(name):
+    """``quantile``-like fallbacks take MXNet's (NumPy 1's) ``interpolation=`` keyword: NumPy 2
+    calls it ``method``."""
+    compute = FUNCTIONS[name]
+
+    def call(*args, **kwargs):
+        if "interpolation" in kwargs:
+            kwargs["method"] = kwargs.pop("interpolation")
+        return compute(*args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = compute.__doc__
+    return call
+
+
+FUNCTIONS.update({name: _interpolation(name) for name in ("quantile", "percentile",
+                                                          "nanquantile", "nanpercentile")})
+
+
+def delete(arr, obj, axis=None):
+    """NumPy's ``delete``; an index list's negative or too large entries are ignored, as MXNet
+    (and NumPy before 1.19) does."""
+    if not isinstance(obj, (slice, int, _onp.integer)):
+        length = (arr.size if axis is None else arr.shape[axis]) if hasattr(arr, "shape") else 0
+        values = obj.asnumpy() if isinstance(obj, NDArray) else _onp.asarray(obj)
+        if values.dtype.kind in "iu":
+            obj = values[(values >= 0) & (values < length)].tolist()   # NOTE: traceable
+    return _delete(arr, obj, axis=axis)
+
+
+_delete = FUNCTIONS["delete"]
+FUNCTIONS["delete"] = delete

@@ -73,17 +73,27 @@ def norm(x, ord=None, axis=None, keepdims=False):
     return _call("_npi_norm", x, ord=ord, axis=axis, keepdims=keepdims)
 
 
-def vector_norm(x, ord=2, axis=None, keepdims=False):
-    """Array-API vector norm: ``axis=None`` flattens first."""
+def vector_norm(x, ord=None, axis=None, keepdims=False):
+    """Array-API vector norm, as MXNet computes it: ``axis=None`` flattens first, and a tuple
+    ``axis`` moves those axes to the front and merges them into one (so ``keepdims`` keeps a
+    single axis of size one in front of the others)."""
+    x = _as_array(x)
     if axis is None:
-        return norm(_as_array(x).reshape(-1), ord=ord, axis=0, keepdims=False) if not keepdims \
-            else norm(x, ord=None if ord == 2 else ord, axis=None, keepdims=True)
+        x, axis = x.reshape(-1), 0
+    elif isinstance(axis, (tuple, list)):
+        axis = tuple(a % x.ndim for a in axis)
+        rest = tuple(i for i in range(x.ndim) if i not in axis)
+        x = x.transpose(axis + rest).reshape(
+            (math.prod(x.shape[a] for a in axis),) + tuple(x.shape[i] for i in rest))
+        axis = 0
     return norm(x, ord=ord, axis=axis, keepdims=keepdims)
 
 
 def matrix_norm(x, ord="fro", axis=(-2, -1), keepdims=False):
-    """Array-API matrix norm over ``axis`` (the last two axes by default)."""
-    return norm(x, ord=ord, axis=axis, keepdims=keepdims)
+    """Array-API matrix norm over the two axes of ``axis`` (the last two by default)."""
+    if not (isinstance(axis, (tuple, list)) and len(axis) == 2):
+        raise MXNetValueError(f"matrix_norm: axis must be a 2-tuple of ints, got {axis!r}")
+    return norm(x, ord=ord, axis=tuple(axis), keepdims=keepdims)
 
 
 def svd(a):
@@ -126,8 +136,28 @@ def solve(a, b):
 
 
 def pinv(a, rcond=1e-15, hermitian=False, rtol=None):
-    """Moore-Penrose pseudo-inverse (``rtol`` is the array-API name of ``rcond``)."""
-    return _call("_npi_pinv", a, rcond=rcond if rtol is None else rtol, hermitian=hermitian)
+    """Moore-Penrose pseudo-inverse (``rtol`` is the array-API name of ``rcond``, which may be an
+    array broadcast against the stack of matrices, as in NumPy and MXNet)."""
+    rcond = rcond if rtol is None else rtol
+    if isinstance(rcond, ndarray):
+        return _pinv_cutoffs(_as_array(a), rcond)
+    return _call("_npi_pinv", a, rcond=rcond, hermitian=hermitian)
+
+
+def _swap(x):
+    return x.swapaxes(-1, -2)
+
+
+def _pinv_cutoffs(a, rcond):
+    """``pinv`` with one relative cutoff per matrix: singular values at most ``rcond`` times the
+    largest count as zero (composed from ``svd``, so it differentiates)."""
+    from .. import numpy as np
+    wide = a.shape[-2] <= a.shape[-1]
+    ut, s, v = svd(a if wide else _swap(a))
+    kept = s > np.expand_dims(rcond, -1) * s.max(axis=-1, keepdims=True)
+    inverse = np.where(kept, 1 / np.where(kept, s, 1), 0)
+    result = np.matmul(_swap(v), np.expand_dims(inverse, -1) * _swap(ut))
+    return result if wide else _swap(result)
 
 
 def eigh(a, UPLO="L", upper=None):
@@ -157,9 +187,9 @@ def eigvals(a):
 
 
 def lstsq(a, b, rcond="warn"):
-    """``(x, residuals, rank, s)`` of the least-squares problem (no gradient, as in MXNet)."""
-    x, residuals, rank, s = _call("_npi_lstsq", a, b, rcond=None if rcond == "warn" else rcond)
-    return x, residuals, int(rank), s
+    """``(x, residuals, rank, s)`` of the least-squares problem (no gradient, as in MXNet;
+    ``rank`` a 0-d int64 array as in MXNet 2.0, so hybridized blocks can return it)."""
+    return _call("_npi_lstsq", a, b, rcond=None if rcond == "warn" else rcond)
 
 
 def matrix_rank(M, tol=None, hermitian=False, rtol=None):
@@ -167,6 +197,12 @@ def matrix_rank(M, tol=None, hermitian=False, rtol=None):
     if rtol is not None:
         largest = svdvals(M).max(axis=-1)
         return (svdvals(M) > (largest * rtol)[..., None]).sum(axis=-1)
+    if isinstance(tol, ndarray) and M.ndim >= 2:     # NOTE: one tolerance per matrix
+        from .. import numpy as np
+        values = np.abs(eigvalsh(M)) if hermitian else svdvals(
+            M if M.shape[-2] <= M.shape[-1] else _swap(M))
+        return (values > np.expand_dims(tol, -1)).sum(axis=-1)
+    tol = None if isinstance(tol, ndarray) else tol      # NumPy: a vector's rank ignores tol
     return _call("_npi_matrix_rank", M, tol=tol, hermitian=hermitian)
 
 
@@ -195,9 +231,9 @@ def tensorsolve(a, b, axes=None):
     a, b = _as_array(a), _as_array(b)
     if axes is not None:
         a = moveaxis(a, list(axes), [a.ndim - len(axes) + i for i in range(len(axes))])
-    x_shape = a.shape[b.ndim:]
+    x_shape = a.shape[-(a.ndim - b.ndim):]     # NOTE: NumPy's slice: all of a.shape if equal
     rows = math.prod(x_shape)
-    if math.prod(a.shape[:b.ndim]) != rows:
+    if rows * rows != math.prod(a.shape):
         raise MXNetValueError(f"tensorsolve: a of shape {a.shape} does not match b {b.shape}")
     return solve(a.reshape(rows, rows), b.reshape(rows)).reshape(*x_shape)
 

@@ -62,3 +62,27 @@ from .utils import *  # noqa: E402,F401,F403
 from . import random  # noqa: E402,F401
 from .random import scalar_poisson, tensor_poisson  # noqa: E402,F401  (MXNet's npx names)
 from . import image  # noqa: E402,F401
+from .attention import *  # noqa: E402,F401,F403  (MXNet 2.0 npx.interleaved_matmul_*)
+
+_deconvolution_op = globals()["deconvolution"]
+
+
+def deconvolution(data=None, weight=None, bias=None, kernel=None, stride=None, dilate=None,
+                  pad=None, adj=None, target_shape=None, num_filter=1, num_group=1,
+                  workspace=1024, no_bias=None, cudnn_tune=None, cudnn_off=False, layout=None,
+                  **kwargs):
+    """MXNet 2.0's ``npx.deconvolution``: ``bias`` is the third input, used unless ``no_bias``
+    (which defaults to whether ``bias`` is missing; the legacy ``Deconvolution`` has no bias
+    unless told)."""
+    from ..base import MXNetValueError
+    no_bias = bias is None if no_bias is None else no_bias
+    if (bias is None) != bool(no_bias):
+        raise MXNetValueError(f"deconvolution: no_bias={no_bias} but bias is "
+                              f"{'missing' if bias is None else 'given'}")
+    attrs = {"kernel": kernel, "stride": stride, "dilate": dilate, "pad": pad, "adj": adj,
+             "target_shape": target_shape, "cudnn_tune": cudnn_tune, "layout": layout}
+    attrs = {k: v for k, v in attrs.items() if v is not None}
+    inputs = [data, weight] + ([] if no_bias else [bias])
+    return _deconvolution_op(*inputs, num_filter=num_filter, num_group=num_group,
+                             workspace=workspace, no_bias=bool(no_bias), cudnn_off=cudnn_off,
+                             **attrs, **kwargs)

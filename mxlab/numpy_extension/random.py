@@ -13,10 +13,15 @@ from ..ndarray.namespace import call_op as _call_op
 from ..ndarray.random import categorical as _nd_categorical
 from ..ndarray.random import sample as _sample
 from ..numpy.random import normal as _np_normal, uniform as _np_uniform
-from ..ops.random import seed
+from ..ops.random import seed as _seed
 
 __all__ = ["bernoulli", "categorical", "seed", "uniform_n", "normal_n", "scalar_poisson",
            "tensor_poisson"]
+
+
+def seed(seed, device="all", ctx=None):
+    """Seed the generators of every device (``device='all'``) or of one device."""
+    _seed(seed, ctx if ctx is not None else device)
 
 
 def bernoulli(prob=None, logit=None, size=None, dtype=None, device=None, out=None):

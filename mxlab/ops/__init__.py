@@ -21,7 +21,7 @@ from . import matrix  # noqa: F401
 from . import fc_backward  # noqa: F401
 from . import creation  # noqa: F401
 from . import random, distributions, random_pdf  # noqa: F401
-from . import indexing  # noqa: F401
+from . import indexing, index_modify  # noqa: F401
 from . import gather  # noqa: F401
 from . import sorting  # noqa: F401
 from . import nn  # noqa: F401
@@ -32,7 +32,7 @@ from . import categorical  # noqa: F401
 from . import linalg  # noqa: F401
 from . import linalg_norm  # noqa: F401
 from . import linalg_legacy  # noqa: F401
-from . import np_extra  # noqa: F401
+from . import np_extra, np_fallback  # noqa: F401
 from . import rnn  # noqa: F401
 from . import contrib  # noqa: F401
 from . import ctc  # noqa: F401

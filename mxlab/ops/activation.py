@@ -315,6 +315,8 @@ def softmax_kernel(xp, x, axes, temperature=None, log=False, mask=None):
     array([0.5, 0.5])
     """
     x = _as_float(x)
+    if x.size == 0:     # NOTE: nothing to normalize (and no max of an empty axis)
+        return x.copy()
     if temperature is not None and temperature != 1.0:
         x = x / temperature
     if mask is None:

@@ -116,16 +116,15 @@ register(
 )
 
 
-def _broadcast_to_rule(a, s):
+def _broadcast_to_rule(a, s, keep=(0, -2)):
     target = tuple(a["shape"])
     lead = len(target) - len(s)
     if lead < 0:
         raise MXNetValueError(
             f"broadcast_to: cannot broadcast shape {s} to the shorter shape {target}"
         )
-    # NOTE: MXNet's 0 (and mx.np's -2) keeps the input dim; NumPy has no 0 code here but 0 with a
-    # size-0 input is the same.
-    full = tuple(s[i - lead] if d in (0, -2) and i >= lead else d for i, d in enumerate(target))
+    # NOTE: MXNet's 0 (and mx.np's -2) keeps the input dim; mx.np's 0 is a size (``keep``).
+    full = tuple(s[i - lead] if d in keep and i >= lead else d for i, d in enumerate(target))
     for i, d in enumerate(s):
         if d != 1 and d != full[i + lead]:
             raise MXNetValueError(
@@ -135,21 +134,29 @@ def _broadcast_to_rule(a, s):
     return full
 
 
+def _np_broadcast_to_rule(a, s):
+    return _broadcast_to_rule(a, s, keep=(-2,))
+
+
 def _sum_like_grad(node, g):
     return [F._reduce_sum_like(g[0], node.inputs[0])]
 
 
-shape_op(
-    "broadcast_to",
-    lambda xp, inputs, a: xp.broadcast_to(inputs[0], _broadcast_to_rule(a, inputs[0].shape)).copy(),
-    _broadcast_to_rule,
-    _sum_like_grad,
-    attrs=(Attr("shape", "shape"),),
-    aliases=("_npi_broadcast_to",),
-    np_name="broadcast_to",
-    save_outputs=False,
-    doc="Broadcast to ``shape`` (MXNet: 0 keeps the input dim).",
-)
+for _name, _rule, _np_name in (("broadcast_to", _broadcast_to_rule, None),
+                               ("_npi_broadcast_to", _np_broadcast_to_rule, "broadcast_to")):
+    shape_op(
+        _name,
+        lambda xp, inputs, a, _rule=_rule: xp.broadcast_to(
+            inputs[0], _rule(a, inputs[0].shape)).copy(),
+        _rule,
+        _sum_like_grad,
+        attrs=(Attr("shape", "shape"),),
+        np_name=_np_name,
+        nd_names=None if _np_name is None else (),
+        save_outputs=False,
+        doc="Broadcast to ``shape`` (MXNet: 0 keeps the input dim)." if _np_name is None else
+            "Broadcast to ``shape`` (NumPy's rule; -2 keeps the input dim).",
+    )
 
 
 def _broadcast_axis_rule(a, s):

@@ -105,7 +105,7 @@ _source_op(
 
 
 def _arange_length(a):
-    start, stop, step = a["start"], a["stop"], a["step"]
+    start, stop, step = a["start"], a["stop"], a["step"] or 1.0
     if stop is None:
         start, stop = 0.0, start
     if step == 0:
@@ -116,7 +116,7 @@ def _arange_length(a):
 def _arange_compute(xp, inputs, a):
     _, start = _arange_length(a)
     stop = a["start"] if a["stop"] is None else a["stop"]
-    values = xp.arange(start, stop, a["step"], dtype="float64").astype(_dtype(a))
+    values = xp.arange(start, stop, a["step"] or 1.0, dtype="float64").astype(_dtype(a))
     return xp.repeat(values, a.get("repeat", 1)) if a.get("repeat", 1) > 1 else values
 
 
@@ -136,7 +136,8 @@ _source_op(
 _source_op(
     "_npi_arange",
     _arange_compute,
-    _RANGE + (_DTYPE,),
+    _RANGE[:2] + (Attr("step", "float", 1.0, optional=True,     # NOTE: mx.np reads None as 1
+                       check=(lambda v: v != 0, "must not be 0")), _DTYPE),
     lambda a, s: [(_arange_length(a)[0],)],
     np_name="arange",
     doc="NumPy ``arange`` (float32 by default, as in MXNet).",
@@ -164,20 +165,26 @@ _source_op(
 )
 
 
+def _columns(a):
+    """``M``: ``mx.nd.eye`` reads 0 as N (MXNet 1.x), ``mx.np.eye`` only None (NumPy)."""
+    return a["N"] if a["M"] is None or (a["M"] == 0 and not a["np"]) else a["M"]
+
+
 def _eye_compute(xp, inputs, a):
-    return xp.eye(a["N"], a["M"] or a["N"], k=a["k"], dtype=_dtype(a))
+    return xp.eye(a["N"], _columns(a), k=a["k"], dtype=_dtype(a))
 
 
-_source_op(
-    "_eye",
-    _eye_compute,
-    (Attr("N", "int"), Attr("M", "int", 0), Attr("k", "int", 0), _DTYPE),
-    lambda a, s: [(a["N"], a["M"] or a["N"])],
-    aliases=("_npi_eye",),
-    np_name="eye",
-    nd_names=("eye", "_eye"),
-    doc="A 2-D array with ones on the ``k``-th diagonal.",
-)
+for _name, _np_flavour in (("_eye", False), ("_npi_eye", True)):
+    _source_op(
+        _name,
+        _eye_compute,
+        (Attr("N", "int"), Attr("M", "int", None if _np_flavour else 0, optional=True),
+         Attr("k", "int", 0), _DTYPE, Attr("np", "bool", _np_flavour, doc="NumPy's M")),
+        lambda a, s: [(a["N"], _columns(a))],
+        np_name="eye" if _np_flavour else None,
+        nd_names=() if _np_flavour else ("eye", "_eye"),
+        doc="A 2-D array with ones on the ``k``-th diagonal (``M`` columns).",
+    )
 
 
 def _full_like_compute(xp, inputs, a):

@@ -15,7 +15,7 @@ import numpy
 
 from .elemwise import (_float_scalar_dtype, _scalar_of, _sum_like, as_array, binary, float_result,
                        promote, scalar_op)
-from .registry import F
+from .registry import F, Op, register
 
 __all__ = ["c_divide"]
 
@@ -83,3 +83,19 @@ for _legacy, _kernel, _dtype in ((True, c_divide, _legacy_divide_scalar_dtype),
     scalar_op("_rdiv_scalar" if _legacy else "_npi_rtrue_divide_scalar", _kernel, reflected=True,
               aliases=("_RDivScalar",) if _legacy else (), numexpr="({s} / {0})",
               out_dtype=_dtype, keeps_dtype=True, grad=_rdiv_scalar_grad)
+
+
+def _mod_backward(xp, inputs, attrs):
+    """``x1 % x2``'s input gradients at the broadcast shape: ``g`` and ``-g * (x1 // x2)`` for
+    floats, zeros for integers (MXNet's ``mod_grad``/``mod_rgrad`` are 0 but for real types)."""
+    g, a, b = inputs
+    if numpy.result_type(a.dtype, b.dtype).kind != "f":
+        zeros = xp.zeros(g.shape, g.dtype)
+        return zeros, zeros.copy()
+    return g.copy(), -g * xp.floor_divide(a, b)
+
+
+register(Op(name="_backward_mod", compute=_mod_backward, num_inputs=3, num_outputs=2,
+            input_names=("ograd", "lhs", "rhs"), hidden=True, nd_names=(),
+            infer_shape=lambda attrs, s: [s[0], s[0]], infer_type=lambda attrs, d: [d[0], d[0]],
+            doc="Gradients of ``broadcast_mod`` at the broadcast shape (zeros for integers)."))

@@ -405,7 +405,7 @@ register(Op(name="broadcast_like", num_inputs=2, input_names=("lhs", "rhs"),
             infer_shape=lambda attrs, s: [
                 s[1] if attrs["lhs_axes"] is None and attrs["rhs_axes"] is None else
                 None if s[0] is None or s[1] is None else _broadcast_like_shape(attrs, s[0], s[1])],
-            infer_type=_first_type, ignore_inputs=(1,),
+            infer_type=_first_type, ignore_inputs=(1,), npx_name="broadcast_like",
             gradient=lambda node, g: [F._reduce_sum_like(g[0], node.inputs[0]), None],
             doc="Broadcast ``lhs`` to the shape of ``rhs``."))
 for _fill in ("zeros", "ones"):
@@ -438,8 +438,8 @@ def _power_grad(node, g):
 
 def _mod_grad(node, g):
     a, b = node.inputs
-    gb = F.negative(_mul(g[0], F._npi_floor_divide(a, b)))
-    return [_sum_like(g[0], a), _sum_like(gb, b)]
+    ga, gb = F._backward_mod(g[0], a, b)    # see mxlab.ops.division
+    return [_sum_like(ga, a), _sum_like(gb, b)]
 
 
 def _select_grad(lhs_mask, rhs_mask):

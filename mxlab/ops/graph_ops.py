@@ -47,7 +47,7 @@ register(Op(name="ElementWiseSum", aliases=("add_n",), compute=_sum_compute, com
             num_inputs=lambda attrs: attrs["num_args"], input_names=("args",),
             infer_shape=same_shape, infer_type=same_dtype,
             gradient=lambda node, g: [g[0]] * len(node.inputs), inplace=((0, 0),),
-            save_inputs=False, save_outputs=False, elementwise=True,
+            save_inputs=False, save_outputs=False, elementwise=True, npx_name="add_n",
             doc="Sum of ``num_args`` arrays of one shape (the gradient pass's ``sum_grad``)."))
 
 binary("_grad_add", "add", numexpr="({0} + {1})", grad=lambda node, g: [g[0], g[0]],

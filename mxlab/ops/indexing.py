@@ -24,7 +24,8 @@ from .shape import norm_axis, any_unknown
 
 __all__ = ["slice_key", "KEY_INT", "KEY_SLICE", "KEY_NONE", "KEY_ELLIPSIS", "KEY_ARRAY"]
 
-_SLICE_ATTRS = (Attr("begin", "shape"), Attr("end", "shape"), Attr("step", "shape", ()))
+_SLICE_ATTRS = (Attr("begin", "shape"), Attr("end", "shape"),
+                Attr("step", "shape", (), optional=True))   # NOTE: MXNet reads None as ()
 
 
 def _shape_of(s):
@@ -159,6 +160,7 @@ register(
         infer_shape=_slice_like_infer,
         ignore_inputs=(1,),
         save_outputs=False,
+        npx_name="slice_like",
         gradient=lambda node, g: [
             F._backward_slice_like(g[0], node.inputs[0], node.inputs[1], **node.attrs), None],
         doc="Slice ``data`` to the shape of ``shape_like`` along ``axes`` (all when empty).",

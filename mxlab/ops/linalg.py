@@ -262,18 +262,28 @@ def _copyltu(xp, m):
     return low + mT(low) + _diag_embed(xp, xp.diagonal(m, axis1=-2, axis2=-1))
 
 
-def _qr_backward(xp, grads, inputs, outputs, attrs):
-    (gq, gr), (q, r) = grads, outputs
-    if q.shape[-2] < r.shape[-1]:
-        raise NotImplementedError("qr: the gradient for wide matrices (M < N) is not built")
+def _qr_square_backward(xp, q, r, gq, gr):
     m = r @ mT(gr) - mT(gq) @ q
     b = gq + q @ _copyltu(xp, m)
-    return [mT(xp.linalg.solve(r, mT(b)))]
+    return mT(xp.linalg.solve(r, mT(b)))
+
+
+def _qr_backward(xp, grads, inputs, outputs, attrs):
+    """M >= N: the square rule. Wide (M < N): ``a = [X | Y]``, ``r = [U | V]`` with ``X = q U``;
+    X takes the square rule with ``gq + Y gV^T``, and ``Y``'s gradient is ``q gV`` (Liao et al.,
+    "Differentiable programming tensor networks", the QR/LQ section)."""
+    (gq, gr), (q, r) = grads, outputs
+    k = q.shape[-2]
+    if k >= r.shape[-1]:
+        return [_qr_square_backward(xp, q, r, gq, gr)]
+    y, gu, gv = inputs[0][..., :, k:], gr[..., :, :k], gr[..., :, k:]
+    gx = _qr_square_backward(xp, q, r[..., :, :k], gq + y @ mT(gv), gu)
+    return [xp.concatenate([gx, q @ gv], axis=-1)]
 
 
 register_linalg("qr", lambda xp, i, a: tuple(xp.linalg.qr(i[0], mode="reduced")), _qr_shape,
                 _qr_backward, n_out=2, output_names=("q", "r"),
-                doc="Reduced QR factorization (gradient for M >= N).")
+                doc="Reduced QR factorization.")
 
 
 # -- pseudo-inverse --------------------------------------------------------------------------------

@@ -24,10 +24,16 @@ def _axes(x, attrs):
     return tuple(a % x.ndim for a in axis)
 
 
+def _order(attrs):
+    """``ord`` with MXNet's spellings ``'inf'`` and ``'-inf'`` read as the floats NumPy takes."""
+    ord_ = attrs["ord"]
+    return {"inf": math.inf, "-inf": -math.inf}.get(ord_, ord_) if isinstance(ord_, str) else ord_
+
+
 def _flat_l2(x, attrs):
     """NumPy's default: ``axis=None`` with no ``ord`` (or Frobenius on a matrix, or 2 on a
     vector) is the 2-norm of the flattened array."""
-    ord_ = attrs["ord"]
+    ord_ = _order(attrs)
     return attrs["axis"] is None and (ord_ is None or (ord_ == "fro" and x.ndim == 2) or
                                       (ord_ == 2 and x.ndim == 1))
 
@@ -36,7 +42,7 @@ def _norm(xp, inputs, attrs):
     x = inputs[0]
     if _flat_l2(x, attrs):
         return xp.sqrt((x * x).sum(keepdims=attrs["keepdims"])).astype(x.dtype)
-    norm = xp.linalg.norm(x, ord=attrs["ord"], axis=attrs["axis"], keepdims=attrs["keepdims"])
+    norm = xp.linalg.norm(x, ord=_order(attrs), axis=attrs["axis"], keepdims=attrs["keepdims"])
     return xp.asarray(norm).astype(x.dtype)
 
 
@@ -82,7 +88,7 @@ def _matrix_grad(xp, x, ord_):
 
 
 def _norm_backward(xp, grads, inputs, outputs, attrs):
-    x, ord_ = inputs[0], attrs["ord"]
+    x, ord_ = inputs[0], _order(attrs)
     axes = _axes(x, attrs)
     g, n = _keep(grads[0], x, axes), _keep(outputs[0], x, axes)
     if _flat_l2(x, attrs) or len(axes) == 1:

@@ -26,19 +26,31 @@ __all__ = []
 
 # -- tril / triu: masks are their own adjoints -----------------------------------------------------
 def _triangle(xp, x, k, lower):
-    if x.ndim < 2:
-        raise MXNetValueError(f"{'tril' if lower else 'triu'}: needs at least 2 axes, got "
-                              f"shape {x.shape}")
+    """NumPy's tril/triu: a vector ``x`` is the ``(n, n)`` matrix with ``x`` in every row."""
+    if x.ndim == 0:
+        raise MXNetValueError(f"{'tril' if lower else 'triu'}: needs at least 1 axis, got a "
+                              f"0-d array")
     return xp.tril(x, k) if lower else xp.triu(x, k)
+
+
+def _triangle_shape(attrs, shapes):
+    s = shapes[0]
+    return [s + s if s is not None and len(s) == 1 else s]
+
+
+def _triangle_grad(node, g):
+    """The mask again, summed over the rows a vector input was repeated into."""
+    return [F._reduce_sum_like(F._npi_tril(g[0], **node.attrs), node.inputs[0])]
 
 
 register(Op(name="_npi_tril", np_name="tril", nd_names=(),
             compute=lambda xp, i, a: _triangle(xp, i[0], a["k"], a["lower"]),
             attrs=(Attr("k", "int", 0, doc="diagonal offset"),
                    Attr("lower", "bool", True, doc="keep the lower (else upper) triangle")),
-            infer_shape=lambda a, s: [s[0]], save_inputs=False, save_outputs=False,
-            gradient=lambda node, g: [F._npi_tril(g[0], **node.attrs)],
-            doc="Lower (``lower=True``) or upper triangle of the last two axes."))
+            infer_shape=_triangle_shape, save_outputs=False,
+            gradient=_triangle_grad,
+            doc="Lower (``lower=True``) or upper triangle of the last two axes (of the "
+                "``(n, n)`` matrix whose rows are a vector input)."))
 
 
 # -- einsum ----------------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ from .registry import F, Op, register
 
 __all__ = ["reduced_axes", "reduced_shape", "reduction"]
 
-_FLOAT32 = numpy.dtype("float32")
+_FLOAT16, _FLOAT32, _FLOAT64 = (numpy.dtype(f"float{b}") for b in (16, 32, 64))
 _INT64 = numpy.dtype("int64")
 _BOOL = numpy.dtype("bool")
 
@@ -53,6 +53,8 @@ def reduced_axes(op_name, axis, ndim, exclude=False, empty_all=False):
     """
     if axis is None or (empty_all and axis == ()):
         return tuple(range(ndim))
+    if ndim == 0 and not empty_all and axis in (0, -1, (0,), (-1,)):
+        return ()       # NOTE: NumPy (and MXNet's numpy ops) read axis 0 of a scalar as itself
     axes = []
     for a in (axis,) if isinstance(axis, int) else axis:
         if not -ndim <= a < ndim:
@@ -166,8 +168,15 @@ def _broadcast_reduced_into(xp, inputs, attrs, outs):
         xp.copyto(outs[0], kept)
 
 
+def _spread_dtype(attrs, data, like):
+    """The data's dtype, but a mean spreads an integer head (``mean(x, dtype=int8)``) in the
+    float dtype of ``like``, as MXNet's gradient has the input's dtype."""
+    data, like = numpy.dtype(data), numpy.dtype(like)
+    return like if attrs["mean"] and data.kind in "biu" and like.kind == "f" else data
+
+
 def _broadcast_reduced(xp, inputs, attrs):
-    out = xp.empty(inputs[1].shape, inputs[0].dtype)
+    out = xp.empty(inputs[1].shape, _spread_dtype(attrs, inputs[0].dtype, inputs[1].dtype))
     _broadcast_reduced_into(xp, inputs, attrs, [out])
     return out
 
@@ -199,7 +208,8 @@ for _name, _compute, _into, _other, _doc in (
     register(Op(name=_name, compute=_compute, compute_into=_into, attrs=_HELPER_ATTRS,
                 num_inputs=2,
                 input_names=("data", "like"), infer_shape=lambda attrs, s: [s[1]],
-                infer_type=lambda attrs, d: [d[0]], ignore_inputs=(1,), hidden=True,
+                infer_type=lambda attrs, d: [d[0] if None in d else _spread_dtype(
+                    attrs, *d).name] if _into else [d[0]], ignore_inputs=(1,), hidden=True,
                 gradient=_adjoint(_other), doc=_doc))
 
 
@@ -322,6 +332,9 @@ def _plain(method):
 
 def _typed(method):
     def fn(xp, x, axes, dtype, attrs):
+        if dtype == _FLOAT16:    # NOTE: MXNet accumulates sum/mean wider, then casts
+            acc = _FLOAT32 if x.dtype == _FLOAT16 else _FLOAT64
+            return getattr(x, method)(axis=axes, dtype=acc, keepdims=True).astype(dtype)
         return getattr(x, method)(axis=axes, dtype=dtype, keepdims=True)
     return fn
 

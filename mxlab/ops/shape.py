@@ -491,7 +491,7 @@ shape_op(
 
 def _squeeze_rule(a, s):
     axes = a["axis"]
-    if axes is None:
+    if axes is None or (not s and axes in (0, -1, (0,), (-1,))):   # NumPy: a scalar's axis 0
         return tuple(d for d in s if d != 1)
     axes = norm_axes("squeeze", axes, len(s))
     for i in axes:

@@ -153,7 +153,7 @@ def _times(deriv):
     return lambda node, g: [F.broadcast_mul(g[0], deriv(node.inputs[0], node.outputs[0]))]
 
 
-unary("gamma", gamma, kind="float", uses="xy", np_name=None,
+unary("gamma", gamma, kind="float", uses="xy", np_name=None, npx_name="gamma",
       grad=_times(lambda x, y: F.broadcast_mul(y, F._digamma(x))))
 unary("gammaln", gammaln, kind="float", uses="x", np_name=None, npx_name="gammaln",
       grad=_times(lambda x, y: F._digamma(x)))

@@ -297,3 +297,15 @@ SECOND_ORDER = [
 @pytest.mark.parametrize("name,fn", SECOND_ORDER, ids=[row[0] for row in SECOND_ORDER])
 def test_second_order_gradient(name, fn):
     check_second_order(fn, numpy.random.uniform(-1, 1, size=(2, 3)))
+
+
+@pytest.mark.parametrize("shape", [(3, 0, 4), (0, 0)])
+def test_softmax_of_an_empty_array(shape):
+    x = mx.np.zeros(shape)
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.npx.softmax(x, axis=-1)
+        z = mx.npx.masked_softmax(x, mx.np.ones(shape, dtype="bool"), axis=1)
+        total = y.sum() + z.sum()
+    total.backward()
+    assert y.shape == z.shape == x.grad.shape == shape

@@ -87,6 +87,7 @@ def test_qr_value_and_gradient():
         return q * sign[..., None, :], r * sign[..., :, None]
     check(fn, TALL.copy())
     check(fn, SQUARE.copy())
+    check(fn, WIDE.copy())                    # M < N: the [X | Y] split
 
 
 def test_forward_only_functions_match_numpy():

@@ -261,3 +261,45 @@ def test_legacy_semantics_match_mxnet():
     inputs = {"x": numpy.random.uniform(-2, 2, size=(4, 6)).astype("float32"),
               "ints": numpy.array([1, 2], dtype="int32")}
     assert_same_results(*run_both(ORACLE_CODE, inputs), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin", "sum", "max"])
+@pytest.mark.parametrize("axis", [0, -1])
+def test_np_reductions_take_axis_zero_of_a_scalar(name, axis):
+    """NumPy and MXNet's numpy reductions read axis 0 (or -1) of a 0-d array as the scalar
+    itself; axis 1 is still out of bounds."""
+    a = mx.np.array(3.0)
+    got = getattr(mx.np, name)(a, axis=axis, keepdims=True)
+    assert got.shape == ()
+    assert got.item() == getattr(numpy, name)(numpy.array(3.0), axis=axis)
+    assert mx.np.squeeze(got, axis=axis).shape == ()
+    with pytest.raises(MXNetAxisError, match="axis 1"):
+        getattr(mx.np, name)(a, axis=1).wait_to_read()
+
+
+@pytest.mark.parametrize("itype", ["float16", "float32", "float64"])
+def test_np_sum_to_float16_accumulates_wide(itype):
+    """``np.sum(x, dtype='float16')`` sums in float32 (float16 input) or float64 and rounds
+    once at the end, as MXNet does (float16 partial sums would round at every step)."""
+    x = numpy.random.RandomState(0).uniform(-1, 1, (64, 4, 4)).astype(itype)
+    got = mx.np.sum(mx.np.array(x, dtype=itype), axis=(1, 2), dtype="float16").asnumpy()
+    acc = "float32" if itype == "float16" else "float64"
+    want = x.sum(axis=(1, 2), dtype=acc).astype("float16")
+    assert got.dtype == numpy.float16
+    numpy.testing.assert_array_equal(got, want)
+
+
+def test_np_mean_to_float16_and_integer_dtypes():
+    """mean(dtype=float16) accumulates wide; mean(dtype=int8) of a float input still has a float
+    gradient 1/N (MXNet's gradient takes the input's dtype)."""
+    x_np = numpy.random.RandomState(2).uniform(-1, 1, (8, 6)).astype("float16")
+    got = mx.np.mean(mx.np.array(x_np, dtype="float16"), axis=1, dtype="float16")
+    numpy.testing.assert_array_equal(got.asnumpy(),
+                                     x_np.mean(axis=1, dtype="float32").astype("float16"))
+    x = mx.np.array(x_np, dtype="float16")
+    x.attach_grad()
+    with mx.autograd.record():
+        y = x.mean(axis=1, dtype="int8")
+    y.backward()
+    assert y.dtype == numpy.int8 and x.grad.dtype == numpy.float16
+    numpy.testing.assert_array_equal(x.grad.asnumpy(), numpy.ones((8, 6), "float16") / 6)
