@@ -13,6 +13,7 @@ import numpy
 import pytest
 
 import mxlab as mx
+from mxlab.gluon import HybridBlock
 from mxlab.imperative import invoke
 from mxlab.ops.registry import NodeView, get_op
 
@@ -187,3 +188,14 @@ def check_np_function(fn, *xs, wrt=None, rtol=1e-5, atol=1e-7):
         numeric = _numeric(partial, xs[i].copy())
         numpy.testing.assert_allclose(arrays[i].grad.asnumpy(), numeric, rtol=rtol, atol=atol,
                                       err_msg=f"input {i}")
+
+
+class FnBlock(HybridBlock):
+    """A HybridBlock running ``fn(x)``: hybridize it to trace one function."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self._fn = fn
+
+    def forward(self, x):
+        return self._fn(x)

@@ -6,7 +6,7 @@ import numpy
 import pytest
 
 import mxlab as mx
-from mxlab.gluon import HybridBlock
+from helpers import FnBlock
 
 RS = numpy.random.RandomState(5)
 
@@ -46,15 +46,6 @@ def test_clip_of_a_scalar_and_method_names():
     numpy.testing.assert_array_equal(mx.np.clip(x, -0.5, 0.5).asnumpy(), [-0.5, 0.5, 0.5])
 
 
-class _Fn(HybridBlock):
-    def __init__(self, fn):
-        super().__init__()
-        self._fn = fn
-
-    def forward(self, x):
-        return self._fn(x)
-
-
 @pytest.mark.parametrize("hybridize", [False, True])
 def test_repeat_per_element_and_traced_constants(hybridize):
     a = numpy.arange(8).reshape(4, 2).astype("float32")
@@ -62,7 +53,7 @@ def test_repeat_per_element_and_traced_constants(hybridize):
                      (lambda x: mx.np.repeat(x, [2, 3] * 4), a.repeat([2, 3] * 4)),
                      (lambda x: mx.np.ediff1d(x, to_begin=[7, 8]),
                       numpy.ediff1d(a, to_begin=[7, 8]))):
-        block = _Fn(fn)
+        block = FnBlock(fn)
         if hybridize:
             block.hybridize()
         for _ in range(2):
@@ -105,7 +96,7 @@ def test_trace_of_a_vector_raises():
 
 def test_lstsq_rank_is_an_array_and_traceable():
     a, b = RS.uniform(size=(4, 3)), RS.uniform(size=4)
-    block = _Fn(lambda ab: mx.np.linalg.lstsq(ab[:, :3], ab[:, 3], rcond=None))
+    block = FnBlock(lambda ab: mx.np.linalg.lstsq(ab[:, :3], ab[:, 3], rcond=None))
     block.hybridize()
     for fn in (block, lambda ab: mx.np.linalg.lstsq(ab[:, :3], ab[:, 3], rcond=None)):
         x, residuals, rank, s = fn(mx.np.array(numpy.column_stack([a, b])))
@@ -120,7 +111,7 @@ def test_delete_ignores_out_of_range_list_entries(obj):
     inside a hybridized block the call is traced, slices included."""
     a = numpy.arange(6.0)
     ref = numpy.delete(a, [i for i in obj if 0 <= i < 6] if isinstance(obj, list) else obj)
-    block = _Fn(lambda x: mx.np.delete(x, obj))
+    block = FnBlock(lambda x: mx.np.delete(x, obj))
     block.hybridize()
     for fn in (lambda x: mx.np.delete(x, obj), block):
         numpy.testing.assert_array_equal(fn(mx.np.array(a)).asnumpy(), ref)

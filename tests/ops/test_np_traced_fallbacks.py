@@ -3,23 +3,13 @@
 array-API set functions; ``tril``/``triu`` of a vector."""
 import numpy
 import pytest
-from helpers import assert_same_results, requires_oracle, run_both
+from helpers import FnBlock, assert_same_results, requires_oracle, run_both
 
 import mxlab as mx
-from mxlab.gluon import HybridBlock
-
-
-class _Fn(HybridBlock):
-    def __init__(self, fn):
-        super().__init__()
-        self._fn = fn
-
-    def forward(self, x):
-        return self._fn(x)
 
 
 def _hybrid(fn):
-    block = _Fn(fn)
+    block = FnBlock(fn)
     block.hybridize()
     return block
 
