@@ -29,6 +29,7 @@ non-zero (mpi4py's ``python -m mpi4py`` does the same for whole scripts).
 import os
 import sys
 import threading
+import time
 
 import numpy
 
@@ -40,6 +41,7 @@ __all__ = ["LAUNCH_HINT", "Communicator", "communicator", "launched_by_mpi"]
 _LAUNCH_ENV = ("PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK")
 LAUNCH_HINT = ("launch every worker under MPI, e.g. `mpiexec -n 2 python train.py` "
                "(pip install 'mxlab[dist]' brings mpi4py and mpich)")
+ABORT_DRAIN_SECONDS = 0.5   # before MPI_Abort: time for the launcher to forward the error
 _COMM = None
 _COMM_LOCK = threading.Lock()
 
@@ -167,4 +169,7 @@ def _abort(comm):
                      f"aborting the MPI job\n")
     sys.stderr.flush()
     sys.stdout.flush()
+    # NOTE: the launcher forwards each rank's output through pipes; aborting at once can kill
+    #   the forwarders before the traceback above reaches the terminal (seen on a loaded machine)
+    time.sleep(ABORT_DRAIN_SECONDS)
     comm.abort(1)

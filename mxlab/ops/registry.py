@@ -302,9 +302,9 @@ _PROBE_SIZES = (7, 11)     # stand-ins for unknown dims when probing partly know
 
 
 def _partly_known(shapes):
-    """Every shape has a known rank and some dim is unknown."""
-    return bool(shapes) and all(s is not None for s in shapes) and \
-        any(d is None for s in shapes for d in s)
+    """Some shape has a known rank with an unknown dim (others may be wholly unknown: a weight
+    the rule derives, MXNet's ``(64, 0, 7, 7)`` from data ``(1, 0, 0, 0)``)."""
+    return any(s is not None and None in s for s in shapes)
 
 
 def _probe_shapes(op, attrs, in_shapes):
@@ -312,7 +312,8 @@ def _probe_shapes(op, attrs, in_shapes):
     when a probe is rejected (the unknown dims are constrained: nothing is certain)."""
     results = []
     for size in _PROBE_SIZES:
-        filled = [tuple(size if d is None else d for d in s) for s in in_shapes]
+        filled = [None if s is None else tuple(size if d is None else d for d in s)
+                  for s in in_shapes]
         try:
             results.append(op._rule_shapes(attrs, filled, None))
         except (MXNetError, ValueError, TypeError, IndexError):  # NOTE: a broken constraint

@@ -24,12 +24,14 @@ Example
 ['x']
 """
 
+import ast
 import json
 import weakref
 
 from ..base import MXNetKeyError, MXNetTypeError, MXNetValueError
 from ..graph.node import Entry, Node, topo_sort
 from ..ops import registry
+from ..util import is_np_shape
 from . import json_check, legacy
 
 __all__ = ["MXNET_VERSION", "graph_to_dict", "graph_from_dict", "param_strings", "mark_explicit"]
@@ -89,8 +91,17 @@ def graph_to_dict(heads, subgraph_heads=lambda sub: sub._outputs):
         "arg_nodes": [i for i, n in enumerate(order) if n.op is None],
         "node_row_ptr": row_ptr,
         "heads": [[ids[id(e.node)], e.index, e.version] for e in heads],
-        "attrs": {"mxnet_version": ["int", MXNET_VERSION]},
+        "attrs": _graph_attrs(),
     }
+
+
+def _graph_attrs():
+    """The file's attributes: the version, and ``is_np_shape`` when written in NumPy-shape mode
+    (a 0 in its shape hints is then a zero-size dim, not an unknown one)."""
+    attrs = {"mxnet_version": ["int", MXNET_VERSION]}
+    if is_np_shape():
+        attrs["is_np_shape"] = ["int", 1]
+    return attrs
 
 
 def to_json(heads, subgraph_heads=lambda sub: sub._outputs):
@@ -177,11 +188,27 @@ def graph_from_dict(data, make_symbol, source="<symbol JSON>"):
         node.inputs = [_entry(nodes, t) for t in record.get("inputs", ())]
         node.control_deps = [nodes[i] for i in record.get("control_deps", ())]
     json_check.check_acyclic(nodes, source)
+    if "is_np_shape" not in data.get("attrs", {}):
+        _legacy_shape_hints(nodes)
     if version < MXNET_VERSION:
         legacy.upgrade_nodes(nodes, moved, version, param_strings)
     heads = [_entry(nodes, t) for t in data["heads"]]
     json_check.check_output_indices(nodes, heads, source)
     return heads
+
+
+def _legacy_shape_hints(nodes):
+    """A file written outside NumPy-shape mode meant 0 as an unknown dim in ``__shape__``
+    hints: written as -1, which means unknown in either mode (MXNet's loader does the same)."""
+    for node in nodes:
+        hint = node.extra.get("__shape__") if node.op is None else None
+        try:
+            dims = ast.literal_eval(hint) if hint else None
+        except (ValueError, SyntaxError):   # NOTE: left as written; inference names it
+            continue
+        dims = (dims,) if isinstance(dims, int) else dims
+        if isinstance(dims, tuple) and 0 in dims:
+            node.extra["__shape__"] = str(tuple(-1 if d == 0 else d for d in dims))
 
 
 def from_json(text, make_symbol, source="<symbol JSON>"):

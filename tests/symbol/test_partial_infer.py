@@ -1,5 +1,7 @@
 """Shape inference with partly unknown dims (MXNet's ``0`` / np-shape ``-1``), as MXNet's
 test_infer_shape.py asks: probing for ops whose rule needs known dims, bidirectional fills."""
+import json
+
 import pytest
 
 import mxlab as mx
@@ -84,3 +86,32 @@ def test_bool_and_inplace_operators_are_not_implemented_for_symbol():
         bool(x)
     with pytest.raises(NotImplementedError, match=r'operator "\+="'):
         x += 1
+
+
+def test_a_wholly_unknown_weight_gets_the_dims_the_rule_fixes():
+    """Data (1, 0, 0, 0) through a cast: the convolution's weight is (64, 0, 7, 7) (MXNet's
+    test_symbol::test_symbol_infer_shape)."""
+    data = mx.sym.Variable("data", shape=(1, 0, 0, 0))
+    weight = mx.sym.Variable("weight")
+    conv = mx.sym.Convolution(data=mx.sym.cast(data, dtype="float16"),
+                              weight=mx.sym.cast(weight, dtype="float16"), pad=(3, 3),
+                              num_filter=64, stride=(2, 2), no_bias=True, kernel=(7, 7))
+    args, _, _ = conv.infer_shape_partial()
+    assert dict(zip(conv.list_arguments(), args)) == {"data": (1, 0, 0, 0),
+                                                      "weight": (64, 0, 7, 7)}
+
+
+def test_shape_hints_keep_their_meaning_across_np_shape_modes():
+    """A file saved outside NumPy-shape mode means 0 = unknown; one saved inside says so
+    (``is_np_shape``), as MXNet's files since 1.6 (its test_symbol::test_load_save_symbol)."""
+    def net():
+        weight = mx.sym.var("weight", shape=(128, 0))
+        return mx.sym.FullyConnected(mx.sym.var("data"), weight, num_hidden=128)
+    legacy = net().tojson()
+    assert "is_np_shape" not in json.loads(legacy)["attrs"]
+    for np_shape in (False, True):
+        with mx.util.np_shape(np_shape):
+            args, outs, _ = mx.sym.fromjson(legacy).infer_shape(data=(10, 784))
+            assert (args[1], outs[0]) == ((128, 784), (10, 128))
+    with mx.util.np_shape(True):
+        assert json.loads(net().tojson())["attrs"]["is_np_shape"] == ["int", 1]
