@@ -122,6 +122,17 @@ def invoke_one(op, inputs, attrs, cls=None):
     return output
 
 
+def _writes_recorded(outputs, inputs):
+    """Whether writing ``outputs`` would be an in-place write on the tape: an output with a
+    history, or an output that is also an input of an op with recorded inputs (MXNet refuses
+    both, see :func:`~mxlab.autograd.tape.record_op`); checked before the kernel runs, so a
+    refused write changes nothing."""
+    if any(o._ag is not None for o in outputs):
+        return True
+    return any(o is x for o in outputs for x in inputs) and \
+        any(x._ag is not None for x in inputs)
+
+
 def _one_array(xp, result):
     """A kernel's result as one array (the first of a tuple; a NumPy scalar made 0-d)."""
     if type(result) is tuple or type(result) is list:
@@ -156,7 +167,7 @@ def _invoke_general(op, inputs, attrs, out, cls, device, state):
     recording = state.recording
     if out is not None:
         outputs = list(out)
-        if recording and any(o._ag is not None for o in outputs):
+        if recording and _writes_recorded(outputs, inputs):
             raise MXNetNotImplementedError(INPLACE_AUTOGRAD_MSG)
     else:
         count = op.num_outputs if type(op.num_outputs) is int else op.get_num_outputs(attrs)

@@ -193,7 +193,9 @@ def record_op(op, attrs, inputs, outputs):
     entries = [_live_entry(x) for x in inputs]
     if all(e is None for e in entries):
         return None
-    if any(_live_entry(o) is not None for o in outputs):
+    # NOTE: as MXNet's RecordOp, which first gives every input an entry: an output that is
+    #   also an input (x[i] = y, x += y with y recorded) is an in-place write on the tape
+    if any(_live_entry(o) is not None or any(o is x for x in inputs) for o in outputs):
         raise MXNetNotImplementedError(INPLACE_AUTOGRAD_MSG)
     entries = [e if e is not None else _constant_entry(x) for x, e in zip(inputs, entries)]
     node = TapeNode(op, f"node_{next(_node_count)}", attrs, entries, len(inputs), len(outputs))
