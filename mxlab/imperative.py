@@ -224,6 +224,42 @@ def _invoke_general(op, inputs, attrs, out, cls, device, state):
     return outputs
 
 
+def invoke_updates(calls):
+    """Run in-place updates ``[(op, inputs, parsed attrs)]``, each writing its first input (and
+    its ``mutate_inputs``), as one engine push: an optimizer step over many parameters costs one
+    dependency record, not one per parameter (MXNet's multi-tensor updates have the same aim).
+
+    Each update still runs its own kernel, with errors naming its op. Deferred compute, sparse
+    weights and one-call batches take :func:`invoke` per call, which handles them.
+    """
+    state = STATE
+    if len(calls) < 2 or state.deferred or any(c[1][0]._sparse for c in calls):
+        for op, inputs, attrs in calls:
+            invoke(op, inputs, attrs, out=[inputs[0]])
+        return
+    writes, reads, runs = {}, {}, []
+    for op, inputs, attrs in calls:
+        for x in inputs:
+            if x._data is None and x._dc is not None:
+                x._materialize()
+        device = _common_device(op, inputs) if len(inputs) > 1 else inputs[0]._device
+        if state.recording and _writes_recorded([inputs[0]], inputs):
+            raise MXNetNotImplementedError(INPLACE_AUTOGRAD_MSG)
+        for i in (0, *op.mutate_inputs):
+            writes[inputs[i]._var] = None
+        reads.update(dict.fromkeys(x._var for x in inputs))
+        runs.append((op, device.xp, inputs, attrs))
+    read_vars = [v for v in reads if v not in writes]
+
+    def kernel():
+        for op, xp, inputs, attrs in runs:
+            first = inputs[0]._data
+            run_kernel(op, xp, [x._data for x in inputs], attrs, [first])
+
+    name = calls[0][0].name if len({c[0] for c in calls}) == 1 else "fused updates"
+    _engine_mod.get_engine().push_checked(kernel, read_vars, list(writes), name)
+
+
 def _read_versions(inputs):
     """``(var id, version)`` of each distinct var read, in order (``x * x`` reads one var)."""
     return tuple(dict.fromkeys([(x._var.id, x._var.version) for x in inputs]))

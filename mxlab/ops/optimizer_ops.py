@@ -14,6 +14,8 @@ Example
 >>> mx.nd.sgd_update(w, g, lr=0.1, out=w).asnumpy().tolist()
 [0.949999988079071, 1.9500000476837158]
 """
+import math
+
 from .attrs import Attr
 from .infer import same_dtype, same_shape
 from .registry import Op, register
@@ -34,6 +36,11 @@ def _scaled_grad(xp, grad, attrs):
 
 def _decayed_step(xp, weight, grad, attrs):
     """``lr * (g + wd * w)`` in one temporary."""
+    rescale = attrs["rescale_grad"]
+    if not attrs["wd"] and attrs["clip_gradient"] < 0 and math.frexp(rescale)[0] == 0.5:
+        # NOTE: a power-of-two rescale (1 / batch size) scales exactly, so one multiply by
+        #   ``rescale * lr`` rounds once, to the same value as MXNet's ``lr * (rescale * g)``.
+        return xp.multiply(grad, rescale * attrs["lr"])
     step = _scaled_grad(xp, grad, attrs)
     if attrs["wd"]:
         step += weight * attrs["wd"]

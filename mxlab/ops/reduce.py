@@ -149,6 +149,12 @@ def _helper_axes(name, attrs, ndim):
     return reduced_axes(name, attrs["axis"], ndim, attrs["exclude"], attrs["empty_all"])
 
 
+@functools.lru_cache(maxsize=1024)
+def _kept_shape(shape, axes):
+    """:func:`reduced_shape` in keepdims form, cached (a planned backward runs it every step)."""
+    return reduced_shape(shape, axes, True, False)
+
+
 def _divisor(shape, axes, attrs):
     count = 1
     for a in axes:
@@ -161,7 +167,7 @@ def _broadcast_reduced_into(xp, inputs, attrs, outs):
     way, the same division per element as dividing the broadcast copy)."""
     data, like = inputs
     axes = _helper_axes("_broadcast_reduced", attrs, like.ndim)
-    kept = data.reshape(reduced_shape(like.shape, axes, True, False))
+    kept = data.reshape(_kept_shape(like.shape, axes))
     if attrs["mean"]:
         xp.divide(kept, _divisor(like.shape, axes, attrs), out=outs[0])
     else:

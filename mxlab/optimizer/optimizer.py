@@ -23,7 +23,7 @@ import numpy
 
 from .. import autograd
 from ..base import MXNetTypeError, MXNetUserWarning, MXNetValueError
-from ..imperative import invoke
+from ..imperative import invoke_updates
 from ..ops.registry import F as _F, get_op
 from .sparse_update import has_sparse, update_sparse
 
@@ -57,11 +57,11 @@ _PARSED = {}   # (op name, attribute items) -> (op, parsed attrs): one parse per
 _PARSED_MAX = 256
 
 
-def _fused_update(op_name, inputs, attrs):
-    """Run a fused update op writing its first input (the weight) in place.
+def _parsed_op(op_name, attrs):
+    """``(op, parsed attrs)``, kept per distinct value set.
 
-    NOTE: the parsed attributes are kept per distinct value set (a trainer repeats one set every
-    step; a scheduler's changing rates just refill the bounded cache).
+    NOTE: a trainer repeats one set every step; a scheduler's changing rates just refill the
+    bounded cache.
     """
     key = (op_name, *attrs.items())
     try:
@@ -75,7 +75,17 @@ def _fused_update(op_name, inputs, attrs):
         found = (op, op.parse_attrs(attrs))
         if key is not None:
             _PARSED[key] = found
-    invoke(found[0], inputs, found[1], out=[inputs[0]])
+    return found
+
+
+def _fused_updates(calls):
+    """Run fused update ops ``[(op name, inputs, attrs)]``, each writing its first input (the
+    weight) in place, as one engine push (see :func:`mxlab.imperative.invoke_updates`)."""
+    runs = []
+    for name, inputs, attrs in calls:
+        op, parsed = _parsed_op(name, attrs)
+        runs.append((op, inputs, parsed))
+    invoke_updates(runs)
 
 
 def _assign(target, value):
@@ -326,6 +336,7 @@ class SGD(Optimizer):
         _assign(weight, weight + state)
 
     _FUSED = ("sgd_update", "sgd_mom_update", "mp_sgd_update", "mp_sgd_mom_update")
+    batches_updates = True   # NOTE: fused_step pushes all its parameters' kernels at once
 
     def fused_step(self, indices, weights, grads, states):
         """MXNet's kernels: ``aggregate_num`` > 1 updates the parameters in ``multi_*sgd*``
@@ -353,20 +364,27 @@ class SGD(Optimizer):
             getattr(nd, name)(*groups, out=list(weights), num_weights=len(weights), lrs=lrs,
                               wds=wds, **kwargs)
             return
+        calls = []
         for weight, grad, state, lr, wd in zip(weights, grads, states, lrs, wds):
             mixed = self.multi_precision and weight.dtype == numpy.float16
             mom = (state[1] if mixed else state) if self.momentum > 0 else None
             inputs = [weight, grad] + ([mom] if mom is not None else []) \
                 + ([state[0]] if mixed else [])
-            self._fused_call(2 * mixed + (mom is not None), inputs, dict(kwargs, lr=lr, wd=wd))
+            call = self._fused_call(2 * mixed + (mom is not None), inputs,
+                                    dict(kwargs, lr=lr, wd=wd))
+            if call is not None:
+                calls.append(call)
+        _fused_updates(calls)
 
     def _fused_call(self, which, inputs, attrs):
-        if which < 2:   # NOTE: the registered ops, writing the weight in place
+        """The registered update op to run, as ``(name, inputs, attrs)`` (all of a step's run as
+        one engine push); the composite float16 updates run here and give None."""
+        if which < 2:
             attrs.setdefault("clip_gradient", -1.0)
-            _fused_update(self._FUSED[which], inputs, attrs)
-            return
+            return self._FUSED[which], inputs, attrs
         from .. import ndarray as nd
         getattr(nd, self._FUSED[which])(*inputs, out=inputs[0], **attrs)
+        return None
 
     def update_multi_precision(self, indices, weights, grads, states):
         """The fused kernels take the ``(float32 weight, state)`` pairs themselves."""
@@ -392,9 +410,9 @@ class NAG(SGD):
         from .. import ndarray as nd
 
         if which == 0:
-            super()._fused_call(which, inputs, attrs)
-            return
+            return super()._fused_call(which, inputs, attrs)
         getattr(nd, self._FUSED[which])(*inputs, out=inputs[0], **attrs)
+        return None
 
     def _rule(self, index, weight, grad, state, lr, wd):
         grad = self._grad(grad)

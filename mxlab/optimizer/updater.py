@@ -16,6 +16,8 @@ import pickle
 
 import numpy
 
+from .optimizer import Optimizer
+
 __all__ = ["Updater", "get_updater"]
 
 
@@ -45,6 +47,10 @@ class Updater:
                 self.states[i] = _on_device(self.states[i], w.device)
             self.states_synced[i] = True
         if not self.aggregate_updates:
+            if _takes_all_at_once(self.optimizer):
+                self.optimizer.update_multi_precision(indices, weights, grads,
+                                                      [self.states[i] for i in indices])
+                return
             for i, w, g in zip(indices, weights, grads):
                 self.optimizer.update_multi_precision([i], [w], [g], [self.states[i]])
             return
@@ -109,3 +115,12 @@ def _on_device(state, device):
     if isinstance(state, tuple):
         return tuple(_on_device(s, device) for s in state)
     return state.as_in_context(device)
+
+
+def _takes_all_at_once(optimizer):
+    """Whether one call with every parameter does what one call per parameter does: an
+    optimizer whose fused step batches its per-parameter kernels into one engine push
+    (``batches_updates``), with mxlab's own list-taking ``update`` (a user's 1.x-style override
+    expects one parameter per call)."""
+    return getattr(optimizer, "batches_updates", False) and \
+        type(optimizer).update is Optimizer.update
