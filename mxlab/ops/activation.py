@@ -16,6 +16,7 @@ import math
 import numpy
 
 from ..base import MXNetNotImplementedError, MXNetTypeError, MXNetValueError
+from .activation_backward import OUTPUT_DERIVATIVES
 from .attrs import Attr
 from .elemwise import as_array, float_result, unary
 from .infer import same_shape
@@ -122,8 +123,20 @@ def _activation_compute(xp, inputs, attrs):
 
 
 def _activation_grad(node, g):
-    deriv = ACTIVATIONS[node.attrs["act_type"]][1]
-    return [F.broadcast_mul(g[0], deriv(node.inputs[0], node.outputs[0]))]
+    act = node.attrs["act_type"]
+    if act in OUTPUT_DERIVATIVES:   # NOTE: one backward node, as MXNet's _backward_Activation
+        return [F._backward_Activation(g[0], node.outputs[0], act_type=act)]
+    return [F.broadcast_mul(g[0], ACTIVATIONS[act][1](node.inputs[0], node.outputs[0]))]
+
+
+def _activation_into(xp, inputs, attrs, outs):
+    """Planned execution: relu and tanh of a float array straight into the buffer."""
+    x, out = inputs[0], outs[0]
+    act = attrs["act_type"]
+    if act in ("relu", "tanh") and x.dtype == out.dtype and x.dtype.kind == "f":
+        (xp.maximum(x, 0, out=out) if act == "relu" else xp.tanh(x, out=out))
+        return
+    xp.copyto(out, _activation_compute(xp, inputs, attrs), casting="unsafe")
 
 
 def _activation_template(attrs):
@@ -133,6 +146,7 @@ def _activation_template(attrs):
 
 
 register(Op(name="Activation", aliases=("_npx_activation",), compute=_activation_compute,
+            compute_into=_activation_into,
             attrs=(Attr("act_type", "str", choices=tuple(ACTIVATIONS)),), infer_shape=same_shape,
             infer_type=_float_type, gradient=_activation_grad, inplace=((0, 0),),
             elementwise=True, numexpr=_activation_template, npx_name="activation",
@@ -364,6 +378,11 @@ def _softmax_grad_rule(log, axes_of):
     """
     def grad(node, g):
         y, axes = node.outputs[0], axes_of(node)
+        if set(axes) == {"axis"}:   # NOTE: one backward node, as MXNet's _backward_(log_)softmax
+            backward = F._backward_log_softmax if log else F._backward_softmax
+            return [backward(g[0], y, axis=axes["axis"],
+                             temperature=node.attrs.get("temperature"))] \
+                + [None] * (len(node.inputs) - 1)
         if log:
             total = F.sum(g[0], keepdims=True, **axes)
             result = F.broadcast_sub(g[0], F.broadcast_mul(F.exp(y), total))
