@@ -27,9 +27,7 @@ __all__ = ["NOT_BUILT", "cond", "foreach", "while_loop", "rand_zipfian", "zipfia
 # NOTE: contrib names MXNet code reaches for that mxlab does not build (see docs/compat.md).
 NOT_BUILT = ("BilinearResize2D", "AdaptiveAvgPooling2D", "ROIAlign", "PSROIPooling",
              "MultiProposal", "Proposal", "MultiBoxPrior", "MultiBoxTarget", "MultiBoxDetection",
-             "interleaved_matmul_selfatt_qk",
-             "interleaved_matmul_selfatt_valatt", "interleaved_matmul_encdec_qk",
-             "interleaved_matmul_encdec_valatt", "intgemm_fully_connected", "quantize",
+             "intgemm_fully_connected", "quantize",
              "dequantize", "hawkesll", "dgl_csr_neighbor_uniform_sample",
              "dgl_csr_neighbor_non_uniform_sample", "bipartite_matching", "box_encode",
              "box_decode", "count_sketch", "fft", "ifft", "group_adagrad_update")

@@ -62,7 +62,6 @@ from .utils import *  # noqa: E402,F401,F403
 from . import random  # noqa: E402,F401
 from .random import scalar_poisson, tensor_poisson  # noqa: E402,F401  (MXNet's npx names)
 from . import image  # noqa: E402,F401
-from .attention import *  # noqa: E402,F401,F403  (MXNet 2.0 npx.interleaved_matmul_*)
 
 _deconvolution_op = globals()["deconvolution"]
 

@@ -87,11 +87,15 @@ def as_array(xp, result):
 
 
 def _pair_type(rule):
-    """``infer_type`` from a rule on two dtypes (unknown inputs give an unknown output)."""
+    """``infer_type`` from a rule on two dtypes; an unknown input takes the other's dtype (MXNet's
+    ``ElemwiseType``: ``a + b`` with ``a`` float16 makes a dtype-less ``b`` float16 too)."""
     def infer_type(attrs, dtypes):
         a, b = dtypes
-        if a is None or b is None:
+        if a is None and b is None:
             return [None]
+        if a is None or b is None:
+            known = numpy.dtype(a or b)
+            return [known.name, known.name], [numpy.dtype(rule(known, known)).name]
         return [numpy.dtype(rule(numpy.dtype(a), numpy.dtype(b))).name]
     return infer_type
 
