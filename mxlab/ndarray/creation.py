@@ -37,9 +37,23 @@ def _check_stype(op_name, stype):
                           "'default', 'row_sparse' and 'csr'")
 
 
-def _creator(op_name, cls, params):
+def _check_legacy_shape(op_name, shape):
+    """Outside NumPy shape mode, ``()`` and a 0 dim mean "unknown" (MXNet 1.x), so ``nd.zeros`` and
+    ``nd.ones`` refuse them as MXNet's shape inference does."""
+    dims = (shape,) if isinstance(shape, (int, numpy.integer)) else shape
+    if dims is None or (len(dims) and all(d != 0 for d in dims)):
+        return
+    from ..util import is_np_shape
+    if not is_np_shape():
+        raise MXNetValueError(
+            f"Operator {op_name} inferring shapes failed: shape {tuple(dims)} has an unknown "
+            "dimension (outside NumPy shape mode () and 0 mean unknown); create zero-size or "
+            "scalar arrays under mx.np_shape() or npx.set_np()")
+
+
+def _creator(op_name, cls, params, legacy_shape_check=False):
     """A frontend taking MXNet's/NumPy's positional order ``params`` (which names ``ctx``/``device``
-    too)."""
+    too); ``legacy_shape_check``: :func:`_check_legacy_shape` (``mx.nd.zeros``/``ones``)."""
 
     def frontend(*args, out=None, **kwargs):
         if len(args) > len(params):
@@ -53,6 +67,8 @@ def _creator(op_name, cls, params):
         stype = kwargs.pop("stype", None)
         _check_stype(op_name, stype)
         attrs = {_RENAMES.get(k, k): v for k, v in kwargs.items()}
+        if legacy_shape_check:
+            _check_legacy_shape(op_name, attrs.get("shape"))
         if (
             attrs.get("value") is not None
             and attrs.get("dtype") is None
@@ -160,7 +176,8 @@ def _copy_frontend(a, out=None):
 for _flavour, _table in _CREATORS.items():
     for _public, (_op_name, _params) in _table.items():
         register_frontend(_flavour, name=_public)(
-            _creator(_op_name, ndarray if _flavour == "np" else NDArray, _params)
+            _creator(_op_name, ndarray if _flavour == "np" else NDArray, _params,
+                     legacy_shape_check=_flavour == "nd" and _public in ("zeros", "ones"))
         )
 register_frontend("np", name="linspace")(_linspace_np)
 register_frontend("np", name="astype")(_astype_np)

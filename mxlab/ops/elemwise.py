@@ -87,16 +87,15 @@ def as_array(xp, result):
 
 
 def _pair_type(rule):
-    """``infer_type`` from a rule on two dtypes; an unknown input takes the other's dtype (MXNet's
-    ``ElemwiseType``: ``a + b`` with ``a`` float16 makes a dtype-less ``b`` float16 too)."""
+    """``infer_type`` from a rule on two dtypes; an unknown input takes the other's (MXNet's
+    ``ElemwiseType``)."""
     def infer_type(attrs, dtypes):
-        a, b = dtypes
-        if a is None and b is None:
-            return [None]
+        a, b = (None if d is None else numpy.dtype(d) for d in dtypes)
         if a is None or b is None:
-            known = numpy.dtype(a or b)
-            return [known.name, known.name], [numpy.dtype(rule(known, known)).name]
-        return [numpy.dtype(rule(numpy.dtype(a), numpy.dtype(b))).name]
+            known = a if b is None else b
+            return [None] if known is None else \
+                ([known.name] * 2, [numpy.dtype(rule(known, known)).name])
+        return [numpy.dtype(rule(a, b)).name]
     return infer_type
 
 
@@ -255,8 +254,7 @@ def binary(name, ufunc, grad=None, aliases=(), numexpr=None, np_name=None, nd_na
                        infer_shape=_broadcast_infer, infer_type=_pair_type(rule), gradient=grad,
                        inplace=((0, 0), (1, 0)), elementwise=True, numexpr=numexpr,
                        ufunc=None if cast_rule else _ufunc_name(ufunc), np_name=np_name,
-                       nd_names=nd_names,
-                       doc=doc))
+                       nd_names=nd_names, doc=doc))
 
 
 def _scalar_for(dtype, attrs):

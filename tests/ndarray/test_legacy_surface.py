@@ -184,3 +184,14 @@ def test_asscalar_is_a_numpy_scalar_as_in_mxnet():
     value = mx.nd.array([2.5]).asscalar()
     assert isinstance(value, numpy.float32) and value.shape == () and float(value) == 2.5
     assert mx.nd.norm(mx.nd.array([3.0, 4.0])).asscalar().shape == ()
+
+
+@pytest.mark.parametrize("shape", [(), (0, 3), 0])
+def test_legacy_zeros_and_ones_refuse_unknown_shapes_outside_np_shape_mode(shape):
+    """MXNet 1.x reads () and 0 as unknown there: its shape inference refuses them."""
+    for make in (mx.nd.zeros, mx.nd.ones):
+        with pytest.raises(mx.base.MXNetValueError, match="unknown dimension"):
+            make(shape)
+    with mx.np_shape():
+        assert mx.nd.zeros(shape).shape == ((shape,) if isinstance(shape, int) else shape)
+    assert mx.np.zeros(shape).size == 0 or shape == ()

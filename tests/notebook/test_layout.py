@@ -115,7 +115,7 @@ def test_resnet18_memory_view_survives_graphviz():
     model.set_depth(0)
     model.set_view("memory")
     svg = model.svg()
-    assert svg.startswith("<svg") and svg.count('class="node"') >= 270
+    assert svg.startswith("<svg") and svg.count('class="node"') >= 250   # the whole training graph
     note = model.layout_note()
     assert note is None or ("crashed" in note or "failed" in note)
 
