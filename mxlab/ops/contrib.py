@@ -142,7 +142,7 @@ def _nms_one(xp, rows, attrs):
     order = xp.argsort(-scores, kind="stable")
     order = order[scores[order] > attrs["valid_thresh"]]
     cls_at, background = attrs["id_index"], attrs["background_id"]
-    if cls_at >= 0 and background >= 0:
+    if cls_at >= 0:   # NOTE: MXNet drops the background rows whenever ids exist (default -1)
         order = order[rows[order, cls_at] != background]
     if attrs["topk"] > 0:
         order = order[:attrs["topk"]]
@@ -150,7 +150,7 @@ def _nms_one(xp, rows, attrs):
     overlaps = _iou(xp, boxes, boxes)
     same_class = xp.ones_like(overlaps, dtype=bool)
     if cls_at >= 0 and not attrs["force_suppress"]:
-        ids = rows[order, cls_at]
+        ids = rows[order, cls_at].astype("int64")   # MXNet compares the ids as ints
         same_class = ids[:, None] == ids[None, :]
     suppress = (overlaps > attrs["overlap_thresh"]) & same_class
     keep = xp.ones(order.shape[0], dtype=bool)
