@@ -111,6 +111,9 @@ def _check_prior(attrs):
 
 def _multibox_prior_checked(xp, inputs, attrs):
     _check_prior(attrs)
+    if inputs[0].ndim < 4:
+        _shape_error("MultiBoxPrior", f"data must be 4-D (batch, channel, y, x), got "
+                     f"{inputs[0].shape}")
     return _multibox_prior(xp, inputs, attrs)
 
 
@@ -336,6 +339,10 @@ def _multibox_detection(xp, inputs, attrs):
     if len(attrs["variances"]) != 4:
         raise MXNetValueError("MultiBoxDetection: variances takes 4 values")
     anchors = anchors.reshape(-1, 4).astype(cls_prob.dtype)
+    if cls_prob.ndim != 3 or anchors.shape[0] != cls_prob.shape[2] or \
+            loc_pred.shape != (cls_prob.shape[0], 4 * cls_prob.shape[2]):
+        _shape_error("MultiBoxDetection", f"cls_prob {cls_prob.shape}, loc_pred {loc_pred.shape} "
+                     f"and {anchors.shape[0]} anchors disagree")
     loc_pred = loc_pred.astype(cls_prob.dtype)
     return xp.stack([_detect_one(xp, cls_prob[b], loc_pred[b], anchors, attrs)
                      for b in range(cls_prob.shape[0])])
