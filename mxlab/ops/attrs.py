@@ -159,8 +159,8 @@ class Attr:
     """One typed attribute of an op.
 
     ``kind`` is one of int, float, bool, shape, axis, dtype, str, floats (a tuple of floats), any,
-    scalar (int or float kept as given). ``optional`` allows ``None``; ``choices`` restricts values; ``check`` is an extra
-    predicate with a message.
+    scalar (int or float kept as given). ``optional`` allows ``None``; ``choices`` restricts
+    values; ``check`` is an extra predicate with a message.
     """
     name: str
     kind: str

@@ -1,5 +1,6 @@
 """MXNet's SSD ops: ``_contrib_MultiBoxPrior`` (anchors), ``_contrib_MultiBoxTarget`` (training
-targets) and ``_contrib_MultiBoxDetection`` (decode + NMS), after ``src/operator/contrib/multibox_*``.
+targets) and ``_contrib_MultiBoxDetection`` (decode + NMS), after MXNet's
+``src/operator/contrib/multibox_*``.
 
 The arithmetic follows MXNet's CPU kernels: anchors and targets in float32 as the C++ ``float``
 locals, decoding in the input dtype, the same stable sorts and tie rules (first maximum wins), and
