@@ -1,6 +1,6 @@
 """``mx.nd.contrib`` / ``mx.npx`` ops that MXNet 2.0 code and its tests call: ``quadratic``,
 ``div_sqrt_dim``, ``arange_like``, ``index_array``, ``index_copy``, ``gradientmultiplier``,
-``box_iou`` and ``box_nms``.
+``box_iou``, ``box_nms`` and ``dynamic_reshape``.
 
 Example
 -------
@@ -14,6 +14,7 @@ from ..base import MXNetValueError
 from .attrs import Attr
 from .infer import same_shape
 from .registry import F, Op, register
+from .shape import mx_reshape_shape
 
 __all__ = []
 
@@ -212,3 +213,19 @@ _contrib("box_nms", npx_name="box_nms", compute=_box_nms, num_outputs=2,
 register(Op(name="_backward_contrib_box_nms", compute=_box_nms_backward, num_inputs=2,
             input_names=("grad", "source"), infer_shape=lambda a, s: [s[0]], hidden=True,
             nd_names=(), doc="box_nms's gradient: output rows back to their source rows."))
+
+
+# -- dynamic_reshape -------------------------------------------------------------------------------
+def _dynamic_reshape(xp, inputs, attrs):
+    data, shape = inputs
+    codes = tuple(int(v) for v in shape.reshape(-1).tolist())
+    return data.reshape(mx_reshape_shape(data.shape, codes, op_name="dynamic_reshape"))
+
+
+_contrib("dynamic_reshape", compute=_dynamic_reshape, num_inputs=2,
+         input_names=("data", "shape"), dynamic_shape=True, infer_type=lambda a, d: [d[0]],
+         infer_shape=lambda a, s: [None],   # the target is a value: known when the op runs
+         save_outputs=False,
+         gradient=lambda node, g: [F.reshape_like(g[0], node.inputs[0]), None],
+         doc="``Reshape`` whose target shape (with MXNet's codes 0, -1, -2, -3, -4) is the value "
+             "of the ``shape`` input.")

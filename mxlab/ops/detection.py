@@ -37,24 +37,42 @@ def zero_grads(node, g):
     return [None] * node.op.get_num_inputs(node.attrs)
 
 
-def greedy_nms(xp, count, suppresses, limit=None):
+def _host(array):
+    """A NumPy copy of a (small) NumPy or CuPy array."""
+    return numpy.asarray(array.get() if hasattr(array, "get") else array)
+
+
+def greedy_nms(xp, count, suppresses, limit=None, block=256):
     """Greedy NMS over ``count`` candidates already in priority order.
 
-    ``suppresses(i)`` gives the boolean mask over candidates ``i + 1 ..`` that candidate ``i``
-    suppresses. Visits only survivors (one device sync each); stops after ``limit`` kept.
-    Returns the kept indices (a host list) and the alive mask."""
-    alive = xp.ones(count, dtype=bool)
+    ``suppresses(rows, cols)`` (two ``xp`` index arrays) gives the boolean (len(rows), len(cols))
+    matrix of whether candidate ``rows[k]`` would suppress candidate ``cols[j]``. Candidates are
+    walked in blocks: a block's own pairs are resolved on the host (one block-sized matrix), then
+    the block's survivors suppress the later candidates still alive in one vectorised step. Stops
+    after ``limit`` kept. Returns the kept indices (a host list) and the alive mask (``xp``)."""
+    alive = numpy.ones(count, dtype=bool)
     kept = []
-    i = 0
-    while 0 <= i < count:
-        kept.append(i)
-        if (limit is not None and len(kept) >= limit) or i + 1 >= count:
-            break
-        rest = alive[i + 1:]
-        rest &= ~suppresses(i)
-        nxt = int(xp.argmax(xp.concatenate([rest, xp.ones(1, dtype=bool)])))
-        i = i + 1 + nxt if nxt < rest.shape[0] else -1
-    return kept, alive
+    for start in range(0, count, block):
+        stop = min(start + block, count)
+        local = alive[start:stop]
+        if not local.any():
+            continue
+        index = xp.arange(start, stop)
+        pairs = _host(suppresses(index, index))
+        survivors = []
+        for i in range(stop - start):
+            if not local[i]:
+                continue
+            survivors.append(start + i)
+            kept.append(start + i)
+            if limit is not None and len(kept) >= limit:
+                return kept, xp.asarray(alive)
+            local[i + 1:] &= ~pairs[i, i + 1:]
+        rest = numpy.nonzero(alive[stop:])[0] + stop
+        if rest.size and survivors:
+            hit = suppresses(xp.asarray(numpy.array(survivors, dtype="int64")), xp.asarray(rest))
+            alive[rest] &= ~_host(hit.any(axis=0))
+    return kept, xp.asarray(alive)
 
 
 def _shape_error(op, message):
@@ -233,7 +251,7 @@ def _multibox_target(xp, inputs, attrs):
         pos = xp.nonzero(positive)[0]
         matched = gts[match[pos]]
         cls_target[b, pos] = matched[:, 0] + 1
-        cls_target[b, negative] = 0
+        cls_target[b][negative] = 0
         loc_mask[b, pos] = 1
         loc_target[b, pos] = _loc_targets(xp, anchors[pos], matched[:, 1:5],
                                           attrs["variances"]).astype(dtype)
@@ -287,14 +305,16 @@ def _decode(xp, anchors, loc, clip, variances):
     return xp.clip(boxes, 0, 1) if clip else boxes
 
 
-def _overlap_row(xp, box, others):
-    """MXNet's CalculateOverlap of one box with many (0 where the union is not positive)."""
+def _overlaps(xp, boxes, others):
+    """MXNet's CalculateOverlap of every box (k, 4) with every other (m, 4): (k, m), 0 where the
+    union is not positive."""
+    a, b = boxes[:, None, :], others[None, :, :]
     zero = xp.zeros((), dtype=others.dtype)
-    w = xp.maximum(zero, xp.minimum(box[2], others[:, 2]) - xp.maximum(box[0], others[:, 0]))
-    h = xp.maximum(zero, xp.minimum(box[3], others[:, 3]) - xp.maximum(box[1], others[:, 1]))
+    w = xp.maximum(zero, xp.minimum(a[..., 2], b[..., 2]) - xp.maximum(a[..., 0], b[..., 0]))
+    h = xp.maximum(zero, xp.minimum(a[..., 3], b[..., 3]) - xp.maximum(a[..., 1], b[..., 1]))
     inter = w * h
-    union = (box[2] - box[0]) * (box[3] - box[1]) \
-        + (others[:, 2] - others[:, 0]) * (others[:, 3] - others[:, 1]) - inter
+    union = (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1]) \
+        + (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1]) - inter
     return xp.where(union <= 0, zero, inter / xp.where(union <= 0, 1, union))
 
 
@@ -325,11 +345,19 @@ def _detect_one(xp, prob, loc, anchors, attrs):
     ranked = rows[order[:keep]]
     thresh, force = dtype.type(_F32(nms)), attrs["force_suppress"]
 
-    def suppresses(i):
-        hit = _overlap_row(xp, ranked[i, 2:], ranked[i + 1:, 2:]) >= thresh
-        return hit if force else hit & (ranked[i + 1:, 0] == ranked[i, 0])
+    if force:
+        groups = [xp.arange(keep)]
+    else:   # NOTE: only boxes of one class suppress each other: NMS each class on its own
+        ids = ranked[:, 0]
+        groups = [xp.nonzero(ids == c)[0] for c in numpy.unique(_host(ids)).tolist()]
+    alive = xp.zeros(keep, dtype=bool)
+    for group in groups:
+        boxes = ranked[group, 2:]
 
-    _, alive = greedy_nms(xp, keep, suppresses)
+        def suppresses(rows, cols):
+            return _overlaps(xp, boxes[rows], boxes[cols]) >= thresh
+
+        alive[group] = greedy_nms(xp, group.shape[0], suppresses)[1]
     ranked[:, 0] = xp.where(alive, ranked[:, 0], -1)
     out[:keep] = ranked
     return out

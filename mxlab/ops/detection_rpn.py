@@ -83,14 +83,14 @@ def _nms_rows(xp, dets, threshold, limit):
     area = (dets[:, 2] - dets[:, 0] + one) * (dets[:, 3] - dets[:, 1] + one)
     thresh = _F32(threshold)
 
-    def suppresses(i):
-        rest = dets[i + 1:]
-        w = xp.maximum(_F32(0), xp.minimum(dets[i, 2], rest[:, 2])
-                       - xp.maximum(dets[i, 0], rest[:, 0]) + one)
-        h = xp.maximum(_F32(0), xp.minimum(dets[i, 3], rest[:, 3])
-                       - xp.maximum(dets[i, 1], rest[:, 1]) + one)
+    def suppresses(rows, cols):
+        box, rest = dets[rows][:, None, :], dets[cols][None]
+        w = xp.maximum(_F32(0), xp.minimum(box[..., 2], rest[..., 2])
+                       - xp.maximum(box[..., 0], rest[..., 0]) + one)
+        h = xp.maximum(_F32(0), xp.minimum(box[..., 3], rest[..., 3])
+                       - xp.maximum(box[..., 1], rest[..., 1]) + one)
         inter = w * h
-        return inter / (area[i] + area[i + 1:] - inter) > thresh
+        return inter / (area[rows][:, None] + area[cols][None] - inter) > thresh
 
     kept, _ = greedy_nms(xp, dets.shape[0], suppresses, limit=limit)
     return kept
