@@ -126,6 +126,7 @@ SPECIAL = {
     "RNN": {"attrs": {"state_size": 2, "num_layers": 1, "mode": "lstm"},
             "shapes": [(3, 2, 2), (48,), (1, 2, 2), (1, 2, 2)]},
     "_contrib_box_iou": {"shapes": [(2, 4), (3, 4)], "grad": False},
+    "_contrib_dynamic_reshape": {"shapes": [(2, 3), (2,)], "ints": {1: 4}, "fixed": {1: [3, -1]}},
     "_contrib_MultiBoxPrior": {"shapes": [(1, 2, 2, 3)], "attrs": {"sizes": (0.5, 0.2)},
                                "grad": False},
     "_contrib_MultiBoxTarget": {
