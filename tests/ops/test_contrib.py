@@ -127,3 +127,9 @@ def test_dynamic_reshape_reads_its_target_shape_from_an_array():
     net = mx.sym.contrib.dynamic_reshape(mx.sym.var("data"), mx.sym.var("shape"))
     out = net._bind(mx.cpu(), {"data": x, "shape": mx.nd.array([-3, -1])}).forward()[0]
     assert out.shape == (6, 4)
+    # bound with a gradient: the head gradient's shape is known only at backward
+    grad = mx.nd.zeros((2, 3, 4))
+    exe = net._bind(mx.cpu(), {"data": x, "shape": mx.nd.array([4, -1])}, {"data": grad})
+    assert exe.forward(is_train=True)[0].shape == (4, 6)
+    exe.backward(mx.nd.array(numpy.arange(24.0).reshape(4, 6)))
+    numpy.testing.assert_array_equal(grad.asnumpy(), numpy.arange(24.0).reshape(2, 3, 4))
