@@ -127,15 +127,15 @@ SPECIAL = {
             "shapes": [(3, 2, 2), (48,), (1, 2, 2), (1, 2, 2)]},
     "_contrib_box_iou": {"shapes": [(2, 4), (3, 4)], "grad": False},
     "_contrib_dynamic_reshape": {"shapes": [(2, 3), (2,)], "ints": {1: 4}, "fixed": {1: [3, -1]}},
-    "_contrib_MultiBoxPrior": {"shapes": [(1, 2, 2, 3)], "attrs": {"sizes": (0.5, 0.2)},
-                               "grad": False},
+    "_contrib_MultiBoxPrior": {"dtype": "float32", "shapes": [(1, 2, 2, 3)],
+                               "attrs": {"sizes": (0.5, 0.2)}, "grad": False},
     "_contrib_MultiBoxTarget": {
-        "shapes": [(1, 3, 4), (2, 2, 5), (2, 2, 3)], "grad": False,
+        "dtype": "float32", "shapes": [(1, 3, 4), (2, 2, 5), (2, 2, 3)], "grad": False,
         "fixed": {0: [[[0.1, 0.1, 0.4, 0.5], [0.3, 0.2, 0.9, 0.8], [0.5, 0.5, 0.7, 0.9]]],
                   1: [[[0, 0.1, 0.1, 0.5, 0.5], [1, 0.4, 0.3, 0.9, 0.9]],
                       [[1, 0.2, 0.2, 0.6, 0.8], [-1, -1, -1, -1, -1]]]}},
     "_contrib_MultiBoxDetection": {
-        "shapes": [(2, 3, 3), (2, 12), (1, 3, 4)], "grad": False,
+        "dtype": "float32", "shapes": [(2, 3, 3), (2, 12), (1, 3, 4)], "grad": False,
         "fixed": {2: [[[0.1, 0.1, 0.4, 0.5], [0.3, 0.2, 0.9, 0.8], [0.5, 0.5, 0.7, 0.9]]]}},
     "_contrib_box_encode": {
         "shapes": [(1, 3), (1, 3), (1, 3, 4), (1, 2, 4), (4,), (4,)], "grad": False,
@@ -146,11 +146,11 @@ SPECIAL = {
     "_contrib_bipartite_matching": {"shapes": [(2, 3, 4)], "attrs": {"threshold": 0.3},
                                     "grad": False},
     "_contrib_Proposal": {
-        "shapes": [(1, 2, 3, 3), (1, 4, 3, 3), (1, 3)], "grad": False, "fixed": {2: [[12, 12, 1]]},
+        "dtype": "float32", "shapes": [(1, 2, 3, 3), (1, 4, 3, 3), (1, 3)], "grad": False, "fixed": {2: [[12, 12, 1]]},
         "attrs": {"scales": (2,), "ratios": (1,), "feature_stride": 4, "rpn_min_size": 1,
                   "rpn_pre_nms_top_n": 6, "rpn_post_nms_top_n": 4}},
     "_contrib_MultiProposal": {
-        "shapes": [(2, 2, 3, 3), (2, 4, 3, 3), (2, 3)], "grad": False,
+        "dtype": "float32", "shapes": [(2, 2, 3, 3), (2, 4, 3, 3), (2, 3)], "grad": False,
         "fixed": {2: [[12, 12, 1], [8, 12, 1]]},
         "attrs": {"scales": (2,), "ratios": (1,), "feature_stride": 4, "rpn_min_size": 1,
                   "rpn_pre_nms_top_n": 6, "rpn_post_nms_top_n": 4, "output_score": True}},

@@ -16,11 +16,11 @@ array([[[0.125, 0.25 , 0.375, 0.75 ],
 """
 import numpy
 
-from ..base import MXNetValueError
+from ..base import MXNetTypeError, MXNetValueError
 from .attrs import Attr
 from .registry import Op, register
 
-__all__ = ["greedy_nms", "register_contrib"]
+__all__ = ["float32_only", "greedy_nms", "register_contrib"]
 
 _F32 = numpy.float32
 
@@ -29,6 +29,23 @@ def register_contrib(name, npx_name=None, **kwargs):
     """Register ``_contrib_<name>`` (also ``_npx_<npx_name>`` when given)."""
     register(Op(name=f"_contrib_{name}", aliases=(f"_npx_{npx_name}",) if npx_name else (),
                 npx_name=npx_name, **kwargs))
+
+
+def float32_only(name, count):
+    """MXNet's legacy-operator type rule (``OperatorProperty::InferType``): every input and
+    output float32, anything else refused; also checked by the kernels (``check_float32``)."""
+    def rule(attrs, dtypes):
+        for dtype in dtypes:
+            if dtype not in (None, "float32"):
+                raise MXNetTypeError(f"{name}: unsupported data type {dtype} (float32 only)")
+        return ["float32"] * len(dtypes), ["float32"] * count
+    return rule
+
+
+def check_float32(name, inputs):
+    for x in inputs:
+        if x.dtype != _F32:
+            raise MXNetTypeError(f"{name}: unsupported data type {x.dtype} (float32 only)")
 
 
 def zero_grads(node, g):
@@ -130,6 +147,7 @@ def _check_prior(attrs):
 
 def _multibox_prior_checked(xp, inputs, attrs):
     _check_prior(attrs)
+    check_float32("MultiBoxPrior", inputs)
     if inputs[0].ndim < 4:
         _shape_error("MultiBoxPrior", f"data must be 4-D (batch, channel, y, x), got "
                      f"{inputs[0].shape}")
@@ -138,7 +156,8 @@ def _multibox_prior_checked(xp, inputs, attrs):
 
 register_contrib(
     "MultiBoxPrior", npx_name="multibox_prior", compute=_multibox_prior_checked,
-    infer_shape=_prior_shape, gradient=zero_grads, save_inputs=False, save_outputs=False,
+    infer_shape=_prior_shape, infer_type=float32_only("MultiBoxPrior", 1), gradient=zero_grads,
+    save_inputs=False, save_outputs=False,
     attrs=(Attr("sizes", "floats", (1.0,), check=(len, "must not be empty")),
            Attr("ratios", "floats", (1.0,), check=(len, "must not be empty")),
            Attr("clip", "bool", False), Attr("steps", "floats", (-1.0, -1.0)),
@@ -228,6 +247,7 @@ def _loc_targets(xp, anchors, gts, variances):
 
 def _multibox_target(xp, inputs, attrs):
     anchors, labels, cls_preds = inputs
+    check_float32("MultiBoxTarget", inputs)
     if len(attrs["variances"]) != 4:
         raise MXNetValueError("MultiBoxTarget: variances takes 4 values")
     anchors = anchors.reshape(-1, 4)
@@ -281,7 +301,7 @@ register_contrib(
     "MultiBoxTarget", npx_name="multibox_target", compute=_multibox_target, num_inputs=3,
     num_outputs=3, input_names=("anchor", "label", "cls_pred"),
     output_names=("loc_target", "loc_mask", "cls_target"), infer_shape=_target_shape,
-    infer_type=lambda a, d: [d[0]] * 3, gradient=zero_grads, save_inputs=False,
+    infer_type=float32_only("MultiBoxTarget", 3), gradient=zero_grads, save_inputs=False,
     save_outputs=False,
     attrs=(Attr("overlap_threshold", "float", 0.5), Attr("ignore_label", "float", -1.0),
            Attr("negative_mining_ratio", "float", -1.0),
@@ -365,6 +385,7 @@ def _detect_one(xp, prob, loc, anchors, attrs):
 
 def _multibox_detection(xp, inputs, attrs):
     cls_prob, loc_pred, anchors = inputs
+    check_float32("MultiBoxDetection", inputs)
     if len(attrs["variances"]) != 4:
         raise MXNetValueError("MultiBoxDetection: variances takes 4 values")
     anchors = anchors.reshape(-1, 4).astype(cls_prob.dtype)
@@ -396,8 +417,8 @@ def _detection_shape(attrs, in_shapes):
 register_contrib(
     "MultiBoxDetection", npx_name="multibox_detection", compute=_multibox_detection,
     num_inputs=3, input_names=("cls_prob", "loc_pred", "anchor"), infer_shape=_detection_shape,
-    infer_type=lambda a, d: [d[0]], gradient=zero_grads, save_inputs=False, save_outputs=False,
-    attrs=(Attr("clip", "bool", True), Attr("threshold", "float", 0.01),
+    infer_type=float32_only("MultiBoxDetection", 1), gradient=zero_grads, save_inputs=False,
+    save_outputs=False, attrs=(Attr("clip", "bool", True), Attr("threshold", "float", 0.01),
            Attr("background_id", "int", 0), Attr("nms_threshold", "float", 0.5),
            Attr("force_suppress", "bool", False),
            Attr("variances", "floats", (0.1, 0.1, 0.2, 0.2)), Attr("nms_topk", "int", -1)),

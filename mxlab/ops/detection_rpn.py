@@ -19,7 +19,7 @@ import numpy
 
 from ..base import MXNetValueError
 from .attrs import Attr
-from .detection import greedy_nms, register_contrib, zero_grads
+from .detection import check_float32, float32_only, greedy_nms, register_contrib, zero_grads
 from .nn.misc import _scatter_add
 from .registry import F, Op, register
 
@@ -134,6 +134,7 @@ def _propose_one(xp, anchors, scores, deltas, info, attrs):
 
 def _proposals(xp, inputs, attrs, single):
     cls_prob, bbox_pred, im_info = inputs
+    check_float32("Proposal", inputs)
     batch, channels, height, width = cls_prob.shape
     if single and batch != 1:
         raise MXNetValueError("Proposal: one image per call (batch 1); use MultiProposal for "
@@ -182,7 +183,7 @@ for _name, _single in (("Proposal", True), ("MultiProposal", False)):
         num_inputs=3, num_outputs=2, input_names=("cls_prob", "bbox_pred", "im_info"),
         output_names=("output", "score"),
         num_visible_outputs=lambda a: 2 if a["output_score"] else 1,
-        infer_shape=_proposal_shape(_single), infer_type=lambda a, d: ["float32", "float32"],
+        infer_shape=_proposal_shape(_single), infer_type=float32_only(_name, 2),
         gradient=zero_grads, save_inputs=False, save_outputs=False, attrs=_PROPOSAL_ATTRS,
         doc="Region proposals from RPN scores and box deltas: rows [batch index, x1, y1, x2, y2] "
             "(and their scores with ``output_score``).")

@@ -357,3 +357,54 @@ outputs.update(r=r.asnumpy(), s=s.asnumpy(), r1=r1.asnumpy(), s1=s1.asnumpy(), r
 """
     mine, theirs = run_both(code, inputs)
     assert_same_results(mine, theirs, rtol=1e-4, atol=1e-4)
+
+
+def test_blocked_greedy_nms_equals_the_plain_loop():
+    from mxlab.ops.detection import greedy_nms
+    rng = numpy.random.default_rng(6)
+    lo = rng.uniform(0, 1, (700, 2))
+    boxes = numpy.concatenate([lo, lo + rng.uniform(0.02, 0.3, (700, 2))], axis=1)
+    a, b = boxes[:, None], boxes[None]
+    inter = (numpy.clip(numpy.minimum(a[..., 2], b[..., 2]) - numpy.maximum(a[..., 0], b[..., 0]),
+                        0, None)
+             * numpy.clip(numpy.minimum(a[..., 3], b[..., 3]) - numpy.maximum(a[..., 1], b[..., 1]),
+                          0, None))
+    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    suppress = inter / (area[:, None] + area[None] - inter) > 0.2
+    alive, want = numpy.ones(700, bool), []
+    for i in range(700):
+        if alive[i]:
+            want.append(i)
+            alive[i + 1:] &= ~suppress[i, i + 1:]
+    for block in (7, 256, 1000):
+        kept, mask = greedy_nms(numpy, 700, lambda r, c: suppress[r][:, c], block=block)
+        assert kept == want and numpy.flatnonzero(mask).tolist() == want
+    assert greedy_nms(numpy, 700, lambda r, c: suppress[r][:, c], limit=5, block=3)[0] == want[:5]
+
+
+@requires_oracle
+@pytest.mark.oracle
+def test_box_nms_in_both_precisions_matches_mxnet():
+    rng = numpy.random.default_rng(13)
+    data = numpy.zeros((2, 9, 6), "float32")
+    data[..., 0] = rng.integers(-1, 3, (2, 9))
+    data[..., 1] = rng.uniform(0, 1, (2, 9)).round(2)
+    lo = rng.uniform(0, 0.6, (2, 9, 2))
+    data[..., 2:4], data[..., 4:6] = lo, lo + rng.uniform(0.05, 0.5, (2, 9, 2))
+    inputs = {**_ssd_inputs(rng, batch=1, classes=3, height=3, width=3), "boxes": data}
+    code = """
+d = mx.nd.array(inputs['boxes'])
+for i, kw in enumerate([dict(id_index=0), dict(id_index=0, background_id=1, topk=4),
+                        dict(id_index=0, force_suppress=True, valid_thresh=0.3,
+                             out_format='center'), dict(overlap_thresh=0.2)]):
+    outputs[f'nms{i}'] = mx.nd.contrib.box_nms(d, **kw).asnumpy()
+    outputs[f'half{i}'] = mx.nd.contrib.box_nms(d.astype('float16'), **kw).asnumpy()
+a = mx.nd.contrib.MultiBoxPrior(mx.nd.array(inputs['data']), sizes=[0.4, 0.2], ratios=[1, 2])
+try:   # the legacy detection ops take float32 only
+    mx.nd.contrib.MultiBoxDetection(mx.nd.array(inputs['prob'], dtype='float64'),
+                                    mx.nd.array(inputs['loc']), a).wait_to_read()
+except mx.base.MXNetError as e:
+    outputs['refused'] = np.array('data type' in str(e))
+"""
+    mine, theirs = run_both(code, inputs)
+    assert_same_results(mine, theirs, rtol=2e-3, atol=2e-3)
