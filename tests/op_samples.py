@@ -146,7 +146,8 @@ SPECIAL = {
     "_contrib_bipartite_matching": {"shapes": [(2, 3, 4)], "attrs": {"threshold": 0.3},
                                     "grad": False},
     "_contrib_Proposal": {
-        "dtype": "float32", "shapes": [(1, 2, 3, 3), (1, 4, 3, 3), (1, 3)], "grad": False, "fixed": {2: [[12, 12, 1]]},
+        "dtype": "float32", "shapes": [(1, 2, 3, 3), (1, 4, 3, 3), (1, 3)], "grad": False,
+        "fixed": {2: [[12, 12, 1]]},
         "attrs": {"scales": (2,), "ratios": (1,), "feature_stride": 4, "rpn_min_size": 1,
                   "rpn_pre_nms_top_n": 6, "rpn_post_nms_top_n": 4}},
     "_contrib_MultiProposal": {
