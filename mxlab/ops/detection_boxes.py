@@ -145,7 +145,10 @@ def _match_one(xp, scores, attrs, row_marker, col_marker):
 def _bipartite_matching(xp, inputs, attrs):
     data = inputs[0]
     num_rows, num_cols = data.shape[-2], data.shape[-1]
-    scores = data.reshape(-1, num_rows, num_cols)
+    batch = 1
+    for dim in data.shape[:-2]:
+        batch *= dim
+    scores = data.reshape(batch, num_rows, num_cols)
     row_marker = xp.full((scores.shape[0], num_rows), -1, dtype=data.dtype)
     col_marker = xp.full((scores.shape[0], num_cols), -1, dtype=data.dtype)
     if data.size:

@@ -124,6 +124,8 @@ def test_bipartite_matching_orders_thresholds_and_topk():
     assert rows.asnumpy().tolist() == [[0, 1, -1]] * 2   # MXNet keeps topk + 1 matches
     rows, _ = nd.contrib.bipartite_matching(batch, threshold=3.5)
     assert rows.asnumpy().tolist() == [[0, 1, 2]] * 2
+    rows, cols = nd.contrib.bipartite_matching(nd.zeros((0, 2)), threshold=0.1)
+    assert rows.shape == (0,) and cols.asnumpy().tolist() == [-1, -1]
 
 
 def _rpn_inputs(rng, batch=2, height=5, width=6, anchors=12):
