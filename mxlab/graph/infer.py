@@ -411,6 +411,10 @@ def _unknown_inputs(idx, values, is_known, to_user):
             if not is_known(values[idx.node_row_ptr[nid]])]
 
 
+def _unknown_input_ids(idx, values):
+    return [nid for nid in idx.input_nodes if not shape_is_known(values[idx.node_row_ptr[nid]])]
+
+
 def _user_shape(shape):
     return shape_to_user(shape, False)
 
@@ -435,6 +439,11 @@ def infer_shape(graph, shapes=None, strict=False):
     found = infer_shapes(graph.outputs, _known_by_name(idx, shapes))
     values = [found.get(key) for key in _entry_keys(idx)]
     missing = _unknown_inputs(idx, values, shape_is_known, _user_shape)
+    # NOTE: the head gradient of an output whose shape depends on values (dynamic_reshape) is
+    #   known only when backward is handed it: not an error.
+    heads = {id(node) for node in graph.attrs.get("head_grad_nodes", ())}
+    missing = [m for m, nid in zip(missing, _unknown_input_ids(idx, values))
+               if id(idx[nid].node) not in heads]
     if strict and missing:
         raise MXNetValueError(unknown_shapes_message(missing))
     values = [v if shape_is_known(v) else None for v in values]

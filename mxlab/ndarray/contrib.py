@@ -25,12 +25,11 @@ __all__ = ["NOT_BUILT", "cond", "foreach", "while_loop", "rand_zipfian", "zipfia
            "isinf", "isfinite", "isnan"]
 
 # NOTE: contrib names MXNet code reaches for that mxlab does not build (see docs/compat.md).
-NOT_BUILT = ("BilinearResize2D", "AdaptiveAvgPooling2D", "ROIAlign", "PSROIPooling",
-             "MultiProposal", "Proposal", "MultiBoxPrior", "MultiBoxTarget", "MultiBoxDetection",
-             "intgemm_fully_connected", "quantize",
+NOT_BUILT = ("BilinearResize2D", "AdaptiveAvgPooling2D", "ROIAlign", "intgemm_fully_connected",
+             "quantize",
              "dequantize", "hawkesll", "dgl_csr_neighbor_uniform_sample",
-             "dgl_csr_neighbor_non_uniform_sample", "bipartite_matching", "box_encode",
-             "box_decode", "count_sketch", "fft", "ifft", "group_adagrad_update")
+             "dgl_csr_neighbor_non_uniform_sample",
+             "count_sketch", "fft", "ifft", "group_adagrad_update")
 
 
 populate_prefixed(globals(), "_contrib_", make_array_frontend(NDArray))

@@ -35,6 +35,7 @@ from . import linalg_legacy  # noqa: F401
 from . import np_extra, np_fallback  # noqa: F401
 from . import rnn  # noqa: F401
 from . import contrib  # noqa: F401
+from . import detection, detection_boxes, detection_rpn  # noqa: F401
 from . import ctc  # noqa: F401
 from . import pad  # noqa: F401
 from . import control_flow  # noqa: F401

@@ -119,6 +119,19 @@ def _parse_str(value):
     raise TypeError
 
 
+def _parse_floats(value):
+    """A tuple of floats (MXNet's ``Tuple<float>``): ``(1, 2.5)``, ``[0.5]``, ``"(0.5, 1)"``, 2."""
+    if isinstance(value, str):
+        value = _literal(value.strip())
+    if isinstance(value, (int, float, numpy.integer, numpy.floating)) and \
+            not isinstance(value, (bool, numpy.bool_)):
+        return (float(value),)
+    value = _as_sequence(value)
+    if value is not None:
+        return tuple(_parse_float(v) for v in value)
+    raise TypeError
+
+
 def _parse_any(value):
     return _literal(value) if isinstance(value, str) else value
 
@@ -138,16 +151,16 @@ def _parse_float_or_int(value):
 
 _PARSERS = {"int": _parse_int, "float": _parse_float, "bool": _parse_bool,
             "shape": _parse_shape, "axis": _parse_axis, "dtype": parse_dtype, "str": _parse_str,
-            "any": _parse_any, "scalar": _parse_float_or_int}
+            "floats": _parse_floats, "any": _parse_any, "scalar": _parse_float_or_int}
 
 
 @dataclasses.dataclass(frozen=True)
 class Attr:
     """One typed attribute of an op.
 
-    ``kind`` is one of int, float, bool, shape, axis, dtype, str, any, scalar (int or float kept as
-    given). ``optional`` allows ``None``; ``choices`` restricts values; ``check`` is an extra
-    predicate with a message.
+    ``kind`` is one of int, float, bool, shape, axis, dtype, str, floats (a tuple of floats), any,
+    scalar (int or float kept as given). ``optional`` allows ``None``; ``choices`` restricts
+    values; ``check`` is an extra predicate with a message.
     """
     name: str
     kind: str

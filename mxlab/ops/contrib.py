@@ -1,6 +1,6 @@
 """``mx.nd.contrib`` / ``mx.npx`` ops that MXNet 2.0 code and its tests call: ``quadratic``,
 ``div_sqrt_dim``, ``arange_like``, ``index_array``, ``index_copy``, ``gradientmultiplier``,
-``box_iou`` and ``box_nms``.
+``box_iou``, ``box_nms`` and ``dynamic_reshape``.
 
 Example
 -------
@@ -14,6 +14,7 @@ from ..base import MXNetValueError
 from .attrs import Attr
 from .infer import same_shape
 from .registry import F, Op, register
+from .shape import mx_reshape_shape
 
 __all__ = []
 
@@ -142,7 +143,7 @@ def _nms_one(xp, rows, attrs):
     order = xp.argsort(-scores, kind="stable")
     order = order[scores[order] > attrs["valid_thresh"]]
     cls_at, background = attrs["id_index"], attrs["background_id"]
-    if cls_at >= 0 and background >= 0:
+    if cls_at >= 0:   # NOTE: MXNet drops the background rows whenever ids exist (default -1)
         order = order[rows[order, cls_at] != background]
     if attrs["topk"] > 0:
         order = order[:attrs["topk"]]
@@ -150,7 +151,7 @@ def _nms_one(xp, rows, attrs):
     overlaps = _iou(xp, boxes, boxes)
     same_class = xp.ones_like(overlaps, dtype=bool)
     if cls_at >= 0 and not attrs["force_suppress"]:
-        ids = rows[order, cls_at]
+        ids = rows[order, cls_at].astype("int64")   # MXNet compares the ids as ints
         same_class = ids[:, None] == ids[None, :]
     suppress = (overlaps > attrs["overlap_thresh"]) & same_class
     keep = xp.ones(order.shape[0], dtype=bool)
@@ -212,3 +213,19 @@ _contrib("box_nms", npx_name="box_nms", compute=_box_nms, num_outputs=2,
 register(Op(name="_backward_contrib_box_nms", compute=_box_nms_backward, num_inputs=2,
             input_names=("grad", "source"), infer_shape=lambda a, s: [s[0]], hidden=True,
             nd_names=(), doc="box_nms's gradient: output rows back to their source rows."))
+
+
+# -- dynamic_reshape -------------------------------------------------------------------------------
+def _dynamic_reshape(xp, inputs, attrs):
+    data, shape = inputs
+    codes = tuple(int(v) for v in shape.reshape(-1).tolist())
+    return data.reshape(mx_reshape_shape(data.shape, codes, op_name="dynamic_reshape"))
+
+
+_contrib("dynamic_reshape", compute=_dynamic_reshape, num_inputs=2,
+         input_names=("data", "shape"), dynamic_shape=True, infer_type=lambda a, d: [d[0]],
+         infer_shape=lambda a, s: [None],   # the target is a value: known when the op runs
+         save_outputs=False,
+         gradient=lambda node, g: [F.reshape_like(g[0], node.inputs[0]), None],
+         doc="``Reshape`` whose target shape (with MXNet's codes 0, -1, -2, -3, -4) is the value "
+             "of the ``shape`` input.")

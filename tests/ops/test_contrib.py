@@ -113,3 +113,23 @@ def test_mx_contrib_nd_and_sym_are_the_contrib_op_namespaces():
     assert mx.contrib.sym is mx.sym.contrib and mx.contrib.symbol is mx.sym.contrib
     out = mx.contrib.nd.quadratic(mx.nd.array([1.0, 2.0]), a=1.0, b=1.0, c=1.0)
     assert out.asnumpy().tolist() == [3.0, 7.0]
+
+
+def test_dynamic_reshape_reads_its_target_shape_from_an_array():
+    x = mx.nd.array(numpy.arange(24.0).reshape(2, 3, 4))
+    shape = mx.nd.array([-4, 1, 2, -2])
+    assert mx.nd.contrib.dynamic_reshape(x, shape).shape == (1, 2, 3, 4)
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.contrib.dynamic_reshape(x, mx.nd.array([0, -1]))
+    y.backward(mx.nd.array(numpy.arange(24.0).reshape(2, 12)))
+    numpy.testing.assert_array_equal(x.grad.asnumpy(), numpy.arange(24.0).reshape(2, 3, 4))
+    net = mx.sym.contrib.dynamic_reshape(mx.sym.var("data"), mx.sym.var("shape"))
+    out = net._bind(mx.cpu(), {"data": x, "shape": mx.nd.array([-3, -1])}).forward()[0]
+    assert out.shape == (6, 4)
+    # bound with a gradient: the head gradient's shape is known only at backward
+    grad = mx.nd.zeros((2, 3, 4))
+    exe = net._bind(mx.cpu(), {"data": x, "shape": mx.nd.array([4, -1])}, {"data": grad})
+    assert exe.forward(is_train=True)[0].shape == (4, 6)
+    exe.backward(mx.nd.array(numpy.arange(24.0).reshape(4, 6)))
+    numpy.testing.assert_array_equal(grad.asnumpy(), numpy.arange(24.0).reshape(2, 3, 4))

@@ -119,9 +119,6 @@ NOT_BUILT = {
         "`elemwise_*`, `add_n`, `retain`, `square_sum`, unary ops and lazy optimizer updates "
         "have sparse kernels, every other op densifies as MXNet's storage fallback does); "
         "graphs hold dense buffers",
-    "`PSROIPooling`, `MultiProposal`/`Proposal`, "
-    "`MultiBox*`, `box_encode`/`box_decode`, `bipartite_matching`":
-        "detection-specific kernels; not built yet",
     "`contrib.BilinearResize2D`, `AdaptiveAvgPooling2D`, `ROIAlign`, `ROIPooling`":
         "not built yet (listed in `mx.nd.contrib.NOT_BUILT`)",
     "`contrib.quantize`/`dequantize`, `intgemm_fully_connected`, `SyncBatchNorm(ndev>1)`, `fft`, "
