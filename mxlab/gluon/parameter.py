@@ -22,7 +22,7 @@ from .. import autograd
 from .. import deferred_compute as dc
 from ..base import MXNetRuntimeError, MXNetValueError
 from ..device import Device, cpu, current_device
-from ..util import is_np_array, is_np_shape
+from ..util import is_np_array, is_np_shape, np_shape
 
 __all__ = ["Parameter", "Constant", "ParameterDict", "DeferredInitializationError"]
 
@@ -195,7 +195,8 @@ class Parameter:
     def _fresh_data(self, init, default_init):
         from .. import initializer
 
-        data = _array_module().zeros(self.shape, dtype=self.dtype, device=cpu())
+        with np_shape(True):   # NOTE: the shape is complete here: () is a scalar, not unknown
+            data = _array_module().zeros(self.shape, dtype=self.dtype, device=cpu())
         default_init = initializer.create(default_init)
         if isinstance(self.init, initializer.RNNFused):
             # NOTE: as MXNet 2.0: the fused RNN's groups without an initializer take this one.
@@ -222,8 +223,9 @@ class Parameter:
         #   legacy nd mode; mx.np arrays are dense
         stype = {} if self._grad_stype == "default" or module.__name__.endswith("numpy") else \
             {"stype": self._grad_stype}
-        self._grad = {d: module.zeros(a.shape, dtype=a.dtype, device=d, **stype)
-                      for d, a in self._data.items()}
+        with np_shape(True):
+            self._grad = {d: module.zeros(a.shape, dtype=a.dtype, device=d, **stype)
+                          for d, a in self._data.items()}
         for device, arr in self._data.items():
             autograd.mark_variables([arr], [self._grad[device]], self._grad_req)
 

@@ -60,8 +60,22 @@ def _fill(value_of):
     return lambda xp, inputs, a: xp.full(a["shape"], value_of(a), dtype=_dtype(a))
 
 
-def _shape_only(a, s):
-    return [tuple(a["shape"])]
+def _fill_into(value_of):
+    """Planned execution: fill the buffer, whose shape the graph inferred (a ``-1`` in the
+    ``shape`` attribute is filled from the consumers, MXNet's ``sym.ones(shape=(-1, -1))``)."""
+    def fill(xp, inputs, a, outs):
+        outs[0][...] = value_of(a)
+    return fill
+
+
+def _shape_only(a, s, out_shapes=None):
+    """The ``shape`` attribute; its negative dims are unknown, taken from the output shape the
+    graph already knows (backward inference)."""
+    shape = tuple(None if d < 0 else d for d in a["shape"])
+    known = out_shapes[0] if out_shapes and out_shapes[0] is not None else None
+    if None in shape and known is not None and len(known) == len(shape):
+        shape = tuple(k if d is None else d for d, k in zip(shape, known))
+    return [shape]
 
 
 _source_op(
@@ -69,6 +83,7 @@ _source_op(
     _fill(lambda a: 0),
     (_SHAPE, _DTYPE),
     _shape_only,
+    compute_into=_fill_into(lambda a: 0),
     aliases=("_zeros",),
     np_name="zeros",
     nd_names=("_npi_zeros",),
@@ -79,6 +94,7 @@ _source_op(
     _fill(lambda a: 1),
     (_SHAPE, _DTYPE),
     _shape_only,
+    compute_into=_fill_into(lambda a: 1),
     aliases=("_npi_ones",),
     np_name="ones",
     nd_names=("ones", "_ones"),
@@ -89,6 +105,7 @@ _source_op(
     _fill(lambda a: a["value"]),
     (_SHAPE, Attr("value", "scalar"), _DTYPE),
     _shape_only,
+    compute_into=_fill_into(lambda a: a["value"]),
     aliases=("_npi_full",),
     doc="An array filled with ``value``.",
 )
@@ -97,6 +114,7 @@ _source_op(
     _fill(lambda a: 0),
     (_SHAPE, _DTYPE),
     _shape_only,
+    compute_into=_fill_into(lambda a: 0),
     aliases=("_npi_empty",),
     np_name="empty",
     nd_names=("empty", "_empty"),

@@ -62,12 +62,15 @@ def any_unknown(in_shapes):
     return not all(known(s) for s in in_shapes)
 
 
-def shape_op(name, compute, infer, grad, attrs=(), keeps_size=False, **kwargs):
+def shape_op(name, compute, infer, grad, attrs=(), keeps_size=False, invert=None, **kwargs):
     """Register a one-input shape op whose rule ``infer(attrs, shape)`` maps a known input shape to
     the output. ``keeps_size`` (reshapes): an input with one unknown dim and a known output get
-    that dim from the output's size, as MXNet's backward shape inference does."""
+    that dim from the output's size, as MXNet's backward shape inference does; ``invert(attrs,
+    out_shape)`` (permutations) gives the input shape of a known output."""
 
     def infer_shape(attrs_, in_shapes, out_shapes=None):
+        if any_unknown(in_shapes) and invert is not None and out_shapes and known(out_shapes[0]):
+            return [tuple(invert(attrs_, tuple(out_shapes[0])))], [tuple(out_shapes[0])]
         if any_unknown(in_shapes):
             filled = _fill_from_size(in_shapes[0], out_shapes) if keeps_size else None
             if filled is None or tuple(infer(attrs_, filled)) != tuple(out_shapes[0]):
@@ -396,6 +399,8 @@ shape_op(
     ),
     lambda a, s: tuple(s[i] for i in _perm("transpose", a["axes"], len(s))),
     _transpose_grad,
+    invert=lambda a, out: tuple(out[i] for i in numpy.argsort(
+        _perm("transpose", a["axes"], len(out)))),
     attrs=(Attr("axes", "shape", None, optional=True),),
     aliases=("_npi_transpose",),
     np_name="transpose",

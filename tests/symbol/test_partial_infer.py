@@ -115,3 +115,23 @@ def test_shape_hints_keep_their_meaning_across_np_shape_modes():
             assert (args[1], outs[0]) == ((128, 784), (10, 128))
     with mx.util.np_shape(True):
         assert json.loads(net().tojson())["attrs"]["is_np_shape"] == ["int", 1]
+
+
+def test_an_unknown_dim_a_slice_clamps_stays_unknown():
+    """``slice(end=5)`` of an unknown dim could be shorter than 5 (MXNet keeps it unknown)."""
+    data = mx.sym.var("data", shape=(0, 20))
+    out = mx.sym.slice(data, begin=(None, 3), end=(5, 10))
+    assert out.infer_shape_partial()[1] == [(0, 7)]
+    conv = mx.sym.Convolution(mx.sym.var("x", shape=(0, 3, 0, 0)), kernel=(3, 3), num_filter=8)
+    assert conv.infer_shape_partial()[1] == [(0, 8, 0, 0)]   # a rejected small probe is ignored
+
+
+def test_creation_dims_of_minus_one_come_from_the_consumers_through_transpose():
+    ones = mx.sym.ones(shape=(2, 3))
+    for shape in ((-1, -1), (3, -1)):
+        filled = mx.sym.transpose(mx.sym.ones(shape=shape))
+        exe = (ones + filled)._bind(mx.cpu(), args={})
+        out = exe.forward()[0]
+        assert out.shape == (2, 3) and (out.asnumpy() == 2).all()
+    permuted = mx.sym.transpose(mx.sym.var("a"), axes=(2, 0, 1)) + mx.sym.zeros((4, 2, 3))
+    assert permuted.infer_shape_partial()[0] == [(2, 3, 4)]
