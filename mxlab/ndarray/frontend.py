@@ -11,6 +11,7 @@ import numpy
 
 from ..base import MXNetNotImplementedError, MXNetTypeError
 from ..imperative import invoke, invoke_one
+from .legacy_checks import LEGACY_CHECKS, checked
 from .ndarray import NDArray
 
 __all__ = ["bind_arguments", "make_array_frontend"]
@@ -174,5 +175,7 @@ def make_array_frontend(cls):
         frontend.__name__ = public
         frontend.__qualname__ = public
         frontend.__doc__ = op.doc or f"Apply the registered op ``{op.name}``."
+        if cls._flavour == "nd" and op.name in LEGACY_CHECKS:
+            return checked(op, frontend)
         return frontend
     return make

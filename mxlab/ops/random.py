@@ -238,6 +238,7 @@ def register_param_sampler(name, draw_fn, input_names, doc):
     return register(
         Op(
             name=name,
+            aliases=(name[1:],),   # NOTE: MXNet's public spelling (mx.nd.sample_normal)
             compute=_sample_compute(draw_fn),
             num_inputs=len(input_names),
             input_names=tuple(input_names),

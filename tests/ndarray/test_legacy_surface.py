@@ -195,3 +195,24 @@ def test_legacy_zeros_and_ones_refuse_unknown_shapes_outside_np_shape_mode(shape
     with mx.np_shape():
         assert mx.nd.zeros(shape).shape == ((shape,) if isinstance(shape, int) else shape)
     assert mx.np.zeros(shape).size == 0 or shape == ()
+
+
+@pytest.mark.parametrize("call", [
+    lambda: mx.nd.tile(mx.nd.ones((2, 2)), reps=(1, 0)),
+    lambda: mx.nd.tile(mx.nd.ones((2, 2)), (0, 1)),
+    lambda: mx.nd.depth_to_space(mx.nd.array(numpy.ones((1, 4, 0, 3))), 2),
+    lambda: mx.nd.space_to_depth(mx.nd.array(numpy.ones((1, 1, 0, 4))), 2),
+    lambda: mx.nd.diag(mx.nd.ones((3, 4)), k=5),
+    lambda: mx.nd.diag(mx.nd.ones((3, 4)), k=-4),
+])
+def test_legacy_frontends_refuse_what_mxnet_1x_shape_inference_refuses(call):
+    with pytest.raises(MXNetValueError):
+        call()
+    with mx.np_shape():   # NOTE: 0 is a zero-size dim there, and an empty diagonal is fine
+        assert call().size == 0
+
+
+def test_numpy_flavour_keeps_zero_sizes_and_empty_diagonals():
+    assert mx.np.tile(mx.np.ones((2, 2)), (1, 0)).shape == (2, 0)
+    assert mx.np.diag(mx.np.ones((3, 4)), k=5).shape == (0,)
+    assert mx.nd.diag(mx.nd.ones((3, 4)), k=4).shape == (0,)   # MXNet 1.9.1's boundary
