@@ -46,7 +46,7 @@ def _np_where(condition, x=None, y=None):
     dtype = None if hasattr(like, "dtype") and like is not condition else "float32"
     x = x if hasattr(x, "shape") else call_op("_npi_full_like", [like], fill_value=x, dtype=dtype)
     y = y if hasattr(y, "shape") else call_op("_npi_full_like", [like], fill_value=y, dtype=dtype)
-    return call_op("where", [condition, x, y])
+    return call_op("_npi_where", [condition, x, y])
 
 
 def _np_take(a, indices, axis=None, mode="clip", out=None):

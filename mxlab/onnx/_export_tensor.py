@@ -148,9 +148,13 @@ def clip(ctx, node):
     ctx.emit("Clip", [ctx.inp(node)] + bounds, ctx.out(node))
 
 
-@exports("where")
+@exports("where", "_npi_where")
 def where(ctx, node):
     condition = ctx.emit("Cast", [ctx.inp(node, 0)], to=9)  # NOTE: 9 = BOOL
+    rank = len(ctx.out_shape(node))
+    if node.op.name == "where" and len(ctx.in_shape(node, 0)) == 1 and rank > 1:
+        # NOTE: MXNet 1.x's 1-D condition selects rows: (n,) -> (n, 1, ...) for ONNX broadcasting
+        condition = ctx.emit("Reshape", [condition, ctx.int64s([-1] + [1] * (rank - 1))])
     ctx.emit("Where", [condition, ctx.inp(node, 1), ctx.inp(node, 2)], ctx.out(node))
 
 

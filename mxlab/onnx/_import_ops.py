@@ -361,7 +361,7 @@ def tile(ctx, node):
 
 @imports("Where")
 def where(ctx, node):
-    return S.where(*_inputs(ctx, node))
+    return S._npi_where(*_inputs(ctx, node))   # NOTE: ONNX broadcasts all three (NumPy's rule)
 
 
 @imports("Expand")

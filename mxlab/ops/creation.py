@@ -14,6 +14,7 @@ Example
 
 import math
 
+import numpy
 
 from ..base import MXNetValueError
 from .attrs import Attr
@@ -132,10 +133,17 @@ def _arange_length(a):
 
 
 def _arange_compute(xp, inputs, a):
-    _, start = _arange_length(a)
-    stop = a["start"] if a["stop"] is None else a["stop"]
-    values = xp.arange(start, stop, a["step"] or 1.0, dtype="float64").astype(_dtype(a))
-    return xp.repeat(values, a.get("repeat", 1)) if a.get("repeat", 1) > 1 else values
+    """MXNet's kernel: ``DType(start) + i * DType(step)`` in the output dtype (an integer arange
+    of 0.5 step 1.5 is 0, 1, 2; float32 rounds as float32 arithmetic does)."""
+    count, start = _arange_length(a)
+    repeat = a.get("repeat", 1)
+    dtype = numpy.dtype(_dtype(a))
+    step = a["step"] or 1.0
+    if dtype.kind in "iub":   # NOTE: int64 arithmetic, then the cast wraps as C's does
+        values = (xp.arange(count // repeat, dtype="int64") * int(step) + int(start)).astype(dtype)
+    else:
+        values = xp.arange(count // repeat, dtype=dtype) * dtype.type(step) + dtype.type(start)
+    return xp.repeat(values, repeat) if repeat > 1 else values
 
 
 _RANGE = (

@@ -423,49 +423,78 @@ register(
 
 
 # -- where / clip ----------------------------------------------------------------------------------
-def _where_cond(xp, cond, shape):
-    """MXNet's legacy ``where`` also takes a 1-D condition selecting whole rows."""
-    if cond.ndim == 1 and len(shape) > 1 and cond.shape[0] == shape[0]:
-        return cond.reshape((-1,) + (1,) * (len(shape) - 1))
+def _legacy_cond(cond, shape):
+    """MXNet 1.x's ``where``: a condition of the output's shape, or a 1-D one selecting whole
+    rows (``(3,)`` with ``(3, 3)`` picks rows, where NumPy's broadcasting would pick columns)."""
+    cond = tuple(cond)
+    if len(cond) == 1 and len(shape) > 1:
+        if cond[0] != shape[0]:
+            raise MXNetValueError(f"where: a 1-D condition selects rows: its size {cond[0]} must "
+                                  f"be the first dimension of {tuple(shape)}")
+        return (cond[0],) + (1,) * (len(shape) - 1)
+    if cond != tuple(shape):
+        raise MXNetValueError(f"where: condition shape {cond} must equal the shape of x and y "
+                              f"{tuple(shape)} (or be 1-D over its rows)")
     return cond
 
 
 def _where(xp, inputs, a):
     cond, x, y = inputs
     shape = broadcast_shapes("where", x.shape, y.shape)
-    return xp.where(_where_cond(xp, cond, shape).astype(bool), x, y)
+    return xp.where(cond.reshape(_legacy_cond(cond.shape, shape)).astype(bool), x, y)
 
 
 def _where_infer(a, in_shapes):
     if any_unknown(in_shapes):
         return [None]
     shape = broadcast_shapes("where", tuple(in_shapes[1]), tuple(in_shapes[2]))
-    cond = tuple(in_shapes[0])
-    if len(cond) == 1 and len(shape) > 1 and cond[0] == shape[0]:
-        return [shape]
-    return [broadcast_shapes("where", cond, shape)]
+    _legacy_cond(in_shapes[0], shape)
+    return [shape]
 
 
-def _where_grad(node, g):
-    cond, x, y = node.inputs
-    zeros = F.zeros_like(g[0])
-    return [
-        None,
-        F._reduce_sum_like(F.where(cond, g[0], zeros), x),
-        F._reduce_sum_like(F.where(cond, zeros, g[0]), y),
-    ]
+def _np_where(xp, inputs, a):
+    cond, x, y = inputs
+    return xp.where(cond.astype(bool), x, y)
+
+
+def _np_where_infer(a, in_shapes):
+    if any_unknown(in_shapes):
+        return [None]
+    return [broadcast_shapes("where", *(tuple(s) for s in in_shapes))]
+
+
+def _where_grad_rule(where):
+    def grad(node, g):
+        cond, x, y = node.inputs
+        zeros = F.zeros_like(g[0])
+        return [None, F._reduce_sum_like(where(cond, g[0], zeros), x),
+                F._reduce_sum_like(where(cond, zeros, g[0]), y)]
+    return grad
 
 
 register(
     Op(
+        name="_npi_where",
+        compute=_np_where,
+        num_inputs=3,
+        input_names=("condition", "x", "y"),
+        infer_shape=_np_where_infer,
+        probe_partial=False,
+        gradient=_where_grad_rule(lambda *args: F._npi_where(*args)),
+        infer_type=lambda a, d: [d[1]],
+        save_outputs=False,
+        doc="NumPy's ``where``: all three inputs broadcast together.",
+    )
+)
+register(
+    Op(
         name="where",
-        aliases=("_npi_where",),
         compute=_where,
         num_inputs=3,
         input_names=("condition", "x", "y"),
         infer_shape=_where_infer,
         probe_partial=False,  # NOTE: MXNet infers nothing until cond is fully known
-        gradient=_where_grad,
+        gradient=_where_grad_rule(lambda *args: F.where(*args)),
         infer_type=lambda a, d: [d[1]],
         save_outputs=False,
         doc="``x`` where ``condition`` else ``y``.",

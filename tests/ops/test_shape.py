@@ -538,3 +538,29 @@ def test_reshape_like_negative_axis_ranges_count_from_the_end():
     assert out.shape == (8, 2, 768)
     with pytest.raises(ValueError, match="axis range"):
         mx.nd.reshape_like(mx.nd.ones((4, 3)), mx.nd.ones((2, 2)), lhs_begin=-5).wait_to_read()
+
+
+def test_numpy_where_broadcasts_a_1d_condition_over_columns_and_legacy_picks_rows():
+    """mx.np.where is NumPy's (broadcasting); MXNet 1.x's where takes a 1-D condition per row."""
+    cond = numpy.array([1, 0, 1], dtype="float32")
+    x, y = numpy.arange(9.0).reshape(3, 3), -numpy.arange(9.0).reshape(3, 3)
+    got_np = mx.np.where(mx.np.array(cond), mx.np.array(x), mx.np.array(y)).asnumpy()
+    numpy.testing.assert_array_equal(got_np, numpy.where(cond.astype(bool), x, y))
+    got_nd = mx.nd.where(mx.nd.array(cond), mx.nd.array(x), mx.nd.array(y)).asnumpy()
+    numpy.testing.assert_array_equal(got_nd, numpy.where(cond.astype(bool)[:, None], x, y))
+    with pytest.raises(mx.base.MXNetValueError, match="selects rows"):
+        mx.nd.where(mx.nd.array([1, 0]), mx.nd.ones((3, 2)), mx.nd.zeros((3, 2)))
+    with pytest.raises(mx.base.MXNetValueError, match="must equal"):
+        mx.nd.where(mx.nd.ones((3, 1)), mx.nd.ones((3, 3)), mx.nd.zeros((3, 3)))
+
+
+def test_numpy_where_gradients_reduce_over_broadcast_axes():
+    cond = mx.np.array([[1.0], [0.0]])
+    x, y = mx.np.ones((2, 3)), mx.np.ones((3,))
+    x.attach_grad()
+    y.attach_grad()
+    with mx.autograd.record():
+        out = mx.np.where(cond, x * 2, y * 3)
+    out.backward()
+    numpy.testing.assert_array_equal(x.grad.asnumpy(), [[2, 2, 2], [0, 0, 0]])
+    numpy.testing.assert_array_equal(y.grad.asnumpy(), [3, 3, 3])
