@@ -7,5 +7,5 @@ Importing the package registers the ops (``Convolution``/``npx.convolution``, ``
 their hidden ``_backward_*`` ops, which the gradient rules call through ``F``.
 """
 
-from . import (conv, deformable, im2col, misc, norm, pool, resize, roi, spatial,  # noqa: F401
-               upsampling)
+from . import (conv, correlation, deformable, im2col, misc, norm, pool, resize, roi,  # noqa: F401
+               spatial, upsampling)
