@@ -108,7 +108,7 @@ def _histogram(xp, inputs, attrs):
         edges = (low + steps * (high - low) / count).astype(inputs[0].dtype)
         valid = (x >= low) & (x <= high)
     else:
-        edges = inputs[1]
+        edges = inputs[1].ravel()
         count = edges.size - 1
         if count < 1:
             raise MXNetValueError("_histogram: bins needs at least two edges")
