@@ -124,6 +124,9 @@ def test_roi_pooling_hand_case_and_shape():
     assert out.shape == (2, 2, 2, 2)
     assert out[0, 0].asnumpy().tolist() == [[5, 7], [13, 15]]
     assert out[1, 1].asnumpy().tolist() == [[21, 21], [21, 21]]
+    npx = mx.npx.roi_pooling(x.as_np_ndarray(), rois.as_np_ndarray(), pooled_size=(2, 2),
+                             spatial_scale=1.0)
+    assert isinstance(npx, mx.np.ndarray) and npx.asnumpy().tolist() == out.asnumpy().tolist()
 
 
 @pytest.mark.parametrize("scale", [1.0, 0.5])

@@ -184,6 +184,7 @@ register(Op(
                               None],
     save_outputs=(1,),
     nd_names=("ROIPooling",),
+    npx_name="roi_pooling",
     doc="Max-pool each region of interest [batch, x1, y1, x2, y2] of NCHW data into "
         "pooled_size bins (Fast R-CNN).",
 ))
