@@ -122,7 +122,6 @@ NOT_BUILT = {
     "`PSROIPooling`, `MultiProposal`/`Proposal`, "
     "`MultiBox*`, `box_encode`/`box_decode`, `bipartite_matching`":
         "detection-specific kernels; not built yet",
-    "`contrib.BilinearResize2D`, `AdaptiveAvgPooling2D`, `ROIAlign`, `ROIPooling`, "
     "`interleaved_matmul_*`": "not built yet (listed in `mx.nd.contrib.NOT_BUILT`)",
     "`contrib.quantize`/`dequantize`, `intgemm_fully_connected`, `SyncBatchNorm(ndev>1)`, `fft`, "
     "`count_sketch`, `hawkesll`, `dgl_*`": "quantization, multi-device and specialised kernels",
@@ -130,8 +129,6 @@ NOT_BUILT = {
     "`mx.io.ImageRecordIter` augmentations beyond crop/resize/pad/mirror/normalise "
     "(`max_rotate_angle`, `random_resized_crop`, colour jitter, ...), `mx.io.LibSVMIter`":
         "not built yet (each raises naming the parameter); LibSVM is sparse",
-    "`nd.image.random_hue`, `random_color_jitter`, `random_crop`, `random_resized_crop` "
-    "(also `sym.image`, `npx.image`)": "not built yet (listed in `mx.nd.image.NOT_BUILT`)",
     "`recordio.pack_img` byte equality": "images are encoded with Pillow, not OpenCV: the "
                                          "record layout is identical, the JPEG/PNG bytes differ",
 }
