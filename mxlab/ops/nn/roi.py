@@ -127,31 +127,34 @@ def _roi_pool_forward(xp, inputs, attrs):
     kh = max(1, int((he - hb).max()))
     kw = max(1, int((we - wb).max()))
     batch, valid = _batch_index(xp, rois, n)
-    table = data.transpose(0, 2, 3, 1)                                  # (N, H, W, C)
+    # NOTE: one row of C values per pixel, and a last row of -inf that padded window cells read
+    pixels = n * height * width
+    table = xp.empty((pixels + 1, c), dtype=dtype)
+    flat_data = data.transpose(0, 2, 3, 1).reshape(pixels, c)
+    table[:pixels] = xp.where(xp.isnan(flat_data), -xp.inf, flat_data)   # NaN never wins (>)
+    table[pixels] = -xp.inf
     for part in _chunks(count, ph * kh * pw * kw * c):
         rows = hb[part, :, None] + xp.arange(kh)                        # (R, PH, KH)
         cols = wb[part, :, None] + xp.arange(kw)                        # (R, PW, KW)
-        inside = (rows < he[part, :, None])[:, :, :, None, None] & \
-            (cols < we[part, :, None])[:, None, None]
-        rows, cols = xp.minimum(rows, height - 1), xp.minimum(cols, width - 1)
-        values = table[batch[part, None, None, None, None], rows[:, :, :, None, None],
-                       cols[:, None, None]]                             # (R, PH, KH, PW, KW, C)
-        inside = inside[..., None] & ~xp.isnan(values)
-        values = xp.where(inside, values, -xp.inf)
-        r = values.shape[0]
-        values = values.transpose(0, 5, 1, 3, 2, 4).reshape(r, c, ph, pw, kh * kw)
-        best = values.argmax(axis=-1)
-        top = xp.take_along_axis(values, best[..., None], axis=-1)[..., 0]
+        r = rows.shape[0]
+        inside = (rows < he[part, :, None])[:, :, None, :, None] & \
+            (cols < we[part, :, None])[:, None, :, None, :]             # (R, PH, PW, KH, KW)
+        cell = ((batch[part, None, None, None, None] * height + rows[:, :, None, :, None])
+                * width + cols[:, None, :, None, :])
+        cell = xp.where(inside, cell, pixels).reshape(r, ph, pw, kh * kw)
+        values = xp.take(table, cell, axis=0)                           # (R, PH, PW, K, C)
+        best = values.argmax(axis=3)                                    # (R, PH, PW, C)
+        top = xp.take_along_axis(values, best[:, :, :, None], axis=3)[:, :, :, 0]
+        pixel = cell[xp.arange(r)[:, None, None, None], xp.arange(ph)[None, :, None, None],
+                     xp.arange(pw)[None, None, :, None], best]          # (R, PH, PW, C)
         found = (top > -_FLT_MAX) & valid[part, None, None, None]
         nonempty = ((he[part] > hb[part])[:, :, None] & (we[part] > wb[part])[:, None, :]) & \
             valid[part, None, None]
-        ar = xp.arange(r)[:, None, None, None]
-        row = rows[ar, xp.arange(ph)[None, None, :, None], best // kw]     # (R, C, PH, PW)
-        col = cols[ar, xp.arange(pw)[None, None, None, :], best % kw]
-        flat = ((batch[part, None, None, None] * c + xp.arange(c)[None, :, None, None])
-                * height + row) * width + col
-        out[part] = xp.where(found, top, xp.where(nonempty[:, None], -_FLT_MAX, 0))
-        argmax[part] = xp.where(found, flat, -1)
+        image, spot = pixel // (height * width), pixel % (height * width)
+        flat = (image * c + xp.arange(c)) * (height * width) + spot
+        value = xp.where(found, top, xp.where(nonempty[..., None], -_FLT_MAX, 0))
+        out[part] = value.transpose(0, 3, 1, 2)
+        argmax[part] = xp.where(found, flat, -1).transpose(0, 3, 1, 2)
     return out, argmax
 
 
@@ -309,7 +312,9 @@ def _align_backward(xp, inputs, attrs):
             dx = dx.reshape(dy.shape[0], c, height, width)
         else:
             dx = (ay[part, None].transpose(0, 1, 3, 2) @ dy) @ ax[part, None]
-        _scatter_add(xp, grad, batch[part], dx)
+        # NOTE: summed per image by a one-hot matmul: NumPy's add.at is slow on whole maps
+        onehot = (batch[part, None] == xp.arange(grad.shape[0])).astype(grad.dtype)
+        grad += (onehot.T @ dx.reshape(dx.shape[0], -1)).reshape(grad.shape)
     return grad, xp.zeros(rois.shape, dtype=rois.dtype)
 
 
