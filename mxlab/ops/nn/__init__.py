@@ -3,7 +3,9 @@ transformers.
 
 Importing the package registers the ops (``Convolution``/``npx.convolution``, ``Deconvolution``,
 ``Pooling``, ``BatchNorm``, ``LayerNorm``, ``GroupNorm``, ``InstanceNorm``, ``Dropout``,
-``Embedding``, ``GridGenerator``, ``BilinearSampler``, ``SpatialTransformer``, ``UpSampling``) and
+``Embedding``, ``GridGenerator``, ``BilinearSampler``, ``SpatialTransformer``, ``UpSampling``,
+``ROIPooling``, ``contrib.ROIAlign``/``RROIAlign``, ``contrib.AdaptiveAvgPooling2D``/
+``BilinearResize2D``, ``Correlation``) and
 their hidden ``_backward_*`` ops, which the gradient rules call through ``F``.
 """
 
