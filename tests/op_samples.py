@@ -187,7 +187,7 @@ SPECIAL = {
                                       "shapes": [(1, 2, 5, 4)]},
     "Correlation": {"attrs": {"kernel_size": 3, "max_displacement": 1, "pad_size": 2,
                               "stride1": 2}, "shapes": [(1, 2, 5, 4), (1, 2, 5, 4)]},
-    "_image_random_hue": {"attrs": {"min_factor": -0.2, "max_factor": 0.2},
+    "_image_random_hue": {"attrs": {"min_factor": 0.0, "max_factor": 0.2},
                           "shapes": [(4, 5, 3)], "grad": False},
     "_image_random_color_jitter": {"attrs": {"brightness": 0.2, "contrast": 0.2,
                                              "saturation": 0.2, "hue": 0.1},
