@@ -25,8 +25,7 @@ __all__ = ["NOT_BUILT", "cond", "foreach", "while_loop", "rand_zipfian", "zipfia
            "isinf", "isfinite", "isnan"]
 
 # NOTE: contrib names MXNet code reaches for that mxlab does not build (see docs/compat.md).
-NOT_BUILT = ("BilinearResize2D", "AdaptiveAvgPooling2D", "ROIAlign", "intgemm_fully_connected",
-             "quantize",
+NOT_BUILT = ("intgemm_fully_connected", "quantize",
              "dequantize", "hawkesll", "dgl_csr_neighbor_uniform_sample",
              "dgl_csr_neighbor_non_uniform_sample",
              "count_sketch", "fft", "ifft", "group_adagrad_update")
@@ -35,6 +34,18 @@ NOT_BUILT = ("BilinearResize2D", "AdaptiveAvgPooling2D", "ROIAlign", "intgemm_fu
 populate_prefixed(globals(), "_contrib_", make_array_frontend(NDArray))
 for _name in _updates.CONTRIB:   # AdamW and AdaBelief updates (array frontends)
     globals()[_name] = getattr(_updates, _name)
+
+
+def _like_optional(generated):
+    """MXNet's ``BilinearResize2D(data, like=None, ...)``: a None ``like`` (any mode but 'like')
+    is left out, so the remaining positionals still fill height, width, ..."""
+    def BilinearResize2D(data=None, like=None, *args, **kwargs):  # noqa: N802 - MXNet's name
+        return generated(*[a for a in (data, like) if a is not None], *args, **kwargs)
+    BilinearResize2D.__doc__ = generated.__doc__
+    return BilinearResize2D
+
+
+BilinearResize2D = _like_optional(globals()["BilinearResize2D"])
 
 
 def __getattr__(name):

@@ -14,7 +14,7 @@ from .ndarray import NDArray as _NDArray
 __all__ = ["NOT_BUILT", "not_built"]
 
 # NOTE: image ops MXNet code reaches for that mxlab does not build (see docs/compat.md).
-NOT_BUILT = ("random_hue", "random_color_jitter", "random_crop", "random_resized_crop")
+NOT_BUILT = ()
 
 _populate_prefixed(globals(), "_image_", _make_array_frontend(_NDArray))
 

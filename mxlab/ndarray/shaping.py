@@ -90,7 +90,26 @@ def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
                             squeeze_axis=squeeze_axis))
 
 
+def histogram(a, bins=10, range=None):  # noqa: A002 - MXNet's argument name
+    """MXNet's ``nd.histogram``: ``bins`` an array of edges, or an int of equal bins over
+    ``range`` (without a range, NumPy's histogram of the values in float32, as MXNet does);
+    returns the int64 counts and the edges."""
+    from .ndarray import NDArray, array
+    if isinstance(bins, NDArray):
+        return tuple(call_op("_histogram", [a, bins]))
+    if isinstance(bins, (int, numpy.integer)):
+        if range is None:
+            counts, edges = numpy.histogram(a.asnumpy(), bins=int(bins))
+            # NOTE: MXNet wraps NumPy's result with nd.array: float32 counts and edges
+            return (array(counts, dtype="float32", device=a.device, cls=type(a)),
+                    array(edges, dtype="float32", device=a.device, cls=type(a)))
+        return tuple(call_op("_histogram", [a], bin_cnt=int(bins), range=tuple(range)))
+    raise MXNetTypeError(f"histogram: bins must be an int or an NDArray, got "
+                         f"{type(bins).__name__}")
+
+
 register_frontend("nd", name="squeeze")(_nd_squeeze)
+register_frontend("nd", name="histogram")(histogram)
 register_frontend("nd", name="split_v2")(split_v2)
 register_frontend("np", name="split")(_np_splitter("_npi_split"))
 register_frontend("np", name="array_split")(_np_splitter("_npi_array_split"))

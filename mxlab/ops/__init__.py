@@ -39,8 +39,8 @@ from . import detection, detection_boxes, detection_rpn  # noqa: F401
 from . import ctc  # noqa: F401
 from . import pad  # noqa: F401
 from . import control_flow  # noqa: F401
-from . import image  # noqa: F401
+from . import image, image_random  # noqa: F401
 from . import khatri_rao, straight_through, storage  # noqa: F401
-from . import legacy_misc  # noqa: F401
+from . import legacy_misc, stats  # noqa: F401
 from . import attention  # noqa: F401
 from .registry import F, Op, get_op, list_ops, register  # noqa: F401

@@ -21,7 +21,8 @@ from . import frontend as _frontend
 from . import symbol as _symbol_mod
 
 _CORE = ("Symbol", "var", "Variable", "Group", "load", "load_json", "fromjson")
-_HAND_WRITTEN = ("zeros", "ones", "full", "pow", "power", "maximum", "minimum", "hypot")
+_HAND_WRITTEN = ("zeros", "ones", "full", "pow", "power", "maximum", "minimum", "hypot",
+                 "split_v2", "histogram")
 
 _populate(globals(), "sym", _frontend.make_symbol_frontend(_symbol_mod.Symbol))
 _register_dispatch(_symbol_mod.Symbol, _symbol_mod.dispatch)

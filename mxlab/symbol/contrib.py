@@ -11,6 +11,7 @@ Example
 import math as _math
 
 from ..ndarray.contrib import NOT_BUILT as _NOT_BUILT
+from ..ndarray.contrib import _like_optional
 from ..ndarray.contrib import zipfian_expected as _zipfian_expected
 from ..ndarray.namespace import populate_prefixed as _populate_prefixed
 from .control_flow import cond, foreach, while_loop  # noqa: F401
@@ -19,6 +20,7 @@ from .symbol import Symbol as _Symbol
 
 _populate_prefixed(globals(), "_contrib_",
                    lambda op, public: _make(_Symbol)(op, op.name))
+BilinearResize2D = _like_optional(globals()["BilinearResize2D"])
 
 
 def rand_zipfian(true_classes, num_sampled, range_max):

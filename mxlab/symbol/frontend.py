@@ -7,7 +7,7 @@ variables named ``<node>_<input>`` (``fc1_weight``), as in MXNet.
 """
 
 from .. import attribute as _attribute, name as _name
-from ..base import MXNetTypeError
+from ..base import MXNetTypeError, MXNetValueError
 from ..ndarray.frontend import bind_arguments
 from ..ops import registry
 from .compose import apply_op, make_node, outputs_of
@@ -24,6 +24,8 @@ __all__ = [
     "maximum",
     "minimum",
     "hypot",
+    "split_v2",
+    "histogram",
 ]
 
 
@@ -148,3 +150,32 @@ pow = power = _elementwise_pair("_power", "_power_scalar", "_rpower_scalar", "po
 maximum = _elementwise_pair("_maximum", "_maximum_scalar", "_maximum_scalar", "maximum")
 minimum = _elementwise_pair("_minimum", "_minimum_scalar", "_minimum_scalar", "minimum")
 hypot = _elementwise_pair("_hypot", "_hypot_scalar", "_hypot_scalar", "hypot")
+
+
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False, **kwargs):
+    """MXNet's ``mx.sym.split_v2``: an int is a number of equal sections, a tuple the split
+    points (``_split_v2`` with ``sections`` or ``indices = (0,) + points``)."""
+    if isinstance(indices_or_sections, int):
+        indices, sections = (), indices_or_sections
+    elif isinstance(indices_or_sections, tuple):
+        indices, sections = (0,) + indices_or_sections, 0
+    else:
+        raise MXNetTypeError(f"split_v2: indices_or_sections must be an int or a tuple of ints, "
+                             f"got {type(indices_or_sections).__name__}")
+    return compose_op(registry.get_op("_split_v2"), (ary,),
+                      dict(indices=indices, axis=axis, squeeze_axis=squeeze_axis,
+                           sections=sections, **kwargs), Symbol, hint="split_v2")
+
+
+def histogram(a, bins=10, range=None, **kwargs):  # noqa: A002 - MXNet's argument name
+    """MXNet's ``mx.sym.histogram``: ``bins`` a Symbol of edges, or an int of equal bins over
+    ``range`` (required for symbols); outputs the counts and the edges."""
+    op = registry.get_op("_histogram")
+    if isinstance(bins, Symbol):
+        return compose_op(op, (a, bins), kwargs, Symbol, hint="histogram")
+    if isinstance(bins, int):
+        if range is None:
+            raise MXNetValueError("histogram: a symbol needs range= with an int number of bins")
+        return compose_op(op, (a,), dict(bin_cnt=bins, range=range, **kwargs), Symbol,
+                          hint="histogram")
+    raise MXNetTypeError(f"histogram: bins must be an int or a Symbol, got {type(bins).__name__}")

@@ -119,16 +119,12 @@ NOT_BUILT = {
         "`elemwise_*`, `add_n`, `retain`, `square_sum`, unary ops and lazy optimizer updates "
         "have sparse kernels, every other op densifies as MXNet's storage fallback does); "
         "graphs hold dense buffers",
-    "`contrib.BilinearResize2D`, `AdaptiveAvgPooling2D`, `ROIAlign`, `ROIPooling`":
-        "not built yet (listed in `mx.nd.contrib.NOT_BUILT`)",
     "`contrib.quantize`/`dequantize`, `intgemm_fully_connected`, `SyncBatchNorm(ndev>1)`, `fft`, "
     "`count_sketch`, `hawkesll`, `dgl_*`": "quantization, multi-device and specialised kernels",
     "RNN `lstm_state_clip_*`": "the fused RNN op raises for it; not built yet",
     "`mx.io.ImageRecordIter` augmentations beyond crop/resize/pad/mirror/normalise "
     "(`max_rotate_angle`, `random_resized_crop`, colour jitter, ...), `mx.io.LibSVMIter`":
         "not built yet (each raises naming the parameter); LibSVM is sparse",
-    "`nd.image.random_hue`, `random_color_jitter`, `random_crop`, `random_resized_crop` "
-    "(also `sym.image`, `npx.image`)": "not built yet (listed in `mx.nd.image.NOT_BUILT`)",
     "`recordio.pack_img` byte equality": "images are encoded with Pillow, not OpenCV: the "
                                          "record layout is identical, the JPEG/PNG bytes differ",
 }
