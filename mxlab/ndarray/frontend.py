@@ -176,6 +176,7 @@ def make_array_frontend(cls):
         frontend.__qualname__ = public
         frontend.__doc__ = op.doc or f"Apply the registered op ``{op.name}``."
         if cls._flavour == "nd" and op.name in LEGACY_CHECKS:
-            return checked(op, frontend)
+            return checked(op, frontend, lambda args, kwargs: bind_arguments(
+                op, args, kwargs, lambda v: isinstance(v, NDArray)))
         return frontend
     return make

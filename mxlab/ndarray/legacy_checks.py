@@ -52,16 +52,14 @@ LEGACY_CHECKS = {"tile": _tile, "depth_to_space": _no_zero_dim, "space_to_depth"
                  "diag": _diag}
 
 
-def checked(op, frontend):
-    """``frontend`` running ``op``'s legacy check first (outside NumPy shape mode)."""
+def checked(op, frontend, bind):
+    """``frontend`` running ``op``'s legacy check first (outside NumPy shape mode); ``bind(args,
+    kwargs)`` splits a call into input arrays and attribute keywords."""
     check = LEGACY_CHECKS[op.name]
 
     def run(*args, **kwargs):
         if not is_np_shape():
-            from .frontend import bind_arguments
-            from .ndarray import NDArray
-            inputs, attr_kwargs = bind_arguments(op, args, kwargs,
-                                                 lambda v: isinstance(v, NDArray))
+            inputs, attr_kwargs = bind(args, kwargs)
             attr_kwargs = {k: v for k, v in attr_kwargs.items()
                            if k not in ("out", "name", "ctx", "device")}
             check(op.name, inputs, op.parse_attrs(attr_kwargs))

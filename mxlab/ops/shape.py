@@ -78,16 +78,8 @@ def shape_op(name, compute, infer, grad, attrs=(), keeps_size=False, invert=None
             return [filled], [tuple(out_shapes[0])]
         return [tuple(infer(attrs_, tuple(in_shapes[0])))]
 
-    return register(
-        Op(
-            name=name,
-            compute=compute,
-            attrs=tuple(attrs),
-            infer_shape=infer_shape,
-            gradient=grad,
-            **kwargs,
-        )
-    )
+    return register(Op(name=name, compute=compute, attrs=tuple(attrs), infer_shape=infer_shape,
+                       gradient=grad, **kwargs))
 
 
 def _fill_from_size(shape, out_shapes):
