@@ -72,6 +72,8 @@ _contrib("arange_like", npx_name="arange_like", compute=_arange_like,
 def _index_array(xp, inputs, attrs):
     x, axes = inputs[0], attrs["axes"]
     axes = tuple(range(x.ndim)) if axes is None else tuple(a % x.ndim for a in axes)
+    if not axes:   # NOTE: a 0-d input has no index: MXNet gives shape (0,)
+        return xp.zeros(x.shape + (0,), dtype="int64")
     grids = xp.indices(x.shape, dtype="int64")
     return xp.stack([grids[a] for a in axes], axis=-1)
 

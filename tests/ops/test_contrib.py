@@ -133,3 +133,11 @@ def test_dynamic_reshape_reads_its_target_shape_from_an_array():
     assert exe.forward(is_train=True)[0].shape == (4, 6)
     exe.backward(mx.nd.array(numpy.arange(24.0).reshape(4, 6)))
     numpy.testing.assert_array_equal(grad.asnumpy(), numpy.arange(24.0).reshape(2, 3, 4))
+
+
+def test_index_array_of_a_0d_input_is_empty():
+    with mx.np_shape():
+        out = mx.nd.contrib.index_array(mx.nd.array(numpy.ones(())))
+        assert out.shape == (0,) and out.dtype == numpy.int64
+        sym = mx.sym.contrib.index_array(mx.sym.var("data"))
+        assert sym.infer_shape(data=())[1] == [(0,)]
