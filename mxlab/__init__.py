@@ -3,7 +3,7 @@
 ``import mxlab as mx`` gives MXNet's Python API: ``mx.np``, ``mx.npx``, ``mx.nd``, ``mx.autograd``,
 ``mx.engine``, ``mx.cpu()``/``mx.gpu()``, ``mx.MXNetError`` and more.
 """
-__version__ = "0.1.0"
+__version__ = __mxlab_version__ = "0.1.0"   # NOTE: the mxnet alias reports MXNet's instead
 
 from . import base, device, context, engine  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401

@@ -18,7 +18,7 @@ import importlib.abc
 import importlib.util
 import sys
 
-__all__ = ["ALIASES", "install", "is_installed", "resolve", "uninstall"]
+__all__ = ["ALIASES", "MXNET_VERSION", "install", "is_installed", "resolve", "uninstall"]
 
 ALIAS_ROOT = "mxnet"
 TARGET_ROOT = "mxlab"
@@ -106,10 +106,20 @@ def is_installed():
     return _finder in sys.meta_path
 
 
+# NOTE: the MXNet release whose API the alias stands for: MXNet code checks ``mx.__version__``
+#   against its supported range (GluonCV: >= 1.4, < 2.0), and ``mxnet`` is the mxlab module itself.
+MXNET_VERSION = "1.9.1"
+
+
 def install():
-    """Make ``import mxnet`` (and every ``mxnet.X``) resolve to mxlab in this process."""
+    """Make ``import mxnet`` (and every ``mxnet.X``) resolve to mxlab in this process.
+
+    While installed, ``__version__`` reads :data:`MXNET_VERSION` (the MXNet API it emulates);
+    mxlab's own stays in ``mxlab.__mxlab_version__``."""
+    import mxlab
     if not is_installed():
         sys.meta_path.insert(0, _finder)
+        mxlab.__version__ = MXNET_VERSION
     from . import backend_names
     backend_names.attach()
     for name in _ATTACHED:
@@ -123,7 +133,9 @@ def install():
 
 def uninstall():
     """Undo :func:`install`: drop the finder and every ``mxnet`` entry of ``sys.modules``."""
+    import mxlab
     if is_installed():
         sys.meta_path.remove(_finder)
+        mxlab.__version__ = mxlab.__mxlab_version__
     for name in [n for n in sys.modules if n == ALIAS_ROOT or n.startswith(ALIAS_ROOT + ".")]:
         del sys.modules[name]

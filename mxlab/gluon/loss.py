@@ -10,8 +10,9 @@ Example
 array([1.], dtype=float32)
 """
 import math
+import numbers
 
-from ..base import MXNetValueError
+from ..base import MXNetTypeError, MXNetValueError
 from ..ndarray.ndarray import ndarray as np_ndarray
 from ..ops.registry import F as _F
 from .block import HybridBlock
@@ -56,6 +57,23 @@ def _is_np(x):
 
 def _like(label, pred):
     return _F.reshape_like(label, pred)
+
+
+def _apply_weighting(F, loss, weight=None, sample_weight=None):
+    """MXNet's loss helper (GluonCV's and GluonNLP's losses import it): ``loss`` times
+    ``sample_weight`` (broadcast) and the scalar ``weight``; ``F`` is accepted and unused."""
+    if sample_weight is not None:
+        loss = _F.broadcast_mul(loss, sample_weight)
+    if weight is not None:
+        if not isinstance(weight, numbers.Number):
+            raise MXNetTypeError(f"weight must be a number, got {type(weight).__name__}")
+        loss = loss * weight
+    return loss
+
+
+def _reshape_like(F, x, y):
+    """MXNet's loss helper: ``x`` reshaped like ``y``; ``F`` is accepted and unused."""
+    return _like(x, y)
 
 
 class L2Loss(Loss):

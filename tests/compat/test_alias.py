@@ -129,3 +129,19 @@ def test_pytest_plugin_installs_the_alias_before_tests_import(tmp_path):
         capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=ROOT), cwd=tmp_path,
         timeout=120, check=False)
     assert "1 passed" in result.stdout, result.stdout + result.stderr
+
+
+def test_the_alias_reports_the_mxnet_release_it_emulates_and_restores_mxlabs():
+    import mxlab
+    import mxlab.compat as compat
+    was_installed = compat.is_installed()
+    compat.install()
+    try:
+        import mxnet
+        assert mxnet.__version__ == compat.MXNET_VERSION == "1.9.1"
+        assert mxlab.__mxlab_version__ != mxnet.__version__
+    finally:
+        if not was_installed:
+            compat.uninstall()
+    if not was_installed:
+        assert mxlab.__version__ == mxlab.__mxlab_version__

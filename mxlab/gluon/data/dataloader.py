@@ -22,8 +22,9 @@ from ... import engine
 from ...base import MXNetRuntimeError, MXNetValueError
 from .batchify import default_batchify_fn
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
+from .worker_iter import _MultiWorkerIter, _worker_fn, default_mp_batchify_fn  # noqa: F401
 
-__all__ = ["DataLoader"]
+__all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn"]
 
 
 class DataLoader:
