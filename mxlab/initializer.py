@@ -25,8 +25,8 @@ import numpy
 from .base import MXNetValueError
 
 __all__ = ["InitDesc", "Initializer", "register", "create", "Uniform", "Normal", "Xavier",
-           "MSRAPrelu", "Constant", "Zero", "One", "Orthogonal", "Load", "Mixed", "LSTMBias",
-           "RNNFused"]
+           "MSRAPrelu", "Constant", "Zero", "One", "Orthogonal", "Bilinear", "Load", "Mixed",
+           "LSTMBias", "RNNFused"]
 
 _REGISTRY = {}
 
@@ -47,19 +47,29 @@ def register(klass):
     return klass
 
 
-def create(init, **kwargs):
-    """An initializer from an instance, a registered name (``'xavier'``, ``'zeros'``) or JSON."""
+def create(init=None, *args, **kwargs):
+    """An initializer from an instance, a registered name (``'xavier'``, ``'zeros'``) with its
+    arguments (``create('normal', 0.02)``), a dict, or JSON (MXNet's registry ``create``)."""
+    if init is None:
+        init = kwargs.pop("initializer", None)
     if isinstance(init, Initializer):
+        if args or kwargs:
+            raise MXNetValueError("initializer is already an instance. Additional arguments "
+                                  "are invalid")
         return init
+    if isinstance(init, dict):
+        return create(**init)
     if not isinstance(init, str):
         raise MXNetValueError(f"Cannot create an initializer from {init!r}")
     if init.startswith("["):
         name, kwargs = json.loads(init)
         return create(name, **kwargs)
+    if init.startswith("{"):
+        return create(**json.loads(init))
     klass = _REGISTRY.get(init.lower())
     if klass is None:
         raise MXNetValueError(f"Cannot find initializer {init!r}; registered: {sorted(_REGISTRY)}")
-    return klass(**kwargs)
+    return klass(*args, **kwargs)
 
 
 def _fill(arr, values):
@@ -351,6 +361,21 @@ class Orthogonal(Initializer):
         u, _, v = numpy.linalg.svd(tmp, full_matrices=False)
         res = u if u.shape == tmp.shape else v
         _fill(arr, self.scale * res.reshape(arr.shape))
+
+
+@register
+class Bilinear(Initializer):
+    """Bilinear upsampling kernels for a (..., kh, kw) deconvolution weight (MXNet's formula:
+    ``(1 - |x / f - c|) (1 - |y / f - c|)`` with ``f = ceil(kw / 2)``, from the last axis)."""
+
+    def _init_weight(self, _, arr):
+        shape = arr.shape
+        f = numpy.ceil(shape[3] / 2.0)
+        c = (2 * f - 1 - f % 2) / (2.0 * f)
+        x = numpy.arange(shape[3]) / f - c
+        y = numpy.arange(shape[2]) / f - c
+        kernel = numpy.outer(1 - numpy.abs(y), 1 - numpy.abs(x)).astype("float32")
+        _fill(arr, numpy.broadcast_to(kernel, shape))
 
 
 class Load(Initializer):

@@ -19,6 +19,7 @@ Rule where the generations conflict: keys of ``collect_params()`` are Gluon 2 st
 Gluon 1 full names are accepted for lookup (``params['dense0_weight']``) and ``Parameter.name`` of
 a parameter created by ``params.get`` is its full 1.x name.
 """
+import abc
 import collections
 import functools
 import inspect
@@ -42,9 +43,12 @@ def _init_accepts(init):
     return frozenset(a for a in _GLUON1_ARGS if a in sig.parameters)
 
 
-class BlockMeta(type):
+class BlockMeta(abc.ABCMeta):
     """Lets every block class take MXNet 1.x's ``prefix=`` and ``params=`` keywords, also built-in
-    layers whose ``__init__`` does not list them: those are held for ``Block.__init__``."""
+    layers whose ``__init__`` does not list them: those are held for ``Block.__init__``.
+
+    NOTE: an ``ABCMeta``, so a class may derive from a block and an ``abc.ABC`` (GluonNLP's
+    ``TransformerInference(HybridBlock, BaseStepDecoder)``); MXNet's blocks have no metaclass."""
 
     def __call__(cls, *args, **kwargs):
         held = {}

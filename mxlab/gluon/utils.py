@@ -18,7 +18,43 @@ from .. import autograd
 from ..base import MXNetRuntimeError, MXNetValueError
 
 __all__ = ["split_data", "split_and_load", "clip_global_norm", "fit", "split_rnn_params",
-           "check_sha1", "download"]
+           "check_sha1", "download", "shape_is_known", "replace_file"]
+
+
+def _get_repo_url():
+    """MXNet's Gluon repository base URL (``MXNET_GLUON_REPO``), ending in ``/``; libraries build
+    file URLs from it (mxlab itself downloads nothing)."""
+    url = os.environ.get("MXNET_GLUON_REPO",
+                         "https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/")
+    return url if url.endswith("/") else url + "/"
+
+
+def _get_repo_file_url(namespace, filename):
+    """The repository URL of ``namespace/filename`` (MXNet's helper)."""
+    return f"{_get_repo_url()}{namespace}/{filename}"
+
+
+def replace_file(src, dst):
+    """MXNet's atomic rename of ``src`` over ``dst`` (``os.replace``)."""
+    os.replace(src, dst)
+
+
+def shape_is_known(shape):
+    """MXNet 2.0's check: every dim known, unknown being -1 in NumPy shape mode and 0 outside it
+    (where ``()`` is unknown too)."""
+    from ..util import is_np_shape
+    if shape is None:
+        return False
+    unknown = -1 if is_np_shape() else 0
+    if len(shape) == 0:
+        return unknown == -1
+    for dim in shape:
+        if dim == unknown:
+            return False
+        if dim < unknown:
+            raise MXNetValueError(f"shape dimension size cannot be less than {unknown}, while "
+                                  f"received {dim}")
+    return True
 
 
 def split_data(data, num_slice, batch_axis=0, even_split=True):

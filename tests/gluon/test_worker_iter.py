@@ -55,3 +55,41 @@ def test_mxnet_loss_helpers_weight_and_reshape():
     assert _reshape_like(mx.nd, mx.nd.ones((6,)), mx.nd.ones((2, 3))).shape == (2, 3)
     with pytest.raises(TypeError):
         _apply_weighting(mx.nd, mx.nd.ones((2,)), weight=mx.nd.ones((2,)))
+
+
+def test_a_block_can_also_be_an_abc_as_gluonnlp_declares_its_decoders():
+    import abc
+
+    class StepDecoder(abc.ABC):
+        @abc.abstractmethod
+        def step(self):
+            """One decoding step."""
+
+    class Decoder(mx.gluon.HybridBlock, StepDecoder):
+        def step(self):
+            return 1
+
+        def forward(self, x):
+            return x * 2
+
+    assert Decoder().step() == 1 and Decoder()(mx.nd.ones(2)).asnumpy().tolist() == [2, 2]
+
+    class Unfinished(mx.gluon.HybridBlock, StepDecoder):
+        pass
+
+    with pytest.raises(TypeError, match="abstract"):
+        Unfinished()
+
+
+def test_mxnet_creation_helpers_libraries_call():
+    init = mx.init.create("normal", 0.02)
+    assert isinstance(init, mx.init.Normal) and init.sigma == 0.02
+    assert isinstance(mx.init.create({"initializer": "xavier", "magnitude": 3}), mx.init.Xavier)
+    weight = mx.nd.zeros((1, 1, 4, 4))
+    mx.init.create("bilinear")(mx.init.InitDesc("up_weight"), weight)
+    numpy.testing.assert_allclose(weight.asnumpy()[0, 0, 1], [0.1875, 0.5625, 0.5625, 0.1875])
+    utils = mx.gluon.utils
+    assert utils.shape_is_known((2, 3)) and not utils.shape_is_known((2, 0))
+    with mx.np_shape():
+        assert utils.shape_is_known(()) and not utils.shape_is_known((-1, 3))
+    assert utils._get_repo_file_url("gluon/models", "x.params").endswith("/gluon/models/x.params")
