@@ -1,0 +1,64 @@
+"""Opt-in runs of real MXNet libraries on the ``mxnet`` alias (skipped unless their sources are
+given): GluonNLP master's BERT (``MXLAB_GLUONNLP_SRC=<gluon-nlp>/src``, with its pip
+dependencies ``yacs sacremoses fasttext`` importable) and GluonCV's data and loss modules
+(``MXLAB_GLUONCV_SRC=<gluon-cv>``). Each runs in a subprocess, eager and hybridized."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+BERT = textwrap.dedent("""
+    import numpy as np
+    import mxnet as mx
+    mx.npx.set_np()
+    from gluonnlp.models.bert import BertModel
+    cfg = BertModel.get_cfg()
+    cfg.defrost()
+    cfg.MODEL.vocab_size, cfg.MODEL.units, cfg.MODEL.hidden_size = 100, 32, 64
+    cfg.MODEL.num_layers, cfg.MODEL.num_heads, cfg.MODEL.max_length = 2, 4, 32
+    cfg.freeze()
+    model = BertModel.from_cfg(cfg)
+    model.initialize()
+    tokens = mx.np.array(np.random.default_rng(0).integers(0, 100, (2, 10)), dtype=np.int32)
+    types, valid = mx.np.zeros((2, 10), dtype=np.int32), mx.np.array([10, 6], dtype=np.int32)
+    eager = [o.asnumpy() for o in model(tokens, types, valid)]
+    model.hybridize()
+    hybrid = [o.asnumpy() for o in model(tokens, types, valid)]
+    assert all(np.array_equal(a, b) for a, b in zip(eager, hybrid))
+    with mx.autograd.record():
+        loss = model(tokens, types, valid)[0].sum()
+    loss.backward()
+    assert np.isfinite(model.word_embed.weight.grad().asnumpy()).all()
+    print("ok", [a.shape for a in eager])
+""")
+
+GLUONCV = textwrap.dedent("""
+    import sys
+    sys.modules["torch"] = None   # NOTE: GluonCV refuses torch >= 2
+    import mxnet as mx
+    import gluoncv.data, gluoncv.loss
+    print("ok")
+""")
+
+
+def _run(code, path, tmp_path):
+    script = tmp_path / "script.py"
+    script.write_text(code)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [path, os.environ.get("PYTHONPATH", "")]))
+    return subprocess.run([sys.executable, "-m", "mxlab.compat", str(script)], env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.skipif(not os.environ.get("MXLAB_GLUONNLP_SRC"), reason="MXLAB_GLUONNLP_SRC unset")
+def test_gluonnlp_bert_runs_eager_hybridized_and_backward(tmp_path):
+    result = _run(BERT, os.environ["MXLAB_GLUONNLP_SRC"], tmp_path)
+    assert result.returncode == 0 and "ok" in result.stdout, result.stderr[-3000:]
+
+
+@pytest.mark.skipif(not os.environ.get("MXLAB_GLUONCV_SRC"), reason="MXLAB_GLUONCV_SRC unset")
+def test_gluoncv_data_and_loss_import(tmp_path):
+    result = _run(GLUONCV, os.environ["MXLAB_GLUONCV_SRC"], tmp_path)
+    assert result.returncode == 0 and "ok" in result.stdout, result.stderr[-3000:]
