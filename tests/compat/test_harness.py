@@ -1,5 +1,6 @@
 """The compatibility harness: D2L block extraction, result summaries, cause grouping, the docs
 page, and one end-to-end run of each suite on small fake checkouts."""
+import subprocess
 import json
 import sys
 import textwrap
@@ -282,3 +283,13 @@ def test_d2l_train_2d_trace_plots_as_on_numpy_123():
     line, = d2l.plt.plot(trace, (-2, mx.np.array([-1.5]), mx.np.array([-1.0])), "-o")
     numpy.testing.assert_allclose(numpy.asarray(line.get_xdata(), float), [-5, -4.5, -4.25])
     plt.close("all")
+
+
+def test_the_recorder_restores_numpy_spellings_mxnet_tests_use():
+    """In the harness's own subprocesses only: removed aliases and quantile's interpolation=."""
+    code = ("import mxlab.compat.harness.recorder, numpy\n"
+            "print(numpy.product([2, 3]), numpy.quantile([1.0, 2.0, 4.0], 0.75, "
+            "interpolation='lower'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.stdout.split() == ["6", "2.0"], out.stderr

@@ -1,6 +1,7 @@
 """pytest plugin used by the harness inside each test subprocess: appends one JSON line per
 collection error, per test phase and for the collected count to ``$MXLAB_HARNESS_LOG``, so a file
 killed by its timeout still leaves the results of the tests that finished."""
+import inspect
 import json
 import os
 import sys
@@ -24,6 +25,21 @@ for _alias, _builtin in (("float", float), ("int", int), ("object", object), ("s
                          ("alltrue", numpy.all), ("round_", numpy.round)):
     if not hasattr(numpy, _alias):
         setattr(numpy, _alias, _builtin)
+
+
+def _takes_interpolation(fn):
+    """NumPy 2 renamed the quantile functions' ``interpolation=`` to ``method=``."""
+    def wrapped(*args, interpolation=None, **kwargs):
+        if interpolation is not None:
+            kwargs.setdefault("method", interpolation)
+        return fn(*args, **kwargs)
+    wrapped.__name__, wrapped.__doc__ = fn.__name__, fn.__doc__
+    return wrapped
+
+
+for _name in ("quantile", "percentile", "nanquantile", "nanpercentile"):
+    if "interpolation" not in inspect.signature(getattr(numpy, _name)).parameters:
+        setattr(numpy, _name, _takes_interpolation(getattr(numpy, _name)))
 
 
 def _write(record):
