@@ -1,7 +1,7 @@
 """The compatibility harness: D2L block extraction, result summaries, cause grouping, the docs
 page, and one end-to-end run of each suite on small fake checkouts."""
-import subprocess
 import json
+import subprocess
 import sys
 import textwrap
 
