@@ -15,8 +15,8 @@ from ..ndarray.random import sample as _sample
 from ..numpy.random import normal as _np_normal, uniform as _np_uniform
 from ..ops.random import seed as _seed
 
-__all__ = ["bernoulli", "categorical", "seed", "uniform_n", "normal_n", "scalar_poisson",
-           "tensor_poisson"]
+__all__ = ["bernoulli", "categorical", "multinomial", "seed", "uniform_n", "normal_n",
+           "scalar_poisson", "tensor_poisson"]
 
 
 def seed(seed, device="all", ctx=None):
@@ -58,6 +58,14 @@ def scalar_poisson(lam=1.0, shape=None, dtype=None, device=None, out=None, **kwa
     shape = () if shape is None else ((shape,) if isinstance(shape, int) else tuple(shape))
     return _sample("_random_poisson", _ndarray, device or kwargs.pop("ctx", None), out, lam=lam,
                    shape=shape, dtype=dtype or "float32")
+
+
+def multinomial(n, prob, shape=None, dtype="float32", out=None):
+    """Counts of ``n[i]`` trials over the outcomes of ``prob[i]`` (MXNet's
+    ``npx.random.multinomial``): output ``n.shape + shape + (outcomes,)``."""
+    shape = () if shape is None else ((shape,) if isinstance(shape, int) else tuple(shape))
+    result = _call_op("_sample_multinomial_counts", [n, prob], shape=shape, dtype=dtype)
+    return result if out is None else result.copyto(out)
 
 
 def tensor_poisson(lam, shape=None, dtype=None, out=None):

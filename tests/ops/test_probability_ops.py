@@ -189,3 +189,13 @@ def test_zero_size_draws_stay_in_the_graph():
         out = mx.np.random.beta(a, a, size=(4, 0))
     out.backward()
     assert out.shape == (4, 0) and a.grad.asnumpy().tolist() == [0.0]
+
+
+def test_npx_random_multinomial_counts_trials_per_batch_element():
+    n = mx.np.array([[3.0, 5.0]])
+    prob = mx.np.array([[[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]]])
+    counts = mx.npx.random.multinomial(n, prob, shape=(4,))
+    assert counts.shape == (1, 2, 4, 3)
+    values = counts.asnumpy()
+    assert (values.sum(-1) == numpy.array([3.0, 5.0])[:, None]).all()
+    assert (values[0, 0, :, 2] == 0).all() and (values[0, 1, :, 2] == 5).all()
