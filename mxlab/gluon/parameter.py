@@ -290,8 +290,11 @@ class Parameter:
         )
 
     def _pick(self, arrays, ctx):
-        if ctx is None:
-            ctx = current_device() if current_device() in arrays else next(iter(arrays))
+        if ctx is None:   # NOTE: the array on the current device, else the first (the hot path)
+            found = arrays.get(current_device())
+            return found if found is not None else next(iter(arrays.values()))
+        if type(ctx) is Device and ctx in arrays:
+            return arrays[ctx]
         ctx = Device(ctx)
         if ctx not in arrays:
             raise MXNetRuntimeError(
