@@ -218,3 +218,32 @@ def _register_flip(name, axis_attr, **kwargs):
 
 _register_flip("reverse", Attr("axis", "axis"), aliases=("flip",))
 _register_flip("_npi_flip", Attr("axis", "axis", None, optional=True), np_name="flip")
+
+
+def _broadcast_like_shape(attrs, lhs, rhs):
+    """``rhs``'s shape, or with ``lhs_axes``/``rhs_axes`` ``lhs``'s with those axes taken from
+    ``rhs``."""
+    lhs_axes, rhs_axes = attrs["lhs_axes"], attrs["rhs_axes"]
+    if lhs_axes is None and rhs_axes is None:
+        return tuple(rhs)
+    if not lhs_axes or len(lhs_axes) != len(rhs_axes or ()):
+        raise MXNetValueError(f"broadcast_like: lhs_axes {lhs_axes} and rhs_axes {rhs_axes} "
+                              "must be non-empty and of one length")
+    shape = list(lhs)
+    for i, j in zip(lhs_axes, rhs_axes):
+        shape[i] = rhs[j]
+    return tuple(shape)
+
+
+register(Op(name="broadcast_like", num_inputs=2, input_names=("lhs", "rhs"),
+            compute=lambda xp, inputs, attrs: xp.broadcast_to(
+                inputs[0], _broadcast_like_shape(attrs, inputs[0].shape, inputs[1].shape)).copy(),
+            attrs=(Attr("lhs_axes", "shape", None, optional=True),
+                   Attr("rhs_axes", "shape", None, optional=True)),
+            infer_shape=lambda attrs, s: [
+                s[1] if attrs["lhs_axes"] is None and attrs["rhs_axes"] is None else
+                None if s[0] is None or s[1] is None else _broadcast_like_shape(attrs, s[0], s[1])],
+            infer_type=lambda attrs, dtypes: [dtypes[0]], ignore_inputs=(1,),
+            npx_name="broadcast_like",
+            gradient=lambda node, g: [F._reduce_sum_like(g[0], node.inputs[0]), None],
+            doc="Broadcast ``lhs`` to the shape of ``rhs``."))

@@ -25,7 +25,6 @@ import math
 
 import numpy
 
-from ..base import MXNetValueError
 from .attrs import Attr
 from .infer import broadcast_shapes, same_shape
 from .registry import F, Op, register
@@ -304,8 +303,16 @@ def scalar_op(name, ufunc, grad=None, aliases=(), numexpr=None, out_dtype=scalar
     if keeps_dtype is None:
         keeps_dtype = out_dtype in (scalar_result_dtype, _float_scalar_dtype)
 
+    on_numpy = getattr(numpy, ufunc) if not callable(ufunc) else None
+
     def compute(xp, inputs, attrs):
         x = inputs[0]
+        if on_numpy is not None and keeps_float and xp is numpy and x.dtype.kind == "f" and \
+                x.ndim:   # NOTE: the imperative hot path, the ufunc one frame below
+            scalar = attrs["scalar"]
+            result = on_numpy(scalar, x) if reflected else on_numpy(x, scalar)
+            if result.dtype.kind == "f":
+                return result
         scalar = scalar_for(x.dtype, attrs)
         result = apply(xp, x, scalar)
         if x.ndim == 0:
@@ -384,32 +391,6 @@ register(Op(name="_reduce_sum_like", compute=_reduce_sum_like, num_inputs=2,
             ignore_inputs=(1,), save_inputs=(0,), inplace=((0, 0),),
             gradient=lambda node, g: [F.broadcast_like(g[0], node.inputs[0]), None],
             doc="Sum ``data`` over broadcast axes so it has the shape of ``like``."))
-def _broadcast_like_shape(attrs, lhs, rhs):
-    """``rhs``'s shape, or with ``lhs_axes``/``rhs_axes`` ``lhs``'s with those axes taken from
-    ``rhs``."""
-    lhs_axes, rhs_axes = attrs["lhs_axes"], attrs["rhs_axes"]
-    if lhs_axes is None and rhs_axes is None:
-        return tuple(rhs)
-    if not lhs_axes or len(lhs_axes) != len(rhs_axes or ()):
-        raise MXNetValueError(f"broadcast_like: lhs_axes {lhs_axes} and rhs_axes {rhs_axes} "
-                              "must be non-empty and of one length")
-    shape = list(lhs)
-    for i, j in zip(lhs_axes, rhs_axes):
-        shape[i] = rhs[j]
-    return tuple(shape)
-
-
-register(Op(name="broadcast_like", num_inputs=2, input_names=("lhs", "rhs"),
-            compute=lambda xp, inputs, attrs: xp.broadcast_to(
-                inputs[0], _broadcast_like_shape(attrs, inputs[0].shape, inputs[1].shape)).copy(),
-            attrs=(Attr("lhs_axes", "shape", None, optional=True),
-                   Attr("rhs_axes", "shape", None, optional=True)),
-            infer_shape=lambda attrs, s: [
-                s[1] if attrs["lhs_axes"] is None and attrs["rhs_axes"] is None else
-                None if s[0] is None or s[1] is None else _broadcast_like_shape(attrs, s[0], s[1])],
-            infer_type=_first_type, ignore_inputs=(1,), npx_name="broadcast_like",
-            gradient=lambda node, g: [F._reduce_sum_like(g[0], node.inputs[0]), None],
-            doc="Broadcast ``lhs`` to the shape of ``rhs``."))
 for _fill in ("zeros", "ones"):
     register(Op(name=f"{_fill}_like", aliases=(f"_{_fill}_like",),
                 compute=lambda xp, inputs, attrs, f=_fill: getattr(xp, f"{f}_like")(inputs[0]),
