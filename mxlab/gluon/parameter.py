@@ -293,15 +293,11 @@ class Parameter:
         if ctx is None:   # NOTE: the array on the current device, else the first (the hot path)
             found = arrays.get(current_device())
             return found if found is not None else next(iter(arrays.values()))
-        if type(ctx) is Device and ctx in arrays:
-            return arrays[ctx]
-        ctx = Device(ctx)
-        if ctx not in arrays:
-            raise MXNetRuntimeError(
-                f"Parameter '{self.name}' was not initialized on context {ctx}. It was only "
-                f"initialized on {list(arrays)}."
-            )
-        return arrays[ctx]
+        found = arrays.get(ctx if type(ctx) is Device else Device(ctx))
+        if found is None:
+            raise MXNetRuntimeError(f"Parameter '{self.name}' was not initialized on context "
+                                    f"{ctx}. It was only initialized on {list(arrays)}.")
+        return found
 
     def data(self, ctx=None, device=None):
         """The array on ``ctx``, bound to :meth:`var` so deferred-compute traces see an input."""

@@ -155,8 +155,10 @@ def test_roi_pooling_checks_its_inputs():
     with pytest.raises(MXNetError, match="rois"):
         mx.nd.ROIPooling(mx.nd.zeros((1, 1, 4, 4)), mx.nd.zeros((2, 4)), pooled_size=(2, 2),
                          spatial_scale=1.0)
+        mx.nd.waitall()   # NOTE: ThreadedEngine raises kernel errors at the wait
     with pytest.raises(MXNetError, match="pooled_size"):
         mx.nd.ROIPooling(mx.nd.zeros((1, 1, 4, 4)), mx.nd.zeros((2, 5)), spatial_scale=1.0)
+        mx.nd.waitall()   # NOTE: ThreadedEngine raises kernel errors at the wait
 
 
 # -- ROIAlign -------------------------------------------------------------------------------------
@@ -184,6 +186,7 @@ def test_roi_align_aligned_refuses_an_empty_box_and_ps_needs_divisible_channels(
     with pytest.raises(MXNetError, match="divide"):
         mx.nd.contrib.ROIAlign(mx.nd.ones((1, 3, 4, 4)), mx.nd.array([[0, 0, 0, 2, 3]]),
                                pooled_size=(2, 2), spatial_scale=1.0, position_sensitive=True)
+        mx.nd.waitall()   # NOTE: ThreadedEngine raises kernel errors at the wait
 
 
 def test_roi_align_rois_get_a_zero_gradient():
@@ -266,9 +269,12 @@ def test_correlation_checks_its_attributes():
     data = mx.nd.ones((1, 1, 8, 8))
     with pytest.raises(MXNetError, match="odd"):
         mx.nd.Correlation(data, data, kernel_size=2)
+        mx.nd.waitall()   # NOTE: ThreadedEngine raises kernel errors at the wait
     with pytest.raises(MXNetError, match="stride1"):
         mx.nd.Correlation(data, data, stride1=0)
+        mx.nd.waitall()   # NOTE: ThreadedEngine raises kernel errors at the wait
     with pytest.raises(MXNetError, match="do not fit"):
         mx.nd.Correlation(data, data, kernel_size=9, max_displacement=1)
+        mx.nd.waitall()   # NOTE: ThreadedEngine raises kernel errors at the wait
     assert mx.sym.Correlation(mx.sym.var("a"), mx.sym.var("b")).list_outputs() == \
         ["correlation0_output"]

@@ -549,9 +549,9 @@ def test_numpy_where_broadcasts_a_1d_condition_over_columns_and_legacy_picks_row
     got_nd = mx.nd.where(mx.nd.array(cond), mx.nd.array(x), mx.nd.array(y)).asnumpy()
     numpy.testing.assert_array_equal(got_nd, numpy.where(cond.astype(bool)[:, None], x, y))
     with pytest.raises(mx.base.MXNetValueError, match="selects rows"):
-        mx.nd.where(mx.nd.array([1, 0]), mx.nd.ones((3, 2)), mx.nd.zeros((3, 2)))
+        mx.nd.where(mx.nd.array([1, 0]), mx.nd.ones((3, 2)), mx.nd.zeros((3, 2))).wait_to_read()
     with pytest.raises(mx.base.MXNetValueError, match="must equal"):
-        mx.nd.where(mx.nd.ones((3, 1)), mx.nd.ones((3, 3)), mx.nd.zeros((3, 3)))
+        mx.nd.where(mx.nd.ones((3, 1)), mx.nd.ones((3, 3)), mx.nd.zeros((3, 3))).wait_to_read()
 
 
 def test_numpy_where_gradients_reduce_over_broadcast_axes():
