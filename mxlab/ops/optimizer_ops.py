@@ -153,23 +153,33 @@ def _clip_weights(xp, out, attrs):
         xp.clip(out, -attrs["clip_weights"], attrs["clip_weights"], out=out)
 
 
+def _decay_rates(attrs):
+    """``(rho, momentum)``: MXNet 1.9.1 names them ``gamma1``/``gamma2``, MXNet 2 ``rho``/
+    ``momentum``; either spelling is taken."""
+    gamma1, gamma2 = attrs["gamma1"], attrs.get("gamma2")
+    return (attrs["rho"] if gamma1 is None else gamma1,
+            attrs.get("momentum") if gamma2 is None else gamma2)
+
+
 def _rmsprop_into(xp, inputs, attrs, outs):
+    """MXNet 1.9.1's kernel: ``w - lr * g / sqrt(n + eps)`` (MXNet 2 moved eps out of the root)."""
     weight, grad, n = inputs
-    g, rho = _decayed_grad(xp, weight, grad, attrs), attrs["rho"]
+    g, rho = _decayed_grad(xp, weight, grad, attrs), _decay_rates(attrs)[0]
     n *= rho
     n += (1 - rho) * g * g
-    xp.subtract(weight, attrs["lr"] * g / (xp.sqrt(n) + attrs["epsilon"]), out=outs[0])
+    xp.subtract(weight, attrs["lr"] * g / xp.sqrt(n + attrs["epsilon"]), out=outs[0])
     _clip_weights(xp, outs[0], attrs)
 
 
 def _rmspropalex_into(xp, inputs, attrs, outs):
     weight, grad, n, mean_g, delta = inputs
-    g, rho = _decayed_grad(xp, weight, grad, attrs), attrs["rho"]
+    g = _decayed_grad(xp, weight, grad, attrs)
+    rho, momentum = _decay_rates(attrs)
     n *= rho
     n += (1 - rho) * g * g
     mean_g *= rho
     mean_g += (1 - rho) * g
-    delta *= attrs["momentum"]
+    delta *= momentum
     delta -= attrs["lr"] * g / xp.sqrt(n - mean_g * mean_g + attrs["epsilon"])
     xp.add(weight, delta, out=outs[0])
     _clip_weights(xp, outs[0], attrs)
@@ -189,15 +199,17 @@ def _ftml_into(xp, inputs, attrs, outs):
 
 
 _EPSILON = Attr("epsilon", "float", 1e-8)
+_GAMMA1 = Attr("gamma1", "float", None, optional=True)
 _ADAPTIVE = (
     ("adam_update", _adam_into, ("weight", "grad", "mean", "var"),
      (Attr("beta1", "float", 0.9), Attr("beta2", "float", 0.999), _EPSILON)),
     ("ftrl_update", _ftrl_into, ("weight", "grad", "z", "n"),
      (Attr("lamda1", "float", 0.01), Attr("beta", "float", 1.0))),
     ("rmsprop_update", _rmsprop_into, ("weight", "grad", "n"),
-     (Attr("rho", "float", 0.95), _EPSILON, Attr("clip_weights", "float", -1.0))),
+     (Attr("rho", "float", 0.95), _GAMMA1, _EPSILON, Attr("clip_weights", "float", -1.0))),
     ("rmspropalex_update", _rmspropalex_into, ("weight", "grad", "n", "g", "delta"),
-     (Attr("rho", "float", 0.95), Attr("momentum", "float", 0.9), _EPSILON,
+     (Attr("rho", "float", 0.95), Attr("momentum", "float", 0.9), _GAMMA1,
+      Attr("gamma2", "float", None, optional=True), _EPSILON,
       Attr("clip_weights", "float", -1.0))),
     ("ftml_update", _ftml_into, ("weight", "grad", "d", "v", "z"),
      (Attr("beta1", "float", 0.6), Attr("beta2", "float", 0.999), _EPSILON,
