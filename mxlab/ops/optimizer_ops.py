@@ -129,14 +129,23 @@ def _decayed_grad(xp, weight, grad, attrs, clip="clip_gradient"):
 
 
 def _adam_into(xp, inputs, attrs, outs):
+    """MXNet's kernel, in two temporaries (the arithmetic of ``mean = b1 mean + (1 - b1) g;
+    var = b2 var + (1 - b2) g g; w -= lr mean / (sqrt(var) + eps)``, operation for operation)."""
     weight, grad, mean, var = inputs
     g = _decayed_grad(xp, weight, grad, attrs)
     b1, b2 = attrs["beta1"], attrs["beta2"]
+    tmp = xp.multiply(g, 1 - b1)
     mean *= b1
-    mean += (1 - b1) * g
+    mean += tmp
+    xp.multiply(g, 1 - b2, out=tmp)
+    tmp *= g
     var *= b2
-    var += (1 - b2) * g * g
-    xp.subtract(weight, attrs["lr"] * mean / (xp.sqrt(var) + attrs["epsilon"]), out=outs[0])
+    var += tmp
+    xp.sqrt(var, out=tmp)
+    tmp += attrs["epsilon"]
+    xp.multiply(mean, attrs["lr"], out=g)
+    g /= tmp
+    xp.subtract(weight, g, out=outs[0])
 
 
 def _ftrl_into(xp, inputs, attrs, outs):
@@ -165,22 +174,40 @@ def _rmsprop_into(xp, inputs, attrs, outs):
     """MXNet 1.9.1's kernel: ``w - lr * g / sqrt(n + eps)`` (MXNet 2 moved eps out of the root)."""
     weight, grad, n = inputs
     g, rho = _decayed_grad(xp, weight, grad, attrs), _decay_rates(attrs)[0]
-    n *= rho
-    n += (1 - rho) * g * g
-    xp.subtract(weight, attrs["lr"] * g / xp.sqrt(n + attrs["epsilon"]), out=outs[0])
+    tmp = _decayed_square(xp, g, n, rho)
+    xp.add(n, attrs["epsilon"], out=tmp)
+    xp.sqrt(tmp, out=tmp)
+    xp.multiply(g, attrs["lr"], out=g)
+    g /= tmp
+    xp.subtract(weight, g, out=outs[0])
     _clip_weights(xp, outs[0], attrs)
+
+
+def _decayed_square(xp, g, n, rho):
+    """``n = rho n + (1 - rho) g g`` in place; returns the temporary, free for reuse."""
+    tmp = xp.multiply(g, 1 - rho)
+    tmp *= g
+    n *= rho
+    n += tmp
+    return tmp
 
 
 def _rmspropalex_into(xp, inputs, attrs, outs):
     weight, grad, n, mean_g, delta = inputs
     g = _decayed_grad(xp, weight, grad, attrs)
     rho, momentum = _decay_rates(attrs)
-    n *= rho
-    n += (1 - rho) * g * g
+    tmp = _decayed_square(xp, g, n, rho)
+    xp.multiply(g, 1 - rho, out=tmp)
     mean_g *= rho
-    mean_g += (1 - rho) * g
+    mean_g += tmp
+    xp.multiply(mean_g, mean_g, out=tmp)   # lr g / sqrt(n - mean_g^2 + eps), in two buffers
+    xp.subtract(n, tmp, out=tmp)
+    tmp += attrs["epsilon"]
+    xp.sqrt(tmp, out=tmp)
+    xp.multiply(g, attrs["lr"], out=g)
+    g /= tmp
     delta *= momentum
-    delta -= attrs["lr"] * g / xp.sqrt(n - mean_g * mean_g + attrs["epsilon"])
+    delta -= g
     xp.add(weight, delta, out=outs[0])
     _clip_weights(xp, outs[0], attrs)
 
