@@ -16,6 +16,7 @@ Example
 """
 import math
 
+from ..base import MXNetValueError
 from .attrs import Attr
 from .infer import same_dtype, same_shape
 from .registry import Op, register
@@ -249,3 +250,30 @@ for _name, _into, _inputs, _attrs in _ADAPTIVE:
                 infer_type=same_dtype, gradient=_no_gradient, inplace=((0, 0),),
                 mutate_inputs=tuple(range(2, len(_inputs))), npx_name=_name,
                 doc=f"Fused step of MXNet's ``{_name}`` (its states updated in place)."))
+
+
+def _group_adagrad_into(xp, inputs, attrs, outs):
+    """MXNet 1.9.1's ``contrib.group_adagrad_update``: ``g = clip(rescale_grad * grad);
+    history += mean(g * g, axis=1, keepdims=True); w -= lr * g / sqrt(history + eps)`` (one
+    history value per row; zero-gradient rows keep their weight and history, so the dense form
+    equals MXNet's lazy row_sparse kernel)."""
+    weight, grad, history = inputs
+    g = _scaled_grad(xp, grad, attrs)
+    if weight.ndim != 2 or history.shape != (weight.shape[0], 1):
+        raise MXNetValueError(f"group_adagrad_update: weight must be 2-D and history (rows, 1), "
+                              f"got {weight.shape} and {history.shape}")
+    history += xp.mean(g * g, axis=1, keepdims=True)
+    scale = xp.sqrt(history + attrs["epsilon"])
+    g *= attrs["lr"]
+    g /= scale
+    xp.subtract(weight, g, out=outs[0])
+
+
+register(Op(name="_contrib_group_adagrad_update", compute=_fresh(_group_adagrad_into),
+            compute_into=_group_adagrad_into,
+            attrs=(Attr("lr", "float"), Attr("rescale_grad", "float", 1.0),
+                   Attr("clip_gradient", "float", -1.0), Attr("epsilon", "float", 1e-5)),
+            num_inputs=3, input_names=("weight", "grad", "history"),
+            infer_shape=lambda attrs, in_shapes: [in_shapes[0]], infer_type=same_dtype,
+            gradient=_no_gradient, inplace=((0, 0),), mutate_inputs=(2,),
+            doc="Fused GroupAdaGrad step (MXNet's ``contrib.group_adagrad_update``)."))

@@ -1,8 +1,9 @@
-"""Fused optimizer steps (Adam, RMSProp, Ftrl, FTML, Signum through MXNet's update kernels, one
-engine push per step): five updates of three parameters equal what MXNet 1.9.1 computed
-(fixtures/mxnet191/fused_optimizer_steps.json, made by make_fused_optimizer_fixture.py) and,
-bit for bit, what the composed rule (``use_fused_step=False``) gives; sparse gradients, user
-``update`` overrides and the threaded engine keep working."""
+"""Fused optimizer steps (Adam, RMSProp, Ftrl, FTML, Signum, GroupAdaGrad through MXNet's
+update kernels, one engine push per step): five updates of three parameters equal what MXNet
+1.9.1 computed (fixtures/mxnet191/fused_optimizer_steps.json, made by
+make_fused_optimizer_fixture.py) and, bit for bit, what the composed rule
+(``use_fused_step=False``) gives; sparse gradients, user ``update`` overrides and the threaded
+engine keep working."""
 import json
 import os
 import pathlib
@@ -129,8 +130,45 @@ def test_oracle_mxnet_191_still_gives_the_fixture(tmp_path):
                     str(FIXTURES / "make_fused_optimizer_fixture.py"), str(out)],
                    check=True, capture_output=True, text=True, timeout=300)
     table = json.loads(out.read_text())
+    for (name, kwargs, stype, expected), case in zip(table["group_cases"], TABLE["group_cases"]):
+        assert case[:3] == [name, kwargs, stype]
+        for got, want in zip(_train_group(name, kwargs, stype, table=table), expected):
+            numpy.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
     for (name, kwargs, dtype, expected), case in zip(table["cases"], TABLE["cases"]):
         assert case[:3] == [name, kwargs, dtype]
         for got, want in zip(_train(name, kwargs, dtype, table=table), expected):
             tol = 1e-5 if dtype == "float32" else 2e-3
             numpy.testing.assert_allclose(got.astype("float32"), want, rtol=tol, atol=tol)
+
+
+def _train_group(name, kwargs, stype, fused_step=True, table=TABLE):
+    opt = mx.optimizer.create(name, **dict(table["common"], **kwargs), use_fused_step=fused_step)
+    updater = mx.optimizer.get_updater(opt)
+    weights = [mx.nd.array(w) for w in table["group_weights"]]
+    for step in table["group_grads"]:
+        grads = []
+        for g in step:
+            g = numpy.array(g, dtype="float32")
+            g[1::2] = 0
+            grads.append(mx.nd.array(g).tostype(stype))
+        updater(list(range(len(weights))), grads, weights)
+    return [w.asnumpy() for w in weights]
+
+
+@pytest.mark.parametrize("name,kwargs,stype,expected", TABLE["group_cases"],
+                         ids=[c[2] for c in TABLE["group_cases"]])
+def test_group_adagrad_equals_mxnet_191_either_way(name, kwargs, stype, expected):
+    fused_w = _train_group(name, kwargs, stype)
+    for got, want in zip(fused_w, expected):
+        numpy.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    for got, want in zip(fused_w, _train_group(name, kwargs, stype, False)):
+        numpy.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
+def test_group_adagrad_refuses_weight_decay_and_non_matrices():
+    opt = mx.optimizer.contrib.GroupAdaGrad(wd=0.1)
+    weight = mx.nd.ones((2, 2))
+    with pytest.raises(ValueError, match="Weight decay is not supported for GroupAdaGrad"):
+        opt.update(0, weight, mx.nd.ones((2, 2)), opt.create_state(0, weight))
+    with pytest.raises(ValueError, match="must be 2-D"):
+        opt.create_state(1, mx.nd.ones((3,)))
