@@ -150,12 +150,32 @@ def _adam_into(xp, inputs, attrs, outs):
 
 
 def _ftrl_into(xp, inputs, attrs, outs):
+    """MXNet's kernel in three temporaries, operation for operation: ``z += g - (sqrt(n + g g)
+    - sqrt(n)) w / lr; n += g g; w = -sign(z) max(|z| - lamda1, 0) / ((beta + sqrt(n)) / lr
+    + wd)``."""
     weight, grad, z, n = inputs
     g, lr = _scaled_grad(xp, grad, attrs), attrs["lr"]
-    z += g - (xp.sqrt(n + g * g) - xp.sqrt(n)) * weight / lr
-    n += g * g
-    shrunk = -xp.sign(z) * xp.maximum(xp.abs(z) - attrs["lamda1"], 0)
-    xp.divide(shrunk, (attrs["beta"] + xp.sqrt(n)) / lr + attrs["wd"], out=outs[0])
+    square = xp.multiply(g, g)
+    tmp = xp.add(n, square)
+    xp.sqrt(tmp, out=tmp)
+    root = xp.sqrt(n)
+    tmp -= root
+    tmp *= weight
+    tmp /= lr
+    xp.subtract(g, tmp, out=g)
+    z += g
+    n += square
+    xp.abs(z, out=tmp)
+    tmp -= attrs["lamda1"]
+    xp.maximum(tmp, 0, out=tmp)
+    xp.sign(z, out=square)
+    xp.negative(square, out=square)
+    square *= tmp
+    xp.sqrt(n, out=root)
+    root += attrs["beta"]
+    root /= lr
+    root += attrs["wd"]
+    xp.divide(square, root, out=outs[0])
 
 
 def _clip_weights(xp, out, attrs):
