@@ -6,8 +6,8 @@ Example
 >>> opt = mx.optimizer.contrib.GroupAdaGrad(learning_rate=0.1)
 >>> w = mx.nd.ones((2, 2))
 >>> opt.update(0, w, mx.nd.ones((2, 2)), opt.create_state(0, w))
->>> w.asnumpy().round(4).tolist()
-[[0.9, 0.9], [0.9, 0.9]]
+>>> [round(float(v), 4) for v in w.asnumpy().ravel()]
+[0.9, 0.9, 0.9, 0.9]
 """
 from ..base import MXNetValueError
 from ..ops.registry import F as _F
