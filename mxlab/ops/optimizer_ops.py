@@ -297,3 +297,55 @@ register(Op(name="_contrib_group_adagrad_update", compute=_fresh(_group_adagrad_
             infer_shape=lambda attrs, in_shapes: [in_shapes[0]], infer_type=same_dtype,
             gradient=_no_gradient, inplace=((0, 0),), mutate_inputs=(2,),
             doc="Fused GroupAdaGrad step (MXNet's ``contrib.group_adagrad_update``)."))
+
+
+# -- LAMB: MXNet 1.9.1's two phases (the weight and direction norms between them stay arrays) ---
+def _lamb_phase1(xp, inputs, attrs):
+    """``lamb_update_phase1``: the moments of ``g = clip(rescale_grad * grad)`` (in place) and
+    the direction ``m̂ / (sqrt(v̂) + eps) + wd * w`` (bias-corrected with ``bias_correction``)."""
+    weight, grad, mean, var = inputs
+    g = _scaled_grad(xp, grad, attrs)
+    b1, b2, t = attrs["beta1"], attrs["beta2"], attrs["t"]
+    mean *= b1
+    mean += (1 - b1) * g
+    var *= b2
+    var += (1 - b2) * g * g
+    if attrs["bias_correction"]:
+        direction = mean / (1 - b1 ** t) / (xp.sqrt(var / (1 - b2 ** t)) + attrs["epsilon"])
+    else:
+        direction = mean / (xp.sqrt(var) + attrs["epsilon"])
+    direction += attrs["wd"] * weight
+    return direction
+
+
+def _lamb_phase2_into(xp, inputs, attrs, outs):
+    """``lamb_update_phase2``: ``w -= lr * (r1 / r2) * g`` with ``r1`` clipped to the bounds
+    (a bound < 0 is unset) and a ratio of 1 when either norm is 0."""
+    weight, g, r1, r2 = inputs
+    r1 = r1.reshape(-1)[:1].astype(g.dtype)
+    r2 = r2.reshape(-1)[:1].astype(g.dtype)
+    if attrs["lower_bound"] >= 0:
+        r1 = xp.maximum(r1, attrs["lower_bound"])
+    if attrs["upper_bound"] >= 0:
+        r1 = xp.minimum(r1, attrs["upper_bound"])
+    ratio = xp.where((r1 == 0) | (r2 == 0), xp.ones_like(r1), r1 / xp.where(r2 == 0, 1, r2))
+    xp.subtract(weight, attrs["lr"] * ratio * g, out=outs[0])
+
+
+register(Op(name="lamb_update_phase1", compute=_lamb_phase1,
+            attrs=(Attr("beta1", "float", 0.9), Attr("beta2", "float", 0.999),
+                   Attr("epsilon", "float", 1e-6), Attr("t", "int"),
+                   Attr("bias_correction", "bool", True), Attr("wd", "float"),
+                   Attr("rescale_grad", "float", 1.0), Attr("clip_gradient", "float", -1.0)),
+            num_inputs=4, input_names=("weight", "grad", "mean", "var"),
+            infer_shape=same_shape, infer_type=same_dtype, gradient=_no_gradient,
+            mutate_inputs=(2, 3),
+            doc="Phase I of MXNet's LAMB update: the moments (in place) and the direction g."))
+register(Op(name="lamb_update_phase2", compute=_fresh(_lamb_phase2_into),
+            compute_into=_lamb_phase2_into,
+            attrs=(Attr("lr", "float"), Attr("lower_bound", "float", -1.0),
+                   Attr("upper_bound", "float", -1.0)),
+            num_inputs=4, input_names=("weight", "g", "r1", "r2"),
+            infer_shape=lambda attrs, in_shapes: [in_shapes[0]], infer_type=same_dtype,
+            gradient=_no_gradient, inplace=((0, 0),),
+            doc="Phase II of MXNet's LAMB update: the weight step scaled by the trust ratio."))

@@ -216,11 +216,13 @@ class SGLD(Optimizer):
 @register
 class LAMB(Optimizer):
     """Layer-wise adaptive moments (You et al.): an Adam direction ``g`` (bias-corrected, plus
-    ``wd w``) scaled by the trust ratio ``||w|| / ||g||`` (``||w||`` clipped to the bounds)."""
+    ``wd w``) scaled by the trust ratio ``||w|| / ||g||`` (``||w||`` clipped to the bounds);
+    ``use_fused_step`` runs MXNet's ``lamb_update_phase1``/``lamb_update_phase2``."""
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-06,
-                 lower_bound=None, upper_bound=None, bias_correction=True, **kwargs):
-        super().__init__(learning_rate=learning_rate, **kwargs)
+                 lower_bound=None, upper_bound=None, bias_correction=True, use_fused_step=True,
+                 **kwargs):
+        super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
         self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
         self.lower_bound, self.upper_bound = lower_bound, upper_bound
         self.bias_correction = bias_correction
@@ -245,6 +247,26 @@ class LAMB(Optimizer):
             r1 = min(r1, self.upper_bound)
         ratio = 1.0 if r1 == 0.0 or r2 == 0.0 else r1 / r2
         _assign(weight, weight - lr * ratio * direction)
+
+    def fused_step(self, indices, weights, grads, states):
+        """MXNet 1.9.1's kernels: ``lamb_update_phase1`` (moments and direction), the two norms
+        as arrays, ``lamb_update_phase2`` -- no host round trip per parameter."""
+        from .. import ndarray as nd
+
+        self._update_count(indices)
+        common = {"beta1": self.beta1, "beta2": self.beta2, "epsilon": self.epsilon,
+                  "bias_correction": self.bias_correction, "rescale_grad": self.rescale_grad}
+        if self.clip_gradient:
+            common["clip_gradient"] = self.clip_gradient
+        bounds = {k: v for k, v in (("lower_bound", self.lower_bound),
+                                    ("upper_bound", self.upper_bound)) if v}
+        for index, weight, grad, state, lr, wd in zip(indices, weights, grads, states,
+                                                      self._get_lrs(indices),
+                                                      self._get_wds(indices)):
+            g = nd.lamb_update_phase1(weight, grad, *state, wd=wd,
+                                      t=self._index_update_count[index], **common)
+            nd.lamb_update_phase2(weight, g, weight.norm(), g.norm(), lr=lr, out=weight,
+                                  **bounds)
 
 
 @register
