@@ -306,16 +306,25 @@ def _lamb_phase1(xp, inputs, attrs):
     weight, grad, mean, var = inputs
     g = _scaled_grad(xp, grad, attrs)
     b1, b2, t = attrs["beta1"], attrs["beta2"], attrs["t"]
+    tmp = xp.multiply(g, 1 - b1)   # NOTE: two buffers, the operations of the formula in order
     mean *= b1
-    mean += (1 - b1) * g
+    mean += tmp
+    xp.multiply(g, 1 - b2, out=tmp)
+    tmp *= g
     var *= b2
-    var += (1 - b2) * g * g
+    var += tmp
     if attrs["bias_correction"]:
-        direction = mean / (1 - b1 ** t) / (xp.sqrt(var / (1 - b2 ** t)) + attrs["epsilon"])
+        xp.divide(var, 1 - b2 ** t, out=tmp)
+        xp.sqrt(tmp, out=tmp)
+        xp.divide(mean, 1 - b1 ** t, out=g)
     else:
-        direction = mean / (xp.sqrt(var) + attrs["epsilon"])
-    direction += attrs["wd"] * weight
-    return direction
+        xp.sqrt(var, out=tmp)
+        g[...] = mean
+    tmp += attrs["epsilon"]
+    g /= tmp
+    xp.multiply(weight, attrs["wd"], out=tmp)
+    g += tmp
+    return g
 
 
 def _lamb_phase2_into(xp, inputs, attrs, outs):
