@@ -257,6 +257,11 @@ SPECIAL = {
     "rmspropalex_update": {"attrs": {"lr": 0.1}, "grad": False},
     "ftml_update": {"attrs": {"lr": 0.1, "t": 2}, "grad": False},
     "signsgd_update": {"attrs": {"lr": 0.1, "wd": 0.01}, "grad": False},
+    "lamb_update_phase1": {"attrs": {"t": 2, "wd": 0.1}, "grad": False},
+    "lamb_update_phase2": {"attrs": {"lr": 0.1}, "shapes": [(4, 3), (4, 3), (1,), (1,)],
+                           "grad": False},
+    "_contrib_group_adagrad_update": {"attrs": {"lr": 0.1}, "shapes": [(4, 3), (4, 3), (4, 1)],
+                                      "grad": False},
     "khatri_rao": {"attrs": {"num_args": 2}, "shapes": [(3, 2), (2, 2)], "grad": False},
     # straight-through estimators: an identity gradient by design, not the derivative
     "_contrib_round_ste": {"numeric": False},

@@ -28,7 +28,7 @@ __all__ = ["NOT_BUILT", "cond", "foreach", "while_loop", "rand_zipfian", "zipfia
 NOT_BUILT = ("intgemm_fully_connected", "quantize",
              "dequantize", "hawkesll", "dgl_csr_neighbor_uniform_sample",
              "dgl_csr_neighbor_non_uniform_sample",
-             "count_sketch", "fft", "ifft", "group_adagrad_update")
+             "count_sketch", "fft", "ifft")
 
 
 populate_prefixed(globals(), "_contrib_", make_array_frontend(NDArray))

@@ -5,6 +5,7 @@ classes. ``tests/gluon/test_optimizer_more.py`` checks each against MXNet 1.9.1 
 import math
 
 from ..ops.registry import F as _F
+from .fused import KernelStep
 from .optimizer import Optimizer, _assign, _zeros_like, register
 
 __all__ = ["AdaDelta", "Adamax", "Nadam", "Ftrl", "FTML", "Signum", "DCASGD", "SGLD", "LAMB",
@@ -93,14 +94,14 @@ class Nadam(Optimizer):
 
 
 @register
-class Ftrl(Optimizer):
+class Ftrl(KernelStep, Optimizer):
     """Follow the regularised leader (McMahan et al.), MXNet's ``ftrl_update``:
     ``z += g - (sqrt(n + g²) - sqrt(n)) w / lr; n += g²;
     w = -sign(z) max(|z| - lamda1, 0) / ((beta + sqrt(n)) / lr + wd)``."""
     _always_lazy = True   # NOTE: MXNet's row_sparse Ftrl kernel updates stored rows only
 
-    def __init__(self, lamda1=0.01, learning_rate=0.1, beta=1, **kwargs):
-        super().__init__(learning_rate=learning_rate, **kwargs)
+    def __init__(self, lamda1=0.01, learning_rate=0.1, beta=1, use_fused_step=True, **kwargs):
+        super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
         self.lamda1, self.beta = lamda1, beta
 
     def create_state(self, index, weight):
@@ -109,18 +110,23 @@ class Ftrl(Optimizer):
     def _rule(self, index, weight, grad, state, lr, wd):
         grad = self._grad(grad)
         z, n = state
-        _assign(z, z + grad - (_F.sqrt(n + grad * grad) - _F.sqrt(n)) * weight / lr)
+        # NOTE: the kernel's order of operations (z + (g - ...)), so both paths agree exactly
+        _assign(z, z + (grad - (_F.sqrt(n + grad * grad) - _F.sqrt(n)) * weight / lr))
         _assign(n, n + grad * grad)
         shrunk = -_sign(z) * _F.relu(_F.abs(z) - self.lamda1)
         _assign(weight, shrunk / ((self.beta + _F.sqrt(n)) / lr + wd))
 
+    def _kernel_call(self, index, weight, grad, state, attrs):
+        attrs.update(lamda1=self.lamda1, beta=self.beta)
+        return "ftrl_update", [weight, grad, *state], attrs
+
 
 @register
-class FTML(Optimizer):
+class FTML(KernelStep, Optimizer):
     """Follow the moving leader (Zheng & Kwok), MXNet's ``ftml_update``."""
 
-    def __init__(self, beta1=0.6, beta2=0.999, epsilon=1e-08, **kwargs):
-        super().__init__(**kwargs)
+    def __init__(self, beta1=0.6, beta2=0.999, epsilon=1e-08, use_fused_step=True, **kwargs):
+        super().__init__(use_fused_step=use_fused_step, **kwargs)
         self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
 
     def create_state(self, index, weight):
@@ -132,18 +138,27 @@ class FTML(Optimizer):
         prev_d, v, z = state
         _assign(v, self.beta2 * v + (1 - self.beta2) * grad * grad)
         d_t = (1 - self.beta1 ** t) / lr * (_F.sqrt(v / (1 - self.beta2 ** t)) + self.epsilon)
-        _assign(z, self.beta1 * z + (1 - self.beta1) * grad - (d_t - self.beta1 * prev_d) * weight)
+        step = (1 - self.beta1) * grad - (d_t - self.beta1 * prev_d) * weight
+        _assign(z, self.beta1 * z + step)   # NOTE: the kernel's order of operations
         _assign(prev_d, d_t)
         _assign(weight, -z / d_t)
 
+    def _kernel_call(self, index, weight, grad, state, attrs):
+        attrs.update(beta1=self.beta1, beta2=self.beta2, epsilon=self.epsilon,
+                     t=self._index_update_count[index])
+        if "clip_gradient" in attrs:
+            attrs["clip_grad"] = attrs.pop("clip_gradient")
+        return "ftml_update", [weight, grad, *state], attrs
+
 
 @register
-class Signum(Optimizer):
+class Signum(KernelStep, Optimizer):
     """Sign of the momentum (Bernstein et al.): ``mom = momentum mom - (1-momentum)(g + wd w);
     w = (1 - lr wd_lh) w + lr sign(mom)``; without momentum, signSGD."""
 
-    def __init__(self, learning_rate=0.01, momentum=0.9, wd_lh=0.0, **kwargs):
-        super().__init__(learning_rate=learning_rate, **kwargs)
+    def __init__(self, learning_rate=0.01, momentum=0.9, wd_lh=0.0, use_fused_step=True,
+                 **kwargs):
+        super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
         self.momentum, self.wd_lh = momentum, wd_lh
 
     def create_state(self, index, weight):
@@ -156,6 +171,12 @@ class Signum(Optimizer):
         grad = self._grad(grad) + wd * weight
         _assign(state, self.momentum * state - (1 - self.momentum) * grad)
         _assign(weight, (1.0 - lr * self.wd_lh) * weight + lr * _sign(state))
+
+    def _kernel_call(self, index, weight, grad, state, attrs):
+        if state is None:
+            return "signsgd_update", [weight, grad], attrs
+        attrs.update(momentum=self.momentum, wd_lh=self.wd_lh)
+        return "signum_update", [weight, grad, state], attrs
 
 
 @register
@@ -195,11 +216,13 @@ class SGLD(Optimizer):
 @register
 class LAMB(Optimizer):
     """Layer-wise adaptive moments (You et al.): an Adam direction ``g`` (bias-corrected, plus
-    ``wd w``) scaled by the trust ratio ``||w|| / ||g||`` (``||w||`` clipped to the bounds)."""
+    ``wd w``) scaled by the trust ratio ``||w|| / ||g||`` (``||w||`` clipped to the bounds);
+    ``use_fused_step`` runs MXNet's ``lamb_update_phase1``/``lamb_update_phase2``."""
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-06,
-                 lower_bound=None, upper_bound=None, bias_correction=True, **kwargs):
-        super().__init__(learning_rate=learning_rate, **kwargs)
+                 lower_bound=None, upper_bound=None, bias_correction=True, use_fused_step=True,
+                 **kwargs):
+        super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
         self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
         self.lower_bound, self.upper_bound = lower_bound, upper_bound
         self.bias_correction = bias_correction
@@ -224,6 +247,26 @@ class LAMB(Optimizer):
             r1 = min(r1, self.upper_bound)
         ratio = 1.0 if r1 == 0.0 or r2 == 0.0 else r1 / r2
         _assign(weight, weight - lr * ratio * direction)
+
+    def fused_step(self, indices, weights, grads, states):
+        """MXNet 1.9.1's kernels: ``lamb_update_phase1`` (moments and direction), the two norms
+        as arrays, ``lamb_update_phase2`` -- no host round trip per parameter."""
+        from .. import ndarray as nd
+
+        self._update_count(indices)
+        common = {"beta1": self.beta1, "beta2": self.beta2, "epsilon": self.epsilon,
+                  "bias_correction": self.bias_correction, "rescale_grad": self.rescale_grad}
+        if self.clip_gradient:
+            common["clip_gradient"] = self.clip_gradient
+        bounds = {k: v for k, v in (("lower_bound", self.lower_bound),
+                                    ("upper_bound", self.upper_bound)) if v}
+        for index, weight, grad, state, lr, wd in zip(indices, weights, grads, states,
+                                                      self._get_lrs(indices),
+                                                      self._get_wds(indices)):
+            g = nd.lamb_update_phase1(weight, grad, *state, wd=wd,
+                                      t=self._index_update_count[index], **common)
+            nd.lamb_update_phase2(weight, g, weight.norm(), g.norm(), lr=lr, out=weight,
+                                  **bounds)
 
 
 @register

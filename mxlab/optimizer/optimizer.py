@@ -23,8 +23,8 @@ import numpy
 
 from .. import autograd
 from ..base import MXNetTypeError, MXNetUserWarning, MXNetValueError
-from ..imperative import invoke_updates
-from ..ops.registry import F as _F, get_op
+from ..ops.registry import F as _F
+from .fused import KernelStep, fused_updates as _fused_updates
 from .sparse_update import has_sparse, update_sparse
 
 __all__ = ["Optimizer", "SGD", "NAG", "Adam", "AdamW", "RMSProp", "AdaGrad", "register",
@@ -51,41 +51,6 @@ def create(name, **kwargs):
 
 def _zeros_like(weight):
     return _F.zeros_like(weight)
-
-
-_PARSED = {}   # (op name, attribute items) -> (op, parsed attrs): one parse per distinct step
-_PARSED_MAX = 256
-
-
-def _parsed_op(op_name, attrs):
-    """``(op, parsed attrs)``, kept per distinct value set.
-
-    NOTE: a trainer repeats one set every step; a scheduler's changing rates just refill the
-    bounded cache.
-    """
-    key = (op_name, *attrs.items())
-    try:
-        found = _PARSED.get(key)
-    except TypeError:   # an unhashable value: parsed every time
-        key, found = None, None
-    if found is None:
-        if len(_PARSED) >= _PARSED_MAX:
-            _PARSED.clear()
-        op = get_op(op_name)
-        found = (op, op.parse_attrs(attrs))
-        if key is not None:
-            _PARSED[key] = found
-    return found
-
-
-def _fused_updates(calls):
-    """Run fused update ops ``[(op name, inputs, attrs)]``, each writing its first input (the
-    weight) in place, as one engine push (see :func:`mxlab.imperative.invoke_updates`)."""
-    runs = []
-    for name, inputs, attrs in calls:
-        op, parsed = _parsed_op(name, attrs)
-        runs.append((op, inputs, parsed))
-    invoke_updates(runs)
 
 
 def _assign(target, value):
@@ -427,13 +392,14 @@ class NAG(SGD):
 
 
 @register
-class Adam(Optimizer):
+class Adam(KernelStep, Optimizer):
     """``m, v`` moving moments of ``g = clip(rescale * grad + wd * w)``;
-    ``w -= lr_t * m / (sqrt(v) + eps)`` with ``lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t)``."""
+    ``w -= lr_t * m / (sqrt(v) + eps)`` with ``lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t)``
+    (``use_fused_step``: MXNet's ``adam_update`` kernel with ``lr_t`` as its rate)."""
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
-                 lazy_update=False, **kwargs):
-        super().__init__(learning_rate=learning_rate, **kwargs)
+                 lazy_update=False, use_fused_step=True, **kwargs):
+        super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
         self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
         self.lazy_update = lazy_update
 
@@ -444,15 +410,22 @@ class Adam(Optimizer):
         t = self._index_update_count[index]
         return lr * math.sqrt(1.0 - self.beta2 ** t) / (1.0 - self.beta1 ** t)
 
-    def _moments(self, state, grad):
+    def _moments(self, state, grad, lr):
+        """``lr * m / (sqrt(v) + eps)`` after the moment updates (the kernel's order of
+        operations, so the composed rule equals ``adam_update`` bit for bit)."""
         mean, var = state
         _assign(mean, self.beta1 * mean + (1.0 - self.beta1) * grad)
-        _assign(var, self.beta2 * var + (1.0 - self.beta2) * _F.square(grad))
-        return mean / (_F.sqrt(var) + self.epsilon)
+        _assign(var, self.beta2 * var + (1.0 - self.beta2) * grad * grad)
+        return lr * mean / (_F.sqrt(var) + self.epsilon)
 
     def _rule(self, index, weight, grad, state, lr, wd):
-        direction = self._moments(state, self._grad(grad, wd * weight))
-        _assign(weight, weight - self._corrected_lr(index, lr) * direction)
+        lr = self._corrected_lr(index, lr)
+        _assign(weight, weight - self._moments(state, self._grad(grad, wd * weight), lr))
+
+    def _kernel_call(self, index, weight, grad, state, attrs):
+        attrs.update(lr=self._corrected_lr(index, attrs["lr"]), beta1=self.beta1,
+                     beta2=self.beta2, epsilon=self.epsilon)
+        return "adam_update", [weight, grad, *state], attrs
 
 
 @register
@@ -465,28 +438,34 @@ class AdamW(Adam):
         super().__init__(learning_rate, beta1, beta2, epsilon, **kwargs)
         self.correct_bias = correct_bias
 
+    def fused_step(self, indices, weights, grads, states):
+        """The composed rule: MXNet 2's fused AdamW (``contrib.adamw_update``, which decays the
+        old weight) is not a registered op here."""
+        self.step(indices, weights, grads, states)
+
     def _rule(self, index, weight, grad, state, lr, wd):
         if self.correct_bias:
             lr = self._corrected_lr(index, lr)
-        direction = self._moments(state, self._grad(grad))
-        _assign(weight, weight - lr * direction)
+        _assign(weight, weight - self._moments(state, self._grad(grad), lr))
         if wd > 0:
             _assign(weight, weight - lr * wd * weight)
 
 
 @register
-class RMSProp(Optimizer):
+class RMSProp(KernelStep, Optimizer):
     """``n = (1 - g1) g^2 + g1 n; w -= lr g / sqrt(n + eps)`` on ``g = clip(rescale * grad +
     wd * w)``; ``centered``
     also tracks the mean ``m`` and uses momentum ``gamma2``:
-    ``delta = g2 delta - lr g / sqrt(n - m^2 + eps); w += delta``."""
+    ``delta = g2 delta - lr g / sqrt(n - m^2 + eps); w += delta`` (``use_fused_step``: MXNet's
+    ``rmsprop_update``/``rmspropalex_update`` kernels)."""
 
     def __init__(self, learning_rate=0.001, gamma1=0.9, gamma2=0.9, epsilon=1e-8,
-                 centered=False, clip_weights=None, rho=None, momentum=None, **kwargs):
+                 centered=False, clip_weights=None, rho=None, momentum=None, use_fused_step=True,
+                 **kwargs):
         # NOTE: MXNet 2 renamed gamma1 -> rho and gamma2 -> momentum; both spellings are taken
         gamma1 = gamma1 if rho is None else rho
         gamma2 = gamma2 if momentum is None else momentum
-        super().__init__(learning_rate=learning_rate, **kwargs)
+        super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
         self.gamma1, self.gamma2, self.epsilon = gamma1, gamma2, epsilon
         self.centered, self.clip_weights = centered, clip_weights
 
@@ -500,18 +479,28 @@ class RMSProp(Optimizer):
     def _rule(self, index, weight, grad, state, lr, wd):
         grad = self._grad(grad, wd * weight)
         g1 = self.gamma1
-        _assign(state[0], (1 - g1) * _F.square(grad) + g1 * state[0])
+        # NOTE: the kernels' order of operations, so both paths agree bit for bit
+        _assign(state[0], g1 * state[0] + (1 - g1) * grad * grad)
         if self.centered:
             mean, delta = state[1], state[2]
-            _assign(mean, (1 - g1) * grad + g1 * mean)
-            step = grad / _F.sqrt(state[0] - _F.square(mean) + self.epsilon)
-            _assign(delta, self.gamma2 * delta - lr * step)
+            _assign(mean, g1 * mean + (1 - g1) * grad)
+            step = lr * grad / _F.sqrt(state[0] - mean * mean + self.epsilon)
+            _assign(delta, self.gamma2 * delta - step)
             new = weight + delta
         else:
             new = weight - lr * grad / _F.sqrt(state[0] + self.epsilon)
         if self.clip_weights:
             new = _F.clip(new, a_min=-self.clip_weights, a_max=self.clip_weights)
         _assign(weight, new)
+
+    def _kernel_call(self, index, weight, grad, state, attrs):
+        attrs.update(rho=self.gamma1, epsilon=self.epsilon)
+        if self.clip_weights:
+            attrs["clip_weights"] = self.clip_weights
+        if self.centered:
+            attrs["momentum"] = self.gamma2
+            return "rmspropalex_update", [weight, grad, *state], attrs
+        return "rmsprop_update", [weight, grad, state[0]], attrs
 
 
 @register
