@@ -466,6 +466,10 @@ class Program:
         for i, seg in enumerate(segments):
             kernels, steps = [], []
             for step in seg:
+                before = getattr(monitor, "before_step", None)
+                if before is not None and (call := before(step, frame)) is not None:
+                    kernels.append(call)   # NOTE: a block's op hook with monitor_all
+                    steps.append(None)
                 kernels.append(self._kernel(step, frame, xp))
                 steps.append(step)
                 if monitor is not None:
