@@ -23,7 +23,7 @@ import threading
 
 import numpy
 
-from .. import autograd, deferred_compute, engine as _engine
+from .. import autograd, deferred_compute, engine as _engine, profiler
 from ..base import MXNetKeyError, MXNetNotImplementedError, MXNetValueError
 from ..device import cpu, gpu
 from ..engine.op import op_error, raise_error
@@ -313,8 +313,9 @@ class _Info:
             return None if data is None else self.cls._wrap(data, device)
         kwargs, written = make_call(wrap)
         try:
+            scope = self.op_type if method == "forward" else f"_backward_{self.op_type}"
             with _engine.inline(), autograd.pause(train_mode=is_train), \
-                    deferred_compute.context(False), device:
+                    deferred_compute.context(False), device, profiler.custom_operator(scope):
                 getattr(operator, method)(**kwargs)
                 for array, buffer in written:
                     data = array._get_data()
