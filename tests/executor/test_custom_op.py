@@ -418,19 +418,22 @@ def test_mxnet_operator_alias_module():
     assert "Custom" in operator.get_all_registered_operators()
 
 
-def test_profiler_lists_custom_operator_work():
+def test_profiler_lists_custom_operator_work(tmp_path):
     import json
     mx.profiler.set_config(profile_all=True, aggregate_stats=True,
-                           filename="/tmp/mxlab_custom_op_profile.json")
+                           filename=str(tmp_path / "profile.json"))
     a, b = mx.nd.ones((2, 3)), mx.nd.ones((3, 2))
     a.attach_grad()
     mx.profiler.dumps(reset=True)
     mx.profiler.set_state("run")
-    with mx.autograd.record():
-        y = mx.nd.Custom(a, b, op_type="t_dot")
-    y.backward()
-    mx.nd.waitall()
-    mx.profiler.set_state("stop")
+    try:
+        with mx.autograd.record():
+            y = mx.nd.Custom(a, b, op_type="t_dot")
+        y.backward()
+        mx.nd.waitall()
+    finally:
+        mx.profiler.set_state("stop")
+        mx.profiler.set_config(profile_all=False, aggregate_stats=False, filename="profile.json")
     table = json.loads(mx.profiler.dumps(format="json", reset=True))["Time"]
     assert {"t_dot::pure_python", "_backward_t_dot::pure_python", "t_dot::dot",
             "_backward_t_dot::dot"} <= set(table["Custom Operator"])
