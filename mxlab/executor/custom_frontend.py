@@ -14,6 +14,7 @@ from ..ndarray.ndarray import NDArray, ndarray
 from ..symbol.compose import make_node, outputs_of
 from ..symbol.symbol import Symbol
 from .custom_op import info_of
+from .custom_sparse import run_sparse
 
 __all__ = ["nd_custom", "np_custom", "sym_custom"]
 
@@ -50,7 +51,10 @@ def _array_call(cls, args, op_type, out, kwargs):
     if missing:
         raise MXNetValueError(f"Custom '{op_type}': inputs {missing} are missing")
     if any(s._sparse for s in slots[:info.n_args]):
-        info.check_stypes([s.stype for s in slots[:info.n_args]])
+        stypes = info.storage_types([s.stype for s in slots[:info.n_args]])
+        if out is None and any(t != "default" for t in sum(stypes, [])):
+            outputs = run_sparse(info, slots, attrs, stypes, cls)
+            return outputs[0] if len(outputs) == 1 else outputs
     if out is not None:
         out = [out] if isinstance(out, NDArray) else list(out)
     outputs = invoke(info.forward_op, slots, attrs, out=out,

@@ -227,16 +227,27 @@ class _Info:
         self.forward_op = CustomOpDef.specialized(self, backward=False)
         self.backward_op = CustomOpDef.specialized(self, backward=True)
 
-    def check_stypes(self, stypes=None):
-        """Storage types (the inputs' ``stypes``, default dense): mxlab's custom ops run on dense
-        arrays only, so a Prop that asks for ``csr``/``row_sparse`` anywhere is refused."""
-        ret = _three(self.prop.infer_storage_type(list(stypes or ["default"] * self.n_args)),
+    def storage_types(self, stypes):
+        """``(input, output, aux)`` storage types the Prop gives for inputs of ``stypes``."""
+        ret = _three(self.prop.infer_storage_type(list(stypes)),
                      f"{self.op_type}.infer_storage_type")
+        _check_lists(f"{self.op_type}.infer_storage_type", ret, (self.n_args, self.n_out,
+                                                                  self.n_aux))
         for stype in ret[0] + ret[1] + ret[2]:
+            if stype not in ("default", "csr", "row_sparse"):
+                raise MXNetValueError(f"{self.op_type}.infer_storage_type: '{stype}' is not a "
+                                      "storage type (default, csr, row_sparse)")
+        return ret
+
+    def check_stypes(self):
+        """Graphs and dense inputs run dense: a Prop asking for sparse storage from dense inputs
+        is refused by name."""
+        for stype in sum(self.storage_types(["default"] * self.n_args), []):
             if stype != "default":
                 raise MXNetNotImplementedError(
-                    f"Custom '{self.op_type}': storage type '{stype}' from infer_storage_type: "
-                    "custom operators on sparse storage are not built in mxlab (dense only)")
+                    f"Custom '{self.op_type}': storage type '{stype}' from infer_storage_type "
+                    "for dense inputs: sparse outputs of custom operators are built only for "
+                    "sparse inputs, imperatively (mx.nd.Custom)")
 
     # -- inference ---------------------------------------------------------------------------------
     def infer_shape(self, in_shapes):
@@ -312,15 +323,25 @@ class _Info:
         def wrap(data):
             return None if data is None else self.cls._wrap(data, device)
         kwargs, written = make_call(wrap)
+
+        def copy_back():
+            for array, buffer in written:
+                data = array._get_data()
+                if data is not buffer:   # NOTE: the user rebound the array: copy the value
+                    xp.copyto(buffer, data, casting="unsafe")
+        self.call(operator, method, device, is_train, kwargs, copy_back)
+
+    def call(self, operator, method, device, is_train, kwargs, then=None):
+        """``operator.<method>(**kwargs)`` (then ``then()``) as MXNet's custom-op thread runs
+        it: autograd paused, deferred compute off, pushes inline, ``device`` the default; an
+        error becomes an MXNetError of this op."""
         try:
             scope = self.op_type if method == "forward" else f"_backward_{self.op_type}"
             with _engine.inline(), autograd.pause(train_mode=is_train), \
                     deferred_compute.context(False), device, profiler.custom_operator(scope):
                 getattr(operator, method)(**kwargs)
-                for array, buffer in written:
-                    data = array._get_data()
-                    if data is not buffer:   # NOTE: the user rebound the array: copy the value
-                        xp.copyto(buffer, data, casting="unsafe")
+                if then is not None:
+                    then()
         except Exception as exc:  # noqa: BLE001 - user code: an MXNetError of this op
             raise_error(op_error(exc, f"Custom {self.op_type!r} ({method})"), exc)
 

@@ -302,17 +302,61 @@ def test_bad_calls_name_the_culprit():
         mx.nd.Custom(mx.nd.ones((2,)), mx.nd.ones((2,)), op_type="t_dot")
 
 
-def test_sparse_storage_is_refused_by_name():
-    class CsrProp(mx.operator.CustomOpProp):
-        def infer_storage_type(self, in_stype):
-            return in_stype, in_stype, []
+class _CsrSqr(mx.operator.CustomOp):
+    """MXNet's test_custom_op Sqr on csr: the user sees the sparse arrays themselves."""
 
-    mx.operator.register("t_csr")(CsrProp)
+    def forward(self, is_train, req, in_data, out_data, aux):
+        inp = in_data[0]
+        assert isinstance(inp, mx.nd.sparse.CSRNDArray)
+        out = mx.nd.sparse.csr_matrix((inp.data * inp.data, inp.indices, inp.indptr),
+                                      shape=inp.shape)
+        self.assign(out_data[0], req[0], out)
+        assert isinstance(out_data[0], mx.nd.sparse.CSRNDArray)
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        assert isinstance(in_grad[0], mx.nd.sparse.CSRNDArray)
+        self.assign(in_grad[0], req[0], 2 * mx.nd.sparse.elemwise_mul(in_data[0], out_grad[0]))
+
+
+@mx.operator.register("t_csr_sqr")
+class _CsrSqrProp(mx.operator.CustomOpProp):
+    def infer_storage_type(self, in_stype):
+        return in_stype, in_stype, []
+
+    def infer_storage_type_backward(self, ograd_stype, in_stype, out_stype, igrad_stype,
+                                    aux_stype):
+        return ograd_stype, in_stype, out_stype, in_stype, aux_stype
+
+    def create_operator(self, ctx, shapes, dtypes):
+        return _CsrSqr()
+
+
+def test_sparse_inputs_reach_the_op_imperatively():
+    dense = numpy.array([[0, 1.5, 0], [-2, 0, 0.5]], "float32")
+    x = mx.nd.array(dense).tostype("csr")
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Custom(x, op_type="t_csr_sqr")
+    y.backward()
+    assert isinstance(y, mx.nd.sparse.CSRNDArray)
+    numpy.testing.assert_allclose(y.asnumpy(), dense ** 2)
+    numpy.testing.assert_allclose(x.grad.asnumpy(), 2 * dense)
+
+
+def test_sparse_storage_limits_are_named():
+    class DenseToCsrProp(mx.operator.CustomOpProp):
+        def infer_storage_type(self, in_stype):
+            return in_stype, ["csr"], []
+
+    mx.operator.register("t_to_csr")(DenseToCsrProp)
+    with pytest.raises(NotImplementedError, match="'t_to_csr'.*'csr'.*dense inputs"):
+        mx.nd.Custom(mx.nd.ones((2, 3)), op_type="t_to_csr")
     x = mx.nd.ones((2, 3)).tostype("csr")
-    with pytest.raises(NotImplementedError, match="'t_csr'.*'csr'.*dense only"):
-        mx.nd.Custom(x, op_type="t_csr")
     with pytest.raises(MXNetError, match="non default stype 'csr'"):
-        mx.nd.Custom(x, op_type="t_sqr_plain")
+        mx.nd.Custom(x, op_type="t_sqr_plain")   # the default infer_storage_type refuses csr
+    with mx.util.np_array(False), pytest.raises(NotImplementedError, match="traced"):
+        with mx.autograd.pause(), mx.deferred_compute.context():
+            mx.nd.Custom(x, op_type="t_csr_sqr")
 
 
 @mx.operator.register("t_sqr_plain")
