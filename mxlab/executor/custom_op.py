@@ -265,7 +265,10 @@ class _Info:
                 return list(in_shapes), [None] * self.n_out
             raise MXNetValueError(f"Error in {self.op_type}.infer_shape: "
                                   f"{type(exc).__name__}: {exc}") from exc
-        return [_from_mx_shape(s) for s in ins + auxs], [_from_mx_shape(s) for s in outs]
+        # NOTE: with inputs unknown, an empty shape the rule hands back is MXNet 1.x's unknown
+        convert = _from_mx_shape if known else \
+            (lambda s: _from_mx_shape(s) if len(s) else None)
+        return [convert(s) for s in ins + auxs], [convert(s) for s in outs]
 
     def infer_type(self, in_dtypes):
         n_args = self.n_args
