@@ -32,7 +32,7 @@ import types
 import numpy
 
 from ..autograd import record_op
-from ..base import MXNetNotImplementedError, MXNetTypeError, MXNetValueError, env_int
+from ..base import MXNetNotImplementedError, MXNetValueError, env_int
 from ..imperative import STATE
 from ..ops.registry import Op
 from ..symbol.evaluate import evaluate_graph
@@ -435,10 +435,8 @@ class CachedOp:
 
     def register_op_hook(self, callback, monitor_all=False):
         """``callback(name, op_name, NDArray)`` on forward nodes (see :mod:`.op_hook`)."""
-        if not callable(callback):
-            raise MXNetTypeError("invalid callback")
-        self._op_hook, self._last_dynamic, self._last_recorded = OpHook(callback, monitor_all), \
-            None, None
+        self._op_hook = OpHook(callback, bool(monitor_all))   # NOTE: checks the callback
+        self._last_dynamic = self._last_recorded = None
         self.time_nodes = self._time_nodes   # NOTE: drops every binding, the fast call too
 
     def _bind(self, planned, frame):

@@ -8,6 +8,7 @@ gets ``(name, op name, NDArray)``.
 """
 import dataclasses
 
+from ..base import MXNetTypeError
 from ..ndarray.ndarray import NDArray
 from ..ops.registry import Op
 
@@ -29,6 +30,10 @@ class OpHook:
     """The monitor :meth:`~mxlab.executor.runtime.Program.bind` runs around each node."""
     callback: object
     monitor_all: bool = False
+
+    def __post_init__(self):
+        if not callable(self.callback):
+            raise MXNetTypeError("invalid callback")
 
     def before_step(self, step, frame):
         """The call reporting ``step``'s inputs, or None unless ``monitor_all``."""
