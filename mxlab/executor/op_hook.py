@@ -4,10 +4,12 @@ outputs (and inputs with ``monitor_all``) while a hybridized block runs forward.
 Names follow MXNet's ``ExecuteMonOutputCallback``/``ExecuteMonInputCallback``: ``<node>_<output
 name>`` and ``<node>_<input name>``, where an op that declares no input names (MXNet's ops without
 ``FListInputNames``, such as Activation) names its inputs ``input0``, ``input1``, ...; the callback
-gets ``(name, op name, NDArray)``.
+gets ``(name, op name, NDArray)``. It runs with its node (a HybridBlock with a hook runs its
+CachedOp inline, so the callbacks have run when the call returns, as in MXNet).
 """
 import dataclasses
 
+from .. import autograd, engine as _engine
 from ..base import MXNetTypeError
 from ..ndarray.ndarray import NDArray
 from ..ops.registry import Op
@@ -52,8 +54,11 @@ class OpHook:
         callback, op_name = self.callback, step.op.name
 
         def call():
-            for name, eid in pairs:
-                data = frame.slots[eid]
-                if data is not None:
-                    callback(name, op_name, NDArray._wrap(data, frame.device))
+            # NOTE: run inside a kernel (an engine thread when threaded): the callback's own ops
+            #   run at once, unrecorded, or a wait in it could wait for this very segment
+            with _engine.inline(), autograd.pause():
+                for name, eid in pairs:
+                    data = frame.slots[eid]
+                    if data is not None:
+                        callback(name, op_name, NDArray._wrap(data, frame.device))
         return call

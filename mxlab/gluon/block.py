@@ -557,7 +557,7 @@ class HybridBlock(Block):
         device = real[0].device
         inputs = [real[ref] if is_data else ref.data(device)
                   for is_data, ref in self._cached_op_args]
-        out = self._cached_op(*inputs)
+        out = self._run_cached(inputs)
         if isinstance(out, NDArray):
             out = [out]
         return _regroup(out, self._out_format)

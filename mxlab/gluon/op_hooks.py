@@ -1,6 +1,8 @@
 """``Block.register_op_hook`` (MXNet's): a callback on the values of every node of a hybridized
 block's graph while it runs forward (see :mod:`mxlab.executor.op_hook` for the names)."""
 
+from .. import engine as _engine
+
 __all__ = ["OpHooks"]
 
 
@@ -25,3 +27,11 @@ class OpHooks:
         if self._op_hook is not None:
             cached_op.register_op_hook(*self._op_hook)
         return cached_op
+
+    def _run_cached(self, inputs):
+        """The CachedOp on ``inputs``; with an op hook, run at once on this thread (MXNet calls
+        op hooks on the caller's thread, so the callback has run when the call returns)."""
+        if self._op_hook is None:
+            return self._cached_op(*inputs)
+        with _engine.inline():
+            return self._cached_op(*inputs)

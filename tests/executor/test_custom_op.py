@@ -299,7 +299,7 @@ def test_bad_calls_name_the_culprit():
     with pytest.raises(MXNetError, match="op_type"):
         mx.nd.Custom(mx.nd.ones((2,)))
     with pytest.raises(MXNetError, match="Error in t_dot.infer_shape"):
-        mx.nd.Custom(mx.nd.ones((2,)), mx.nd.ones((2,)), op_type="t_dot")
+        mx.nd.Custom(mx.nd.ones((2,)), mx.nd.ones((2,)), op_type="t_dot").wait_to_read()
 
 
 class _CsrSqr(mx.operator.CustomOp):
