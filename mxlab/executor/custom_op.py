@@ -202,9 +202,10 @@ class _Info:
         kwargs = {k: v for k, v in attrs.items() if k != "op_type" and k not in _DROPPED}
         try:
             self.prop = prop_cls(**kwargs)
-        except TypeError as exc:
-            raise MXNetValueError(f"Custom: {prop_cls.__name__}({', '.join(kwargs)}) for op_type "
-                                  f"'{op_type}': {exc}") from exc
+        except Exception as exc:  # noqa: BLE001 - user code: an MXNetError naming the Prop
+            raise_error(op_error(exc, f"Custom '{op_type}': {prop_cls.__name__}("
+                                      f"{', '.join(f'{k}={v!r}' for k, v in kwargs.items())})"),
+                        exc)
         self.op_type = op_type
         self.args = list(self.prop.list_arguments())
         self.outs = list(self.prop.list_outputs())

@@ -483,3 +483,11 @@ def test_profiler_lists_custom_operator_work(tmp_path):
             "_backward_t_dot::dot"} <= set(table["Custom Operator"])
     assert {"Custom", "_backward_Custom"} <= set(table["operator"])
     assert "dot" not in table["operator"]   # ops inside a custom op count in its table only
+
+
+def test_prop_arguments_errors_name_the_prop():
+    with pytest.raises(MXNetError, match=r"t_softmax.*ScaledSoftmaxProp\(scale='abc'\)") as info:
+        mx.nd.Custom(mx.nd.ones((3, 4)), mx.nd.ones((3,)), op_type="t_softmax", scale="abc")
+    assert isinstance(info.value, ValueError)   # float('abc'): the natural type too
+    with pytest.raises(MXNetError, match="unexpected keyword argument 'bogus'"):
+        mx.nd.Custom(mx.nd.ones((2,)), mx.nd.zeros((2,)), op_type="t_sqr", bogus=1)
