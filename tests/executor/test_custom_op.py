@@ -491,3 +491,13 @@ def test_prop_arguments_errors_name_the_prop():
     assert isinstance(info.value, ValueError)   # float('abc'): the natural type too
     with pytest.raises(MXNetError, match="unexpected keyword argument 'bogus'"):
         mx.nd.Custom(mx.nd.ones((2,)), mx.nd.zeros((2,)), op_type="t_sqr", bogus=1)
+
+
+def test_exported_block_reloads_as_symbol_block(tmp_path):
+    x, label = _data()
+    net = _Head()
+    net.hybridize()
+    want = net(mx.nd.array(x), mx.nd.array(label)).asnumpy()
+    symbol_file, _ = net.export(str(tmp_path / "head"))   # NOTE: no parameters to load
+    loaded = mx.gluon.SymbolBlock.imports(symbol_file, ["data0", "data1"])
+    numpy.testing.assert_allclose(loaded(mx.nd.array(x), mx.nd.array(label)).asnumpy(), want)
