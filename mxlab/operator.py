@@ -24,9 +24,11 @@ Example
 import collections
 
 from .executor.custom_op import CustomOp, CustomOpProp, register, registered_op_types
+from .executor.python_op import NDArrayOp, NumpyOp, PythonOp
 from .ops import registry
 
-__all__ = ["CustomOp", "CustomOpProp", "register", "registered_op_types",
+__all__ = ["CustomOp", "CustomOpProp", "register", "registered_op_types", "PythonOp", "NumpyOp",
+           "NDArrayOp",
            "get_all_registered_operators", "get_all_registered_operators_grouped"]
 
 

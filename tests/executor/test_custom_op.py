@@ -501,3 +501,34 @@ def test_exported_block_reloads_as_symbol_block(tmp_path):
     symbol_file, _ = net.export(str(tmp_path / "head"))   # NOTE: no parameters to load
     loaded = mx.gluon.SymbolBlock.imports(symbol_file, ["data0", "data1"])
     numpy.testing.assert_allclose(loaded(mx.nd.array(x), mx.nd.array(label)).asnumpy(), want)
+
+
+def test_deprecated_python_ops_run_as_custom_ops():
+    """MXNet's test_python_op, and an NDArrayOp with its own forward/backward."""
+    with pytest.warns(UserWarning, match="deprecated"):
+        op = mx.operator.NumpyOp()
+    sym = op.get_symbol(mx.sym.var("X"), name="numpy_op")
+    x, dx = mx.nd.ones((10,)) * 10, mx.nd.zeros((10,))
+    ex = sym.bind(mx.cpu(), args=[x], args_grad={"X": dx})
+    ex.forward(is_train=True)
+    ex.backward(mx.nd.ones((10,)))
+    assert (ex.outputs[0].asnumpy() == 10).all() and (dx.asnumpy() == 1).all()
+
+    class Triple(mx.operator.NDArrayOp):
+        def forward(self, in_data, out_data):
+            assert isinstance(in_data[0], mx.nd.NDArray)
+            out_data[0][:] = in_data[0] * 3
+
+        def backward(self, out_grad, in_data, out_data, in_grad):
+            in_grad[0][:] = out_grad[0] * 3
+
+    with pytest.warns(UserWarning):
+        triple = Triple()
+    sym = triple(mx.sym.var("data"))
+    ex = sym.simple_bind(mx.cpu(), data=(2,))
+    ex.arg_dict["data"][:] = mx.nd.array([1.0, 2.0])
+    assert ex.forward(is_train=True)[0].asnumpy().tolist() == [3.0, 6.0]
+    ex.backward(mx.nd.array([1.0, -1.0]))
+    assert ex.grad_dict["data"].asnumpy().tolist() == [3.0, -3.0]
+    with pytest.warns(UserWarning), pytest.raises(NotImplementedError, match="override"):
+        mx.operator.PythonOp().get_symbol(mx.sym.var("x"))
