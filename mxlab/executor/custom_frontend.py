@@ -57,7 +57,7 @@ def _array_call(cls, args, op_type, out, kwargs):
             return outputs[0] if len(outputs) == 1 else outputs
     if out is not None:
         out = [out] if isinstance(out, NDArray) else list(out)
-    outputs = invoke(info.forward_op, slots, attrs, out=out,
+    outputs = invoke(info.new_op(), slots, attrs, out=out,
                      cls=None if slots else cls, device=None if slots else current_device())
     return outputs[0] if len(outputs) == 1 else outputs
 
@@ -77,7 +77,7 @@ def _symbol_call(cls, args, op_type, name, attr, kwargs):
     info, slots, attrs = _bind(args, kwargs, lambda v: isinstance(v, Symbol), op_type)
     named = {n: s for n, s in zip(info.args + info.auxs, slots) if s is not None}
     name = _name.current().get(name, "custom")
-    node = make_node(info.forward_op, attrs, [], named, name=name, hint="Custom",
+    node = make_node(info.new_op(), attrs, [], named, name=name, hint="Custom",
                      explicit=tuple(attrs))
     result = outputs_of(node, cls)
     attr = _attribute.current().get(attr)

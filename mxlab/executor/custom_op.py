@@ -19,6 +19,7 @@ the op (raised at the wait under the ThreadedEngine). The gradient is ``_backwar
 what ``declare_backward_dependency`` asks for (out_grad, in_data, out_data; every input always,
 for its shape) plus the auxiliary states.
 """
+import copy
 import threading
 
 import numpy
@@ -222,11 +223,20 @@ class _Info:
                                   f"ids {bad} outside 0..{2 * n_out + n_args - 1}")
         # NOTE: every input is fed to backward (its shape and dtype are the gradient's)
         self.bwd_ids = sorted(set(int(d) for d in deps) | set(range(n_out, n_out + n_args)))
-        self.operators = {}   # (device, shapes, dtypes) -> CustomOp
         self.meta = {}        # (shapes, dtypes) -> (out shapes, out dtypes)
-        self.lock = threading.Lock()
         self.forward_op = CustomOpDef.specialized(self, backward=False)
         self.backward_op = CustomOpDef.specialized(self, backward=True)
+        self.forward_op.backward_op = self.backward_op
+        _bind_kernels(self.forward_op, self.backward_op, Instances(self))
+
+    def new_op(self):
+        """A forward op of its own (with its backward op) for one node or one imperative call:
+        its kernels keep the operators ``create_operator`` makes for it, as MXNet keeps one
+        operator state per graph node and per imperative call."""
+        forward, backward = copy.copy(self.forward_op), copy.copy(self.backward_op)
+        forward.backward_op = backward
+        _bind_kernels(forward, backward, Instances(self))
+        return forward
 
     def storage_types(self, stypes):
         """``(input, output, aux)`` storage types the Prop gives for inputs of ``stypes``."""
@@ -298,31 +308,17 @@ class _Info:
             meta = self.meta[key] = (out_shapes, [d or default for d in out_dtypes])
         return meta
 
-    # -- the operator ------------------------------------------------------------------------------
-    def operator(self, device, shapes, dtypes):
-        """The CustomOp ``create_operator`` made for these inputs (args + aux), made once."""
-        key = (device, shapes, dtypes)
-        op = self.operators.get(key)
-        if op is None:
-            with self.lock:
-                op = self.operators.get(key)
-                if op is None:
-                    op = self.prop.create_operator(
-                        device, [list(s) for s in shapes],
-                        [DTYPE_TO_CODE.get(d, -1) for d in dtypes])
-                    self.operators[key] = op
-        return op
-
-    def run(self, method, xp, arrays, is_train, make_call):
-        """Run ``operator.<method>`` on the xp ``arrays`` (the op's inputs), with the call's
-        arguments from ``make_call(wrap)``."""
+    # -- running the operator ----------------------------------------------------------------------
+    def run(self, instances, method, xp, arrays, is_train, make_call):
+        """Run ``operator.<method>`` (the operator of ``instances`` for these inputs) on the xp
+        ``arrays`` (the op's inputs), with the call's arguments from ``make_call(wrap)``."""
         device = cpu() if xp is numpy else gpu(_first_device_id(arrays))
         aux = arrays[len(arrays) - self.n_aux:]
         ins = arrays[:self.n_args] if method == "forward" else \
             [x for i, x in zip(self.bwd_ids, arrays) if self.n_out <= i < self.n_out + self.n_args]
         shapes = tuple(tuple(x.shape) for x in list(ins) + list(aux))
         dtypes = tuple(numpy.dtype(x.dtype).name for x in list(ins) + list(aux))
-        operator = self.operator(device, shapes, dtypes)
+        operator = instances.operator(device, shapes, dtypes)
 
         def wrap(data):
             return None if data is None else self.cls._wrap(data, device)
@@ -358,50 +354,75 @@ def _first_device_id(arrays):
 
 
 # -- kernels ---------------------------------------------------------------------------------------
-def _forward_into(xp, inputs, attrs, outs, ctx):
-    info = info_of(attrs)
+class Instances:
+    """The operators ``create_operator`` made for one node (or one imperative call), one per
+    (device, input shapes, dtypes), and the kernels that run them: forward and backward of the
+    node share them, as MXNet's operator state."""
 
-    def call(wrap):
-        outputs = [wrap(o) for o in outs]
-        return dict(is_train=ctx.is_train, req=[_REQ_WRITE] * len(outs),
-                    in_data=[wrap(x) for x in inputs[:info.n_args]], out_data=outputs,
-                    aux=[wrap(x) for x in inputs[info.n_args:]]), list(zip(outputs, outs))
-    info.run("forward", xp, list(inputs), ctx.is_train, call)
+    def __init__(self, info):
+        self.info = info
+        self.operators = {}
+        self.lock = threading.Lock()
+
+    def operator(self, device, shapes, dtypes):
+        key = (device, shapes, dtypes)
+        op = self.operators.get(key)
+        if op is None:
+            with self.lock:
+                op = self.operators.get(key)
+                if op is None:
+                    op = self.info.prop.create_operator(
+                        device, [list(s) for s in shapes],
+                        [DTYPE_TO_CODE.get(d, -1) for d in dtypes])
+                    self.operators[key] = op
+        return op
+
+    def forward_into(self, xp, inputs, attrs, outs, ctx):
+        info = self.info
+
+        def call(wrap):
+            outputs = [wrap(o) for o in outs]
+            return dict(is_train=ctx.is_train, req=[_REQ_WRITE] * len(outs),
+                        in_data=[wrap(x) for x in inputs[:info.n_args]], out_data=outputs,
+                        aux=[wrap(x) for x in inputs[info.n_args:]]), list(zip(outputs, outs))
+        info.run(self, "forward", xp, list(inputs), ctx.is_train, call)
+
+    def forward(self, xp, inputs, attrs, ctx):
+        shapes = tuple(tuple(x.shape) for x in inputs)
+        dtypes = tuple(numpy.dtype(x.dtype).name for x in inputs)
+        out_shapes, out_dtypes = self.info.output_meta(shapes, dtypes)
+        outs = [xp.zeros(s, dtype=d or "float32") for s, d in zip(out_shapes, out_dtypes)]
+        self.forward_into(xp, inputs, attrs, outs, ctx)
+        return tuple(outs)
+
+    def backward_into(self, xp, inputs, attrs, outs, ctx):
+        info = self.info
+        n_out, n_args = info.n_out, info.n_args
+        slots = [None] * (2 * n_out + n_args)
+        for i, x in zip(info.bwd_ids, inputs):
+            slots[i] = x
+        aux = inputs[len(info.bwd_ids):]
+
+        def call(wrap):
+            grads = [wrap(o) for o in outs]
+            return dict(req=[_REQ_WRITE] * len(outs), out_grad=[wrap(x) for x in slots[:n_out]],
+                        in_data=[wrap(x) for x in slots[n_out:n_out + n_args]],
+                        out_data=[wrap(x) for x in slots[n_out + n_args:]], in_grad=grads,
+                        aux=[wrap(x) for x in aux]), list(zip(grads, outs))
+        info.run(self, "backward", xp, list(inputs), ctx.is_train, call)
+
+    def backward(self, xp, inputs, attrs, ctx):
+        info = self.info
+        datas = [x for i, x in zip(info.bwd_ids, inputs)
+                 if info.n_out <= i < info.n_out + info.n_args]
+        outs = [xp.zeros(x.shape, dtype=x.dtype) for x in datas]
+        self.backward_into(xp, inputs, attrs, outs, ctx)
+        return tuple(outs)
 
 
-def _forward(xp, inputs, attrs, ctx):
-    info = info_of(attrs)
-    shapes = tuple(tuple(x.shape) for x in inputs)
-    dtypes = tuple(numpy.dtype(x.dtype).name for x in inputs)
-    out_shapes, out_dtypes = info.output_meta(shapes, dtypes)
-    outs = [xp.zeros(s, dtype=d or "float32") for s, d in zip(out_shapes, out_dtypes)]
-    _forward_into(xp, inputs, attrs, outs, ctx)
-    return tuple(outs)
-
-
-def _backward_into(xp, inputs, attrs, outs, ctx):
-    info = info_of(attrs)
-    n_out, n_args = info.n_out, info.n_args
-    slots = [None] * (2 * n_out + n_args)
-    for i, x in zip(info.bwd_ids, inputs):
-        slots[i] = x
-    aux = inputs[len(info.bwd_ids):]
-
-    def call(wrap):
-        grads = [wrap(o) for o in outs]
-        return dict(req=[_REQ_WRITE] * len(outs), out_grad=[wrap(x) for x in slots[:n_out]],
-                    in_data=[wrap(x) for x in slots[n_out:n_out + n_args]],
-                    out_data=[wrap(x) for x in slots[n_out + n_args:]], in_grad=grads,
-                    aux=[wrap(x) for x in aux]), list(zip(grads, outs))
-    info.run("backward", xp, list(inputs), ctx.is_train, call)
-
-
-def _backward(xp, inputs, attrs, ctx):
-    info = info_of(attrs)
-    datas = [x for i, x in zip(info.bwd_ids, inputs) if info.n_out <= i < info.n_out + info.n_args]
-    outs = [xp.zeros(x.shape, dtype=x.dtype) for x in datas]
-    _backward_into(xp, inputs, attrs, outs, ctx)
-    return tuple(outs)
+def _bind_kernels(forward, backward, instances):
+    forward.compute, forward.compute_into = instances.forward, instances.forward_into
+    backward.compute, backward.compute_into = instances.backward, instances.backward_into
 
 
 def _gradient(node, out_grads):
@@ -410,7 +431,8 @@ def _gradient(node, out_grads):
         return [None] * info.n_aux
     inputs = list(node.inputs)
     pool = list(out_grads) + inputs[:info.n_args] + list(node.outputs)
-    grads = apply_op(info.backward_op, [pool[i] for i in info.bwd_ids] + inputs[info.n_args:],
+    backward_op = getattr(node.op, "backward_op", None) or info.backward_op
+    grads = apply_op(backward_op, [pool[i] for i in info.bwd_ids] + inputs[info.n_args:],
                      node.attrs)
     return list(grads[:info.n_args]) + [None] * info.n_aux
 
@@ -457,13 +479,13 @@ class CustomOpDef(Op):
     def for_attrs(self, attrs):
         """The op of the Prop that ``attrs`` name (its aux states mutable)."""
         info = info_of(attrs)
-        return info.backward_op if self.name.startswith("_backward") else info.forward_op
+        return info.backward_op if self.name.startswith("_backward") else info.new_op()
 
     @classmethod
     def specialized(cls, info, backward):
         n_args, n_aux = info.n_args, info.n_aux
         if backward:
-            op = cls(name="_backward_Custom", compute=_backward, compute_into=_backward_into,
+            op = cls(name="_backward_Custom", compute=_unbound, compute_into=_unbound_into,
                      num_inputs=len(info.bwd_ids) + n_aux, num_outputs=n_args,
                      input_names=tuple(f"arg{i}" for i in range(len(info.bwd_ids) + n_aux)),
                      output_names=tuple(f"{a}_grad" for a in info.args) or ("output",),
@@ -471,7 +493,7 @@ class CustomOpDef(Op):
                      probe_partial=False, save_outputs=False, never_mirror=True, hidden=True,
                      nd_names=(), doc=f"Gradient of the custom op '{info.op_type}'.")
         else:
-            op = cls(name="Custom", compute=_forward, compute_into=_forward_into,
+            op = cls(name="Custom", compute=_unbound, compute_into=_unbound_into,
                      num_inputs=n_args + n_aux, num_outputs=info.n_out,
                      input_names=tuple(info.args + info.auxs),
                      output_names=tuple(info.outs), gradient=_gradient,
@@ -492,8 +514,17 @@ def _generic(fn):
 
 def _generic_compute(backward):
     def compute(xp, inputs, attrs, ctx):
-        return (_backward if backward else _forward)(xp, inputs, attrs, ctx)
+        info = info_of(attrs)
+        return (info.backward_op if backward else info.forward_op).compute(xp, inputs, attrs, ctx)
     return compute
+
+
+def _unbound(xp, inputs, attrs, ctx):
+    raise MXNetNotImplementedError("Custom: kernels are bound per node (Instances)")
+
+
+def _unbound_into(xp, inputs, attrs, outs, ctx):
+    raise MXNetNotImplementedError("Custom: kernels are bound per node (Instances)")
 
 
 register_op(CustomOpDef(

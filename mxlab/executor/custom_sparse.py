@@ -17,6 +17,7 @@ from ..imperative import STATE
 from ..ndarray.ndarray import NDArray
 from ..ndarray.sparse_array import to_stype
 from ..ops.registry import Op
+from .custom_op import Instances
 
 __all__ = ["run_sparse"]
 
@@ -44,25 +45,24 @@ def run_sparse(info, slots, attrs, stypes, cls):
     out_shapes, out_dtypes = info.output_meta(shapes, dtypes)
     outputs = [_array(st, s, d, device, cls)
                for st, s, d in zip(stypes[1], out_shapes, out_dtypes)]
-    operator = info.operator(device, shapes, dtypes)
+    instances = Instances(info)   # NOTE: per call, as MXNet's imperative operator state
+    operator = instances.operator(device, shapes, dtypes)
     is_train = autograd.is_training()
     info.call(operator, "forward", device, is_train,
               dict(is_train=is_train, req=["write"] * len(outputs),
                    in_data=list(slots[:info.n_args]), out_data=outputs,
                    aux=list(slots[info.n_args:])))
     if STATE.recording:
-        autograd.record_op(_tape_op(info), attrs, list(slots), outputs)
+        autograd.record_op(_tape_op(info, instances), attrs, list(slots), outputs)
     return outputs
 
 
-def _tape_op(info):
-    op = getattr(info, "sparse_op", None)
-    if op is None:
-        op = info.sparse_op = Op(name="Custom", compute=_not_a_kernel, attrs=(),
-                                 num_inputs=info.n_args + info.n_aux, num_outputs=info.n_out,
-                                 mutate_inputs=tuple(range(info.n_args, info.n_args + info.n_aux)),
-                                 gradient=_gradient, hidden=True, nd_names=())
-        op.info = info
+def _tape_op(info, instances):
+    n_args, n_aux = info.n_args, info.n_aux
+    op = Op(name="Custom", compute=_not_a_kernel, attrs=(), num_inputs=n_args + n_aux,
+            num_outputs=info.n_out, mutate_inputs=tuple(range(n_args, n_args + n_aux)),
+            gradient=_gradient, hidden=True, nd_names=())
+    op.instances = instances
     return op
 
 
@@ -77,7 +77,8 @@ def _stype(array):
 def _gradient(node, out_grads):
     """Run the user's backward on the saved (sparse) arrays; gradients of the storage types
     ``infer_storage_type_backward`` gives."""
-    info = node.op.info
+    instances = node.op.instances
+    info = instances.info
     args, aux = list(node.inputs[:info.n_args]), list(node.inputs[info.n_args:])
     outputs = list(node.outputs)
     stypes = info.prop.infer_storage_type_backward(
@@ -89,7 +90,7 @@ def _gradient(node, out_grads):
     deps = set(info.bwd_ids)
     n_out = info.n_out
     shapes, dtypes = _signature(args + aux)
-    info.call(info.operator(device, shapes, dtypes), "backward", device, True,
+    info.call(instances.operator(device, shapes, dtypes), "backward", device, True,
               dict(req=["write"] * len(in_grads),
                    out_grad=[g if i in deps else None for i, g in enumerate(out_grads)],
                    in_data=args,

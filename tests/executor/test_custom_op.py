@@ -151,11 +151,58 @@ def test_is_train_follows_autograd():
     assert seen == [False, True, False]
 
 
-def test_operator_created_once_per_input_signature():
+def test_operators_per_call_and_per_node_as_mxnet():
+    """MXNet makes an operator per imperative call, and per graph node (and input signature)."""
     CREATED.clear()
-    for shape in [(5, 7), (5, 7), (6,)]:
+    for shape in [(5, 7), (5, 7)]:
         mx.nd.Custom(mx.nd.ones(shape), mx.nd.zeros(shape), op_type="t_sqr").wait_to_read()
-    assert CREATED == [("cpu(0)", [[5, 7], [5, 7]], [0, 0]), ("cpu(0)", [[6], [6]], [0, 0])]
+    assert CREATED == [("cpu(0)", [[5, 7], [5, 7]], [0, 0])] * 2
+    CREATED.clear()
+    data = mx.sym.var("data")
+    sym = mx.sym.Custom(data, op_type="t_sqr", name="a") + mx.sym.Custom(data, op_type="t_sqr",
+                                                                         name="b")
+    ex = sym.simple_bind(mx.cpu(), data=(6,))
+    for _ in range(3):
+        ex.forward(is_train=True)
+        ex.backward(mx.nd.ones((6,)))
+    mx.nd.waitall()
+    assert CREATED == [("cpu(0)", [[6], [6]], [0, 0])] * 2   # one per node
+
+
+class _Keeps(mx.operator.CustomOp):
+    """Keeps its input on ``self`` for backward, as many real custom ops do."""
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.kept = in_data[0].copy()
+        self.assign(out_data[0], req[0], in_data[0] * in_data[0])
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        self.assign(in_grad[0], req[0], 2 * self.kept * out_grad[0])
+
+
+@mx.operator.register("t_keeps")
+class _KeepsProp(mx.operator.CustomOpProp):
+    def create_operator(self, ctx, shapes, dtypes):
+        return _Keeps()
+
+
+def test_state_kept_between_forward_and_backward_is_per_call(engine):
+    a, b = mx.nd.array([1.0, 2.0]), mx.nd.array([3.0, 5.0])
+    a.attach_grad()
+    b.attach_grad()
+    with mx.autograd.record():
+        ya = mx.nd.Custom(a, op_type="t_keeps")
+        yb = mx.nd.Custom(b, op_type="t_keeps")   # same shape: its own operator
+        total = ya + yb
+    total.backward()
+    assert a.grad.asnumpy().tolist() == [2.0, 4.0] and b.grad.asnumpy().tolist() == [6.0, 10.0]
+    x = mx.sym.var("x")
+    sym = mx.sym.Custom(x, op_type="t_keeps") + mx.sym.Custom(x * 2, op_type="t_keeps")
+    ex = sym.simple_bind(mx.cpu(), x=(2,))
+    ex.arg_dict["x"][:] = a
+    ex.forward(is_train=True)
+    ex.backward(mx.nd.ones((2,)))
+    assert ex.grad_dict["x"].asnumpy().tolist() == [10.0, 20.0]   # 2x + 8x
 
 
 def test_symbol_names_json_round_trip_and_executor(engine):
