@@ -6,12 +6,14 @@ attributes are ``op_type`` plus the user's keyword arguments, kept as strings (M
 the Prop's ``__init__`` as strings); one Prop instance is made per distinct attribute set, and per
 Prop one :class:`~mxlab.ops.registry.Op` named ``Custom`` whose arity, names, shape and dtype rules
 ask the Prop, and whose ``mutate_inputs`` are the auxiliary states (so ``list_auxiliary_states``
-and the engine's write dependencies are right). The registry holds a generic ``Custom`` (and
-``_backward_Custom``) that JSON loading swaps for the Prop's op (:meth:`CustomOpDef.for_attrs`).
+and the engine's write dependencies are right); every node and imperative call runs a copy of it
+(:meth:`_Info.new_op`) whose kernels keep their own operators (:class:`Instances`). The registry
+holds a generic ``Custom`` (and ``_backward_Custom``) that JSON loading swaps for a Prop's op
+(:meth:`CustomOpDef.for_attrs`).
 
 The kernels wrap the buffers as NDArrays (``mx.np`` arrays when the Prop was registered in NumPy
-mode, as MXNet does), find the operator ``create_operator`` made for these input shapes, dtypes and
-device (made once, kept with the Prop), and call its ``forward``/``backward`` with autograd paused,
+mode, as MXNet does), find the operator ``create_operator`` made for this node (or call) and these
+input shapes, dtypes and device, and call its ``forward``/``backward`` with autograd paused,
 deferred compute off and this thread's engine pushes run inline: MXNet runs them on a worker
 thread of their own; here they run on the thread of the kernel, so a forward calling ``mx.nd`` ops
 cannot wait for itself under the ThreadedEngine. An exception inside them becomes an MXNetError of
