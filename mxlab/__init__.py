@@ -26,6 +26,7 @@ from .attribute import AttrScope  # noqa: E402,F401
 from . import op_cache  # noqa: E402,F401
 from . import executor  # noqa: E402,F401
 from . import subgraph  # noqa: E402,F401
+from . import operator  # noqa: E402,F401  (mx.operator: Python custom ops)
 from . import library  # noqa: E402,F401
 from . import initializer, initializer as init, lr_scheduler, optimizer  # noqa: E402,F401
 from . import kvstore, kvstore as kv  # noqa: E402,F401

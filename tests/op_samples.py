@@ -9,6 +9,7 @@ ops no generic path check can run, with the reason.
 """
 import numpy
 
+import mxlab
 from mxlab.ops.registry import get_op, list_ops
 
 from op_paths import Sample
@@ -269,6 +270,33 @@ SPECIAL = {
     "signum_update": {"attrs": {"lr": 0.1, "momentum": 0.9, "wd_lh": 0.01}, "grad": False},
 }
 
+class _MulSin(mxlab.operator.CustomOp):
+    """The Python custom op the sweep runs as ``Custom``: ``(a * b, sin(a))``."""
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.assign(out_data[0], req[0], in_data[0] * in_data[1])
+        self.assign(out_data[1], req[1], mxlab.nd.sin(in_data[0]))
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        a, b = in_data
+        self.assign(in_grad[0], req[0], out_grad[0] * b + out_grad[1] * mxlab.nd.cos(a))
+        self.assign(in_grad[1], req[1], out_grad[0] * a)
+
+
+@mxlab.operator.register("op_paths_mul_sin")
+class _MulSinProp(mxlab.operator.CustomOpProp):
+    def list_arguments(self):
+        return ["a", "b"]
+
+    def list_outputs(self):
+        return ["product", "sine"]
+
+    def create_operator(self, ctx, in_shapes, in_dtypes):
+        return _MulSin()
+
+
+SPECIAL["Custom"] = {"attrs": {"op_type": "op_paths_mul_sin"}}
+
 #: Ops no generic path check runs, and why (keep this short: each is a hole in the net).
 UNSUPPORTED = {
     "_index_get": "advanced indexing: the frontend builds its key, and hybridized code refuses it "
@@ -301,6 +329,8 @@ def sample(name):
     op = get_op(name)
     special = SPECIAL.get(name, {})
     attrs = op.parse_attrs(special.get("attrs", {}))
+    if hasattr(op, "for_attrs"):   # NOTE: Custom: the registered Prop's own op
+        op = op.for_attrs(attrs)
     count = op.get_num_inputs(attrs)
     shapes = _shapes(op, attrs, count, special.get("shapes"))
     rng = numpy.random.default_rng(sum(map(ord, name)))

@@ -7,3 +7,5 @@ from .config import CachedOpConfig  # noqa: F401
 from .cached_op import CachedOp  # noqa: F401
 from .graph_executor import GraphExecutor, Executor  # noqa: F401
 from . import np_call as _np_call  # noqa: F401,E402  (registers the _np_call op)
+from . import custom_op as _custom_op  # noqa: F401,E402  (registers Custom, _backward_Custom)
+from . import custom_frontend as _custom_frontend  # noqa: F401,E402  (mx.nd.Custom, ...)

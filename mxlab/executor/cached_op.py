@@ -37,6 +37,7 @@ from ..imperative import STATE
 from ..ops.registry import Op
 from ..symbol.evaluate import evaluate_graph
 from .config import CachedOpConfig
+from .op_hook import OpHook
 from .planning import gradient_graph, head_entry_ids, infer_graph, plan_graph
 from .runtime import (BufferPool, Frame, Program, ReplanEvent, finalize_release, release_frame,
                       run_segments, take_blocks)
@@ -107,6 +108,7 @@ class CachedOp:
         self._last_dynamic = None
         self._last_recorded = None
         self._fast = None
+        self._op_hook = None
         self._op = Op(name="_CachedOp", compute=_not_runnable, num_inputs=len(self.input_names),
                       num_outputs=len(self._graph.outputs), gradient=_cached_op_gradient,
                       save_inputs=False, save_outputs=False)
@@ -431,8 +433,16 @@ class CachedOp:
             bound = state.bound[planned.kind] = self._bind(planned, frame)
         return bound
 
+    def register_op_hook(self, callback, monitor_all=False):
+        """``callback(name, op_name, NDArray)`` on forward nodes (see :mod:`.op_hook`)."""
+        self._op_hook = OpHook(callback, bool(monitor_all))   # NOTE: checks the callback
+        self._last_dynamic = self._last_recorded = None
+        self.time_nodes = self._time_nodes   # NOTE: drops every binding, the fast call too
+
     def _bind(self, planned, frame):
-        bound = planned.program.bind(frame, straight=self._straight(planned.kind))
+        hook = self._op_hook if planned.kind != "backward" else None
+        bound = planned.program.bind(frame, monitor=hook,
+                                     straight=self._straight(planned.kind) and hook is None)
         if self.time_nodes:
             self.last_run_times = {}
             for seg in bound:

@@ -463,9 +463,13 @@ class Program:
         straight = straight and len(segments) > 1
         if straight:
             segments = [[step for seg in segments for step in seg]]
+        before = getattr(monitor, "before_step", None)   # NOTE: a block's op hook
         for i, seg in enumerate(segments):
             kernels, steps = [], []
             for step in seg:
+                if before is not None and (call := before(step, frame)) is not None:
+                    kernels.append(call)   # NOTE: inputs, with monitor_all
+                    steps.append(None)
                 kernels.append(self._kernel(step, frame, xp))
                 steps.append(step)
                 if monitor is not None:

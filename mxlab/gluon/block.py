@@ -42,6 +42,7 @@ from ..base import (MXNetNotImplementedError, MXNetRuntimeError, MXNetTypeError,
 from ..ndarray.ndarray import NDArray, ndarray
 from ..symbol.symbol import Symbol
 from .block_io import BlockCheckpoints, export_traced
+from .op_hooks import OpHooks
 from .nesting import _flatten, _regroup, check_array_inputs, same_but_trailing_nones
 from .gluon1 import BlockMeta, BlockScope, create_prefix
 from .parameter import Parameter, ParameterDict, shape_is_known
@@ -82,7 +83,7 @@ class HookHandle:
 
 
 # -- Block -----------------------------------------------------------------------------------------
-class Block(BlockCheckpoints, metaclass=BlockMeta):
+class Block(BlockCheckpoints, OpHooks, metaclass=BlockMeta):
     """Base class of all layers and models; children and parameters register by attribute.
 
     Example
@@ -298,10 +299,8 @@ def _make_cached_op(symbol, flags):
     try:
         from ..executor import CachedOp
     except ImportError as err:
-        raise MXNetNotImplementedError(
-            "A hybridized HybridBlock runs through mxlab.executor.CachedOp, which is not "
-            "available"
-        ) from err
+        raise MXNetNotImplementedError("A hybridized HybridBlock runs through "
+                                       "mxlab.executor.CachedOp, which is not available") from err
     return CachedOp(symbol, flags)
 
 
@@ -536,7 +535,7 @@ class HybridBlock(Block):
                  ("param_indices", [i for i, (is_data, _) in enumerate(self._cached_op_args)
                                     if not is_data])]
         flags += list(self._flags.items())
-        self._cached_op = _make_cached_op(out, flags)
+        self._cached_op = self._hooked(_make_cached_op(out, flags))
 
     def _partition(self, out):
         if not hasattr(out, "optimize_for"):
@@ -558,7 +557,7 @@ class HybridBlock(Block):
         device = real[0].device
         inputs = [real[ref] if is_data else ref.data(device)
                   for is_data, ref in self._cached_op_args]
-        out = self._cached_op(*inputs)
+        out = self._run_cached(inputs)
         if isinstance(out, NDArray):
             out = [out]
         return _regroup(out, self._out_format)

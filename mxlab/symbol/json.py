@@ -162,6 +162,8 @@ def _make_node(record, make_symbol, moved, old, source):
         attrs = op.parse_attrs(params)
     except (MXNetValueError, MXNetTypeError) as exc:
         raise type(exc)(f"Cannot load symbol: node '{name}': {exc}") from exc
+    if hasattr(op, "for_attrs"):   # NOTE: a generic op (Custom) made specific by its attributes
+        op = op.for_attrs(attrs)
     node = Node(op, name, attrs, extra=extra, subgraphs=subgraphs)
     mark_explicit(node, params)
     if old and moved_here:
