@@ -43,7 +43,7 @@ from ..ndarray.ndarray import NDArray, ndarray
 from ..symbol.symbol import Symbol
 from .block_io import BlockCheckpoints, export_traced
 from .nesting import _flatten, _regroup, check_array_inputs, same_but_trailing_nones
-from .gluon1 import BlockMeta, BlockScope, create_prefix
+from .gluon1 import BlockMeta, BlockScope, _block_scope, create_prefix  # noqa: F401
 from .parameter import Parameter, ParameterDict, shape_is_known
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock", "HookHandle"]
