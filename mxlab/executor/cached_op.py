@@ -291,7 +291,7 @@ class CachedOp:
     # -- calling ---------------------------------------------------------------------------------
     def __call__(self, *inputs, out=None, default_device=None, default_ctx=None):
         if len(inputs) == 1 and inputs[0] is None:
-            inputs = ()   # NOTE: MXNet's call of a graph without inputs, `op(None, default_device=)`
+            inputs = ()   # NOTE: MXNet's call without inputs, `op(None, default_device=)`
         fast = self._fast
         if fast is not None and out is None and not STATE.recording:
             result = fast(inputs)
