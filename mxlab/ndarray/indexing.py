@@ -283,23 +283,25 @@ def _is_scalar(value):
     return isinstance(value, (int, float, bool, numpy.generic))
 
 
-def _region_value(value, region_shape, int_axes):
-    """Reshape ``value`` (NumPy broadcasting against the region without int axes) to the kept-dims
-    region."""
+def _region_value(value, region_shape, int_axes, new_axes=()):
+    """Reshape ``value`` (NumPy broadcasting against ``arr[key]``: the region without int axes,
+    with the ``None`` axes at ``new_axes``) to the kept-dims region."""
     shape = tuple(value.shape)
-    kept = [d for i, d in enumerate(region_shape) if i not in int_axes]
-    while len(shape) > len(kept) and shape[0] == 1:
+    target = [d for i, d in enumerate(region_shape) if i not in int_axes]
+    for position in new_axes:
+        target.insert(position, 1)
+    while len(shape) > len(target) and shape[0] == 1:
         shape = shape[1:]
-    if len(shape) > len(kept):
+    if len(shape) > len(target):
         raise MXNetIndexError(
-            f"cannot assign a value of shape {value.shape} to a region of shape {tuple(kept)}"
+            f"cannot assign a value of shape {value.shape} to a region of shape {tuple(target)}"
         )
-    shape = (1,) * (len(kept) - len(shape)) + shape
-    if any(v not in (1, d) for v, d in zip(shape, kept)):
+    shape = (1,) * (len(target) - len(shape)) + shape
+    if any(v not in (1, d) for v, d in zip(shape, target)):
         raise MXNetValueError(
-            f"cannot assign a value of shape {value.shape} to a region of shape {tuple(kept)}"
+            f"cannot assign a value of shape {value.shape} to a region of shape {tuple(target)}"
         )
-    full = list(shape)
+    full = [d for i, d in enumerate(shape) if i not in new_axes]
     for axis in int_axes:
         full.insert(axis, 1)
     full = tuple(full) + (1,) * (len(region_shape) - len(full))
@@ -325,7 +327,7 @@ def setitem(arr, key, value):
             num_arrays=len(arrays),
         )
         return
-    bounds, int_axes, _ = _basic_plan(arr, _expand_ellipsis(arr, entries))
+    bounds, int_axes, new_axes = _basic_plan(arr, _expand_ellipsis(arr, entries))
     if _is_scalar(value):
         _call(
             "_slice_assign_scalar",
@@ -340,7 +342,7 @@ def setitem(arr, key, value):
     value = _value_array(arr, value)
     region = tuple(len(range(n)[slice(b, e, s)]) for n, b, e, s in zip(arr.shape, *bounds))
     region += tuple(arr.shape[len(region) :])
-    value = _region_value(value, region, int_axes)
+    value = _region_value(value, region, int_axes, new_axes)
     _call("_slice_assign", [arr, value], out=[arr], begin=bounds[0], end=bounds[1], step=bounds[2])
 
 
