@@ -357,3 +357,15 @@ def test_setitem_value_has_the_none_axes_of_the_key():
     assert numpy.array_equal(arr.asnumpy(), ref)
     with pytest.raises(MXNetError, match=r"region of shape \(2, 3, 1\)"):
         arr[key] = mx.nd.ones((2, 3, 2))
+
+
+@pytest.mark.parametrize("key, shared", [
+    ((slice(0, 1), slice(2, 3)), 25), ((0, slice(1, 3)), 50), ((1, 2), 25),
+    ((slice(0, 1), slice(None), slice(1, 4)), 0), ((slice(None, None, 2),), 0),
+])
+def test_contiguous_basic_keys_give_views_as_mxnet(key, shared):
+    # MXNet 1.9.1: writing through x[key] changes x exactly when the selection is contiguous
+    x = mx.nd.zeros((5, 5, 5, 5))
+    x[key][:] = 1
+    assert x.sum().asscalar() == shared
+    assert mx.nd.NDArray._basic_indexing_slice_is_contiguous(key, x.shape) == (shared > 0)
