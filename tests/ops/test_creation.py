@@ -146,3 +146,12 @@ def test_creation_errors():
         mx.nd.zeros((2,), mx.cpu(), "float32", 7)
     with pytest.raises(MXNetTypeError, match="_npi_zeros: attribute 'shape'"):
         mx.np.zeros("x")
+
+
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty", "full"])
+def test_creation_order_other_than_c_is_not_implemented(name):
+    # MXNet 1.9.1: mx.np creators take order='C' only and raise NotImplementedError otherwise
+    args = ((2,), 1) if name == "full" else ((2,),)
+    assert getattr(mx.np, name)(*args, order="C").shape == (2,)
+    with pytest.raises(NotImplementedError, match="only supports order equal to `C`"):
+        getattr(mx.np, name)(*args, order="F")
