@@ -158,3 +158,13 @@ def test_np_multinomial_rejects_bad_pvals():
         mx.np.random.multinomial(10, [0.6, 0.6])
     with pytest.raises(MXNetValueError, match="pvals"):
         mx.np.random.multinomial(10, [-0.1, 1.1])
+
+
+@pytest.mark.parametrize("size, shape", [(None, (0,)), (0, (0, 0)), ((0, 2), (0, 2, 0)),
+                                         ((3,), (3, 0))])
+def test_multinomial_without_outcomes_gives_empty_counts(size, shape):
+    # MXNet 1.9.1: pvals [] or () gives int64 counts of shape size + (0,)
+    out = mx.np.random.multinomial(10, [], size=size)
+    assert out.shape == shape and out.dtype == numpy.int64
+    with pytest.raises(MXNetValueError, match="pvals"):
+        mx.np.random.multinomial(10, [0.7, 0.6])
