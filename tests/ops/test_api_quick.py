@@ -287,3 +287,11 @@ def test_batch_take_clips_indices_and_has_no_gradient():
 def test_device_type_tables_are_mxnets():
     assert mx.Device.devtype2str[mx.gpu(3).device_typeid] == "gpu"
     assert mx.Device.devstr2type["cpu_pinned"] == 3
+
+
+def test_numpy_memory_functions_see_from_numpy_sharing():
+    # NumPy's (may_)shares_memory on a NumPy array and an mx.np array compare the real buffers
+    source = numpy.ones((3, 2), dtype="float32")
+    shared = mx.npx.from_numpy(source)
+    assert numpy.shares_memory(source, shared) and numpy.may_share_memory(shared, source)
+    assert not numpy.shares_memory(source, mx.np.array(source))
