@@ -25,6 +25,7 @@ from .. import autograd
 from ..base import MXNetTypeError, MXNetUserWarning, MXNetValueError
 from ..imperative import invoke_updates
 from ..ops.registry import F as _F, get_op
+from ..util import is_np_array
 from .sparse_update import has_sparse, update_sparse
 
 __all__ = ["Optimizer", "SGD", "NAG", "Adam", "AdamW", "RMSProp", "AdaGrad", "register",
@@ -128,6 +129,8 @@ class Optimizer:
         self.idx2name = dict(param_idx2name or {})
         self.sym_info = (sym.attr_dict(), sym.list_arguments()) if sym is not None else ()
         self.param_dict = param_dict or {}
+        # NOTE: MXNet's record of the mode it was made in (its Updater reads it when present)
+        self.allow_np_array = is_np_array()
         self.use_fused_step = bool(use_fused_step)
         self.set_lr_mult({})
         self.set_wd_mult({})

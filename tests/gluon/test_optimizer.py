@@ -205,3 +205,15 @@ def test_oracle_updates_equal_mxnet(name, kwargs, expected):
     for g in GRADS:
         opt.update(0, weight, mx.nd.array(g), state)
     numpy.testing.assert_allclose(weight.asnumpy(), mxnet_weight, rtol=1e-5, atol=1e-6)
+
+
+def test_optimizer_records_numpy_mode_and_updater_works_without_it():
+    # MXNet: Optimizer.allow_np_array is the mode it was made in; an old pickled optimizer has none
+    with mx.util.np_array(True):
+        assert mx.optimizer.SGD().allow_np_array is True
+    optimizer = mx.optimizer.SGD(learning_rate=0.5)
+    assert optimizer.allow_np_array is False
+    del optimizer.allow_np_array
+    weight = mx.nd.ones((2,))
+    mx.optimizer.get_updater(optimizer)(0, mx.nd.ones((2,)), weight)
+    assert weight.asnumpy().tolist() == [0.5, 0.5]
