@@ -112,9 +112,10 @@ def _sources(data, allow_empty, default_name):
                 else {f"_{i}_{default_name}": d for i, d in enumerate(data)})
     out = []
     for name, value in data.items():
-        if getattr(value, "stype", "default") != "default":
+        stype = getattr(value, "stype", None) or getattr(value, "format", None)
+        if isinstance(stype, str) and stype != "default":   # NOTE: scipy.sparse has `format`
             raise MXNetNotImplementedError(f"NDArrayIter: sparse source {name!r} "
-                                           f"({value.stype}) is not supported in mxlab")
+                                           f"({stype}) is not supported in mxlab")
         host = value.asnumpy() if hasattr(value, "asnumpy") else numpy.asarray(value)
         if host.dtype == numpy.float64 and not isinstance(value, numpy.ndarray):
             host = host.astype(numpy.float32)  # NOTE: Python lists become float32, as mx.nd

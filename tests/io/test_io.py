@@ -69,3 +69,9 @@ def test_mnist_iter_and_libsvm_refusal(tmp_path):
                                   rtol=1e-6)
     with pytest.raises(NotImplementedError, match="LibSVMIter"):
         mx.io.LibSVMIter(data_libsvm="x.libsvm", data_shape=(4,))
+
+
+def test_ndarrayiter_refuses_scipy_sparse_sources_by_name():
+    scipy_sparse = pytest.importorskip("scipy.sparse")
+    with pytest.raises(NotImplementedError, match=r"sparse source 'data' \(csr\)"):
+        mx.io.NDArrayIter({"data": scipy_sparse.csr_matrix(numpy.eye(3))}, numpy.ones(3), 2)
