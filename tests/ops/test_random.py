@@ -168,3 +168,12 @@ def test_multinomial_without_outcomes_gives_empty_counts(size, shape):
     assert out.shape == shape and out.dtype == numpy.int64
     with pytest.raises(MXNetValueError, match="pvals"):
         mx.np.random.multinomial(10, [0.7, 0.6])
+
+
+def test_negative_seeds_are_seeds_as_in_mxnet():
+    # MXNet's seed is a C int: negative values seed as well (test_random::test_random_seed)
+    draws = []
+    for seed in (-5, -5, 5):
+        mx.random.seed(seed)
+        draws.append(mx.random.uniform(shape=(3,)).asnumpy().tolist())
+    assert draws[0] == draws[1] and draws[0] != draws[2]
