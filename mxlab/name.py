@@ -18,8 +18,10 @@ class NameManager:
         """The name to give a new symbol created with ``name`` (may be None) and ``hint``."""
         if name:
             return name
-        if self is _default:
-            return new_node_name(hint)   # NOTE: the process-wide counters mxlab names nodes with
+        count = self._counter.setdefault(hint, 0)
+        if self is _default:   # the process-wide counters mxlab names nodes with
+            self._counter[hint] = count + 1
+            return new_node_name(hint)
         hint = hint.lower()
         count = self._counter.setdefault(hint, 0)
         self._counter[hint] = count + 1

@@ -119,6 +119,8 @@ def test_use_np_wraps_every_method_of_a_class():
     on = (True, True, False)
     assert obj.method() == on
     assert cls.static() == on
+    with pytest.raises(TypeError):   # NOTE: MXNet's use_np makes a staticmethod a method
+        obj.static()
     assert cls.klass() == (cls, on)
     assert obj.prop == on
     assert _Plain().method() == (False, False, False)

@@ -52,7 +52,7 @@ _ALIAS_PARENTS = {name.rpartition(".")[0] for name in ALIASES}
 # conftest) without importing them first: attached to their mxlab parent on install().
 _ATTACHED = ("mxnet.ndarray._internal", "mxnet.symbol._internal", "mxnet._deferred_compute",
              "mxnet.visualization", "mxnet.ndarray.numpy", "mxnet.ndarray.numpy_extension",
-             "mxnet.operator")
+             "mxnet.operator", "mxnet.ndarray.numpy._internal")
 # Short names MXNet gives those modules as attributes (``mx.nd.np.add``).
 _SHORT = {"mxnet.ndarray.numpy": "np", "mxnet.ndarray.numpy_extension": "npx"}
 

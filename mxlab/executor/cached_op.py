@@ -33,6 +33,7 @@ import numpy
 
 from ..autograd import record_op
 from ..base import MXNetNotImplementedError, MXNetValueError, env_int
+from ..device import current_device
 from ..imperative import STATE
 from ..ops.registry import Op
 from ..symbol.evaluate import evaluate_graph
@@ -91,8 +92,6 @@ class CachedOp:
         self.input_names = [idx[n].name for n in idx.input_nodes]
         self._aux = [i for i, n in enumerate(idx.input_nodes) if n in idx.mutable_input_nodes]
         self._check_indices(len(self.input_names))
-        if len(self._aux) == len(self.input_names):
-            raise MXNetValueError(NO_GRAD_INPUTS_MSG)
         self.num_ops = sum(1 for n in idx.nodes if not n.is_variable)
         # NOTE: value-dependent output shapes (flatnonzero, boolean masks) have no static plan for
         #   the head gradients, so recorded calls of such graphs run op by op on the autograd tape.
@@ -292,7 +291,9 @@ class CachedOp:
         return [idx.node_row_ptr[n] for n in idx.input_nodes] + list(idx.outputs)
 
     # -- calling ---------------------------------------------------------------------------------
-    def __call__(self, *inputs, out=None):
+    def __call__(self, *inputs, out=None, default_device=None, default_ctx=None):
+        if len(inputs) == 1 and inputs[0] is None:
+            inputs = ()   # NOTE: MXNet's call without inputs, `op(None, default_device=)`
         fast = self._fast
         if fast is not None and out is None and not STATE.recording:
             result = fast(inputs)
@@ -302,13 +303,14 @@ class CachedOp:
         if len(inputs) != len(self.input_names):
             raise MXNetValueError(f"CachedOp: expected {len(self.input_names)} inputs "
                                   f"{self.input_names}, got {len(inputs)}")
-        device = self._device(inputs)
+        device = self._device(inputs, default_device or default_ctx)
+        cls = type(inputs[0]) if inputs else self.symbol._array_class()
         reqs = self._record_reqs(inputs) if STATE.recording else None
         recording = reqs is not None
         if recording and (self._inlines() or self.dynamic_shapes):
             # NOTE: device and class place ops without inputs (the zero states of an RNN layer).
             outputs = evaluate_graph(self._graph.outputs, dict(zip(self.input_names, inputs)),
-                                     device, type(inputs[0]) if inputs else None)
+                                     device, cls)
             return _single(outputs)
         signature = tuple(signature_of(x) for x in inputs)
         if self._last_recording is not recording:
@@ -316,18 +318,22 @@ class CachedOp:
                 self._log("recording", f"recording {self._last_recording} -> {recording}")
             self._last_recording = recording
         planned = self._get_plans(signature, reqs)[0]
-        outputs = self._new_outputs(planned, type(inputs[0]), device, out)
+        outputs = self._new_outputs(planned, cls, device, out)
         if recording:
             self._forward_recorded(planned, inputs, outputs, device)
         else:
             self._forward(planned, inputs, outputs, device)
-            if self.config.static_shape and out is None and not self.time_nodes:
+            if self.config.static_shape and out is None and not self.time_nodes and inputs:
                 self._fast = FastCall.make(self, planned, inputs)
         if planned.simple_outputs:
             return outputs[0] if len(outputs) == 1 else outputs
         return _single(self._finish_outputs(planned, inputs, outputs))
 
-    def _device(self, inputs):
+    def _device(self, inputs, default=None):
+        """The inputs' one device (``default``, else the current device, for a call without
+        inputs)."""
+        if not inputs:
+            return default or current_device()
         device = inputs[0]._device
         for i, x in enumerate(inputs):
             if x._device is not device and x._device != device:

@@ -31,6 +31,7 @@ import numpy
 from ..base import MXNetNotImplementedError, MXNetTypeError, MXNetValueError, env_int
 from ..graph.graph import Graph
 from ..graph.interpreter import Interpreter
+from ..graph.passes import apply_pass
 from ..graph.segments import Segment
 from ..imperative import invoke
 from ..ops.context import op_context
@@ -183,6 +184,9 @@ class GraphExecutor:
         dtypes = {n: numpy.dtype(a.dtype).name for n, a in zip(names, arrays)}
         xs = [n for n, r in zip(self._arg_names, self._grad_reqs) if r != "null"]
         graph = self._symbol.graph
+        if env_int("MXNET_ELIMINATE_COMMON_EXPR", 0):   # NOTE: MXNet's default is 1
+            graph = apply_pass(graph, "eliminate_common_expr")
+        self._optimized = graph
         if xs:
             graph = gradient_graph(graph, xs)
         self._planned = plan_graph(infer_graph(graph, shapes, dtypes), "joint")
@@ -420,6 +424,11 @@ class GraphExecutor:
     def allocated_bytes(self):
         """Bytes of the planned blocks this executor allocated."""
         return self._planned.memory_plan.planned_bytes
+
+    def get_optimized_symbol(self):
+        """The bound forward graph as a Symbol, after the optimizing passes
+        (``MXNET_ELIMINATE_COMMON_EXPR=1``: common subexpression elimination)."""
+        return type(self._symbol).from_graph(self._optimized)
 
     def debug_str(self):
         """The symbol's text, then "Total <N> MB allocated" and the TempSpace line (MXNet's)."""

@@ -18,11 +18,9 @@ Example
 -------
 >>> import mxlab as mx
 >>> net = mx.gluon.nn.HybridSequential()
->>> net.add(mx.gluon.nn.Dense(4, activation='relu'), mx.gluon.nn.Dense(2))
->>> net.initialize()
+>>> net.add(mx.gluon.nn.Dense(4, activation='relu'), mx.gluon.nn.Dense(2)); net.initialize()
 >>> x = mx.nd.ones((3, 5))
->>> y0 = net(x)
->>> net.hybridize()
+>>> y0 = net(x); net.hybridize()
 >>> bool(abs(net(x) - y0).max() < 1e-6)
 True
 >>> sorted(net.collect_params())
@@ -43,8 +41,9 @@ from ..ndarray.ndarray import NDArray, ndarray
 from ..symbol.symbol import Symbol
 from .block_io import BlockCheckpoints, export_traced
 from .op_hooks import OpHooks
-from .nesting import _flatten, _regroup, check_array_inputs, same_but_trailing_nones
-from .gluon1 import BlockMeta, BlockScope, create_prefix
+from .nesting import (_flatten, _regroup, check_array_inputs, check_np_outputs,
+                      same_but_trailing_nones)
+from .gluon1 import BlockMeta, BlockScope, _block_scope, create_prefix  # noqa: F401
 from .parameter import Parameter, ParameterDict, shape_is_known
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock", "HookHandle"]
@@ -268,6 +267,7 @@ class Block(BlockCheckpoints, OpHooks, metaclass=BlockMeta):
             out = self.forward(*args)
         for hook in list(self._forward_hooks.values()):
             hook(self, args, out)
+        check_np_outputs(out)
         return out
 
     def forward(self, *args):

@@ -21,12 +21,17 @@ a parameter created by ``params.get`` is its full 1.x name.
 """
 import abc
 import collections
+import contextlib
+import contextvars
 import functools
 import inspect
 import itertools
 import threading
 
 __all__ = ["BlockMeta", "BlockScope", "create_prefix"]
+
+_naming_counter = contextvars.ContextVar("naming_counter", default=None)
+_scope_prefix = contextvars.ContextVar("scope_prefix", default="")
 
 _GLUON1_ARGS = ("prefix", "params")
 
@@ -119,3 +124,24 @@ def create_prefix(prefix, params, hint):
     else:
         params = ParameterDict(params.prefix, params)
     return scope._block.prefix + prefix, params
+
+
+@contextlib.contextmanager
+def _block_scope(block):
+    """MXNet 2.0's name scope of a block's call: symbols named inside get the block's class name
+    (numbered among its siblings) as a prefix, ``dense0_fullyconnected0``. Per context (thread)."""
+    from .. import name as _name
+    name = type(block).__name__.lower()
+    counter = _naming_counter.get()
+    if counter is not None:
+        count = counter.get(name, 0)
+        counter[name] = count + 1
+        name = f"{name}{count}"
+    counter_token = _naming_counter.set({})
+    prefix_token = _scope_prefix.set(_scope_prefix.get() + name + "_")
+    try:
+        with _name.Prefix(_scope_prefix.get()):
+            yield
+    finally:
+        _naming_counter.reset(counter_token)
+        _scope_prefix.reset(prefix_token)

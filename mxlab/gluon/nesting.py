@@ -54,6 +54,20 @@ def check_array_inputs(args):
                               "check the type of the args.")
 
 
+def check_np_outputs(out):
+    """MXNet's rule for a block called in NumPy mode: every output array is an ``mx.np`` array
+    (``as_nd_ndarray()`` results raise TypeError)."""
+    from ..util import is_np_array
+    if not is_np_array():
+        return
+    for x in _leaves(out):
+        if isinstance(x, NDArray) and x._flavour != "np" or \
+                isinstance(x, Symbol) and not x._namespace_name.endswith("numpy"):
+            raise MXNetTypeError("Block's output ndarrays/symbols must be of type "
+                                 "`mxnet.numpy.ndarray` or `mxnet.symbol.numpy._Symbol`, while "
+                                 f"got output type {type(x)}")
+
+
 def same_but_trailing_nones(fmt, stored):
     """Whether two input formats differ only by trailing None arguments (a default left out
     one time and passed as None another: MXNet runs both on the cached graph)."""

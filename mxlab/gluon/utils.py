@@ -215,12 +215,12 @@ def download(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_
         target = os.path.join(target, name)
     if retries < 0:
         raise MXNetValueError(f"download: retries must be at least 0, got {retries}")
+    if not verify_ssl:   # NOTE: MXNet warns before it looks for a kept file
+        warnings.warn("Unverified HTTPS request is being made (verify_ssl=False). Adding "
+                      "certificate verification is strongly advised.", stacklevel=2)
     if not overwrite and os.path.exists(target) and (
             sha1_hash is None or check_sha1(target, sha1_hash)):
         return target
-    if not verify_ssl:
-        warnings.warn("Unverified HTTPS request is being made (verify_ssl=False). Adding "
-                      "certificate verification is strongly advised.", stacklevel=2)
     folder = os.path.dirname(os.path.abspath(target))
     os.makedirs(folder, exist_ok=True)
     error = None

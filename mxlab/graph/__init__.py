@@ -9,7 +9,7 @@ for the notebook to draw.
 from .node import Entry, Node, topo_sort  # noqa: F401
 from .graph import Graph, IndexedGraph, PassRecord  # noqa: F401
 from .passes import apply_pass, list_passes, register_pass  # noqa: F401
-from . import infer, gradient, memory, segments, recompute  # noqa: F401
+from . import infer, gradient, memory, segments, recompute, cse  # noqa: F401
 from .gradient import build_gradient_graph  # noqa: F401
 from .memory import MemoryPlan, EntryPlan, StorageBlock  # noqa: F401
 from .segments import Segment  # noqa: F401

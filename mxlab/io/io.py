@@ -97,8 +97,9 @@ class DataIter:
         return 0
 
 
-def _sources(data, allow_empty, default_name):
-    """MXNet's canonical form: a sorted list of (name, host array)."""
+def _sources(data, allow_empty, default_name, np_names=None):
+    """MXNet's canonical form: a sorted list of (name, host array); the names of ``mx.np``
+    sources are added to ``np_names`` (their batches are ``mx.np`` arrays, as in MXNet 2.0)."""
     if data is None:
         if not allow_empty:
             raise MXNetValueError("NDArrayIter: data must be given")
@@ -112,9 +113,12 @@ def _sources(data, allow_empty, default_name):
                 else {f"_{i}_{default_name}": d for i, d in enumerate(data)})
     out = []
     for name, value in data.items():
-        if getattr(value, "stype", "default") != "default":
+        stype = getattr(value, "stype", None) or getattr(value, "format", None)
+        if isinstance(stype, str) and stype != "default":   # NOTE: scipy.sparse has `format`
             raise MXNetNotImplementedError(f"NDArrayIter: sparse source {name!r} "
-                                           f"({value.stype}) is not supported in mxlab")
+                                           f"({stype}) is not supported in mxlab")
+        if np_names is not None and getattr(value, "_flavour", None) == "np":
+            np_names.add(name)
         host = value.asnumpy() if hasattr(value, "asnumpy") else numpy.asarray(value)
         if host.dtype == numpy.float64 and not isinstance(value, numpy.ndarray):
             host = host.astype(numpy.float32)  # NOTE: Python lists become float32, as mx.nd
@@ -131,8 +135,9 @@ class NDArrayIter(DataIter):
         if last_batch_handle not in ("pad", "discard", "roll_over"):
             raise MXNetValueError(f"last_batch_handle must be 'pad', 'discard' or 'roll_over', "
                                   f"got {last_batch_handle!r}")
-        self.data = _sources(data, False, data_name)
-        self.label = _sources(label, True, label_name)
+        self._np_names = set()
+        self.data = _sources(data, False, data_name, self._np_names)
+        self.label = _sources(label, True, label_name, self._np_names)
         self.layout, self.shuffle, self.last_batch_handle = layout, shuffle, last_batch_handle
         self._axis = layout.find("N")
         self.num_data = self.data[0][1].shape[self._axis]
@@ -219,18 +224,19 @@ class NDArrayIter(DataIter):
             setattr(self, cache_attr, None)
             host = [c.asnumpy() for c in cached] if cached is not None else []
             return self._wrap(self._join(host, self._take(sources,
-                                                          end=self.cursor + self.batch_size)))
+                                                          end=self.cursor + self.batch_size)),
+                              sources)
         end = min(self.cursor + self.batch_size, self.num_data)
         batch = self._take(sources, self.cursor, end)
         if self.last_batch_handle == "pad" and self.cursor + self.batch_size > self.num_data:
             batch = self._join(batch, self._padding(sources, self.getpad()))
-        return self._wrap(batch)
+        return self._wrap(batch, sources)
 
-    @staticmethod
-    def _wrap(host_arrays):
-        from .. import ndarray as nd
+    def _wrap(self, host_arrays, sources):
+        from ..ndarray.ndarray import NDArray, array, ndarray
 
-        return [nd.array(a, dtype=a.dtype) for a in host_arrays]
+        return [array(a, dtype=a.dtype, cls=ndarray if name in self._np_names else NDArray)
+                for a, (name, _) in zip(host_arrays, sources)]
 
     def getdata(self):
         return self._batchify(self.data, "_cache_data")

@@ -7,7 +7,7 @@ import inspect
 
 import numpy
 
-from ..base import MXNetValueError
+from ..base import MXNetNotImplementedError, MXNetValueError
 from ..imperative import invoke
 from ..ops.registry import get_op
 from .namespace import invoke_op, register_frontend
@@ -66,6 +66,9 @@ def _creator(op_name, cls, params, legacy_shape_check=False):
         kwargs.pop("ctx", None)
         stype = kwargs.pop("stype", None)
         _check_stype(op_name, stype)
+        if kwargs.get("order") not in (None, "C"):   # NOTE: MXNet's arrays are C-ordered only
+            raise MXNetNotImplementedError(f"`{_shown(op_name)}` only supports order equal to `C`, "
+                                           f"while received {kwargs['order']}")
         attrs = {_RENAMES.get(k, k): v for k, v in kwargs.items()}
         if legacy_shape_check:
             _check_legacy_shape(op_name, attrs.get("shape"))

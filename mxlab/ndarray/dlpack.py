@@ -105,6 +105,12 @@ def from_numpy(ndarray, cls, zero_copy=True):
         raise MXNetValueError("from_numpy: only C-contiguous arrays can be shared "
                               "(zero_copy=True); "
                               "pass zero_copy=False or numpy.ascontiguousarray(...)")
+    if not ndarray.flags["WRITEABLE"]:
+        try:   # NOTE: shared before (so read-only): MXNet shares the memory again
+            ndarray.flags["WRITEABLE"] = True
+        except ValueError:
+            raise MXNetValueError("from_numpy: a read-only array over memory NumPy cannot make "
+                                  "writeable cannot be shared; pass zero_copy=False") from None
     shared = ndarray.view()
     ndarray.flags["WRITEABLE"] = False
     return cls._wrap(shared, Device("cpu", 0))

@@ -149,7 +149,9 @@ def make_array_frontend(cls):
             and "num_args" not in op._attr_specs else -1
         one_output = op.num_visible_outputs in (None, 1) and op.num_outputs == 1
         on_scalar = _scalar_ufunc(op, public, cls)
-        ufunc_kwargs = op.ufunc is not None and getattr(cls, "_flavour", None) == "np"
+        np_flavour = getattr(cls, "_flavour", None) == "np"
+        ufunc_kwargs = op.ufunc is not None and np_flavour
+        strict = np_flavour and not op._attr_specs   # NOTE: legacy ops then ignore keywords
 
         def frontend(*args, out=None, name=None, ctx=None, device=None, **kwargs):
             if on_scalar is not None and len(args) == 1 and not kwargs and out is None and \
@@ -164,6 +166,9 @@ def make_array_frontend(cls):
                 if ufunc_kwargs:
                     check_ufunc_kwargs(op, public, kwargs)
                 inputs, attr_kwargs = bind_arguments(op, args, kwargs, _is_array)
+                if strict and attr_kwargs:
+                    raise MXNetTypeError(f"{next(iter(attr_kwargs))} is an invalid keyword to "
+                                         f"function '{public}'")
                 attrs = op.parse_attrs(attr_kwargs)
             if out is not None and not isinstance(out, (list, tuple)):
                 out = [out]

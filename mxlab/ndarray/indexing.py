@@ -25,6 +25,8 @@ Example
 (2, 1, 2)
 """
 
+import math
+
 import numpy
 
 from ..base import MXNetIndexError, MXNetTypeError, MXNetValueError
@@ -225,31 +227,52 @@ def _is_mask_like(k):
     )
 
 
+def slice_is_contiguous(key, shape):
+    """Whether the basic ``key`` (ints and slices, one per leading axis) selects one contiguous run
+    of a C-ordered array of ``shape`` (MXNet's rule: from the last axis on, once an axis takes a
+    proper part, every axis before it takes at most one element; a step other than 1 over several
+    elements never is)."""
+    lengths = []
+    for k, n in zip(tuple(key) + (slice(None),) * (len(shape) - len(key)), shape):
+        if _is_int(k):
+            lengths.append((1, 1, n))
+        else:
+            start, stop, step = k.indices(n)
+            lengths.append((len(range(start, stop, step)), step, n))
+    if math.prod(length for length, _, _ in lengths) in (0, 1):
+        return True
+    is_subset = False
+    for length, step, n in reversed(lengths):
+        if length > 1 and step != 1:
+            return False
+        if is_subset and length > 1:
+            return False
+        is_subset = is_subset or length < n
+    return True
+
+
 def _leading_view(arr, entries):
-    """``arr[i]`` / ``arr[a:b]`` (then only full slices) outside recording and tracing: a view
-    sharing the data and the engine var, as MXNet's (``x[0][1] = 5`` writes into ``x``); None for
-    any other key."""
+    """A basic key of ints and slices whose result is one contiguous run of ``arr`` (``arr[i]``,
+    ``arr[a:b]``, ``arr[0, 1:3]``), outside recording and tracing: a view sharing the data and the
+    engine var, as MXNet's (``x[0][1] = 5`` writes into ``x``); None for any other key."""
     if STATE.recording or STATE.deferred or not entries or arr.ndim == 0:
         return None
-    first, rest = entries[0], entries[1:]
-    if not all(isinstance(k, slice) and k == slice(None) for k in rest):
+    if not all(_is_int(k) or k is Ellipsis or isinstance(k, slice) for k in entries):
         return None
-    n = arr.shape[0]
-    if _is_int(first):
-        if not -n <= first < n:
-            raise MXNetIndexError(f"index {first} is out of bounds for axis 0 with size {n}")
-        start = int(first) % n
-        rows, shape = slice(start, start + 1), arr.shape[1:] or (1,)
-        if arr._flavour == "np" or arr.ndim > 1:
-            shape = arr.shape[1:]
-    elif isinstance(first, slice) and first.step in (None, 1):
-        rows = slice(*first.indices(n)[:2])
-        shape = (max(rows.stop - rows.start, 0),) + arr.shape[1:]
-    else:
+    entries = _expand_ellipsis(arr, entries)
+    for axis, k in enumerate(entries):
+        n = arr.shape[axis]
+        if _is_int(k) and not -n <= k < n:
+            raise MXNetIndexError(f"index {k} is out of bounds for axis {axis} with size {n}")
+    if not slice_is_contiguous(entries, arr.shape):
         return None
     view = arr.detach()          # NOTE: waits for (or computes) a pending value first
-    view._data = view._data[rows].reshape(shape)
-    view._shape = tuple(shape)
+    # NOTE: the trailing ... keeps an all-int key a 0-d view instead of a NumPy scalar
+    data = view._data[tuple(int(k) if _is_int(k) else k for k in entries) + (Ellipsis,)]
+    if data.ndim == 0 and arr._flavour != "np":
+        data = data.reshape(1)   # NOTE: MXNet 1.x's x[i, j] of a 2-d array has shape (1,)
+    view._data = data
+    view._shape = tuple(data.shape)
     return view
 
 
@@ -283,23 +306,25 @@ def _is_scalar(value):
     return isinstance(value, (int, float, bool, numpy.generic))
 
 
-def _region_value(value, region_shape, int_axes):
-    """Reshape ``value`` (NumPy broadcasting against the region without int axes) to the kept-dims
-    region."""
+def _region_value(value, region_shape, int_axes, new_axes=()):
+    """Reshape ``value`` (NumPy broadcasting against ``arr[key]``: the region without int axes,
+    with the ``None`` axes at ``new_axes``) to the kept-dims region."""
     shape = tuple(value.shape)
-    kept = [d for i, d in enumerate(region_shape) if i not in int_axes]
-    while len(shape) > len(kept) and shape[0] == 1:
+    target = [d for i, d in enumerate(region_shape) if i not in int_axes]
+    for position in new_axes:
+        target.insert(position, 1)
+    while len(shape) > len(target) and shape[0] == 1:
         shape = shape[1:]
-    if len(shape) > len(kept):
+    if len(shape) > len(target):
         raise MXNetIndexError(
-            f"cannot assign a value of shape {value.shape} to a region of shape {tuple(kept)}"
+            f"cannot assign a value of shape {value.shape} to a region of shape {tuple(target)}"
         )
-    shape = (1,) * (len(kept) - len(shape)) + shape
-    if any(v not in (1, d) for v, d in zip(shape, kept)):
+    shape = (1,) * (len(target) - len(shape)) + shape
+    if any(v not in (1, d) for v, d in zip(shape, target)):
         raise MXNetValueError(
-            f"cannot assign a value of shape {value.shape} to a region of shape {tuple(kept)}"
+            f"cannot assign a value of shape {value.shape} to a region of shape {tuple(target)}"
         )
-    full = list(shape)
+    full = [d for i, d in enumerate(shape) if i not in new_axes]
     for axis in int_axes:
         full.insert(axis, 1)
     full = tuple(full) + (1,) * (len(region_shape) - len(full))
@@ -325,7 +350,7 @@ def setitem(arr, key, value):
             num_arrays=len(arrays),
         )
         return
-    bounds, int_axes, _ = _basic_plan(arr, _expand_ellipsis(arr, entries))
+    bounds, int_axes, new_axes = _basic_plan(arr, _expand_ellipsis(arr, entries))
     if _is_scalar(value):
         _call(
             "_slice_assign_scalar",
@@ -340,7 +365,7 @@ def setitem(arr, key, value):
     value = _value_array(arr, value)
     region = tuple(len(range(n)[slice(b, e, s)]) for n, b, e, s in zip(arr.shape, *bounds))
     region += tuple(arr.shape[len(region) :])
-    value = _region_value(value, region, int_axes)
+    value = _region_value(value, region, int_axes, new_axes)
     _call("_slice_assign", [arr, value], out=[arr], begin=bounds[0], end=bounds[1], step=bounds[2])
 
 

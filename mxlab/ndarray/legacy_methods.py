@@ -16,6 +16,7 @@ Example
 array([1., 3.], dtype=float32)
 """
 from ..device import Device
+from .indexing import slice_is_contiguous
 from .ndarray import NDArray, _delegate, array
 from .serialization import from_raw_bytes, raw_bytes
 
@@ -78,3 +79,5 @@ def install(cls=NDArray):
     for name in ("flatten", "squeeze", "expand_dims"):
         setattr(cls, name, _viewable(name))
     cls.__getstate__, cls.__setstate__ = _getstate, _setstate
+    # NOTE: MXNet's helper deciding which basic keys give views (its tests call it)
+    cls._basic_indexing_slice_is_contiguous = staticmethod(slice_is_contiguous)

@@ -139,6 +139,12 @@ def _array_function(self, func, types, args, kwargs):
         return _fallback(func, func.__name__, args, kwargs, self.device)
     if all(issubclass(t, ndarray) for t in types):
         return fn(*args, **kwargs)
+    if func.__name__ in ("shares_memory", "may_share_memory"):
+        # NOTE: a NumPy array against an mx array's own data (from_numpy shares it), not a copy
+        datas = [a._get_data() if isinstance(a, ndarray) else a for a in args]
+        if not all(isinstance(d, numpy.ndarray) for d in datas):
+            return False     # NOTE: device memory is never a NumPy array's
+        return func(*datas, **kwargs)
     return fn(*_to_mx(args, self.device), **_to_mx(kwargs, self.device))
 
 

@@ -110,8 +110,17 @@ _STANDALONE = (
     ("log_sigmoid", None, None),
     ("mish", None, None),
 )
+
+
+def _relu_deriv(x, y):
+    """The standalone relu's derivative, sign(y): 1 where y > 0, 0 where y == 0 and NaN where y is
+    NaN, as MXNet's relu_grad (Activation(act_type='relu') gives 0 there, as MXNet's does)."""
+    return F.sign(y)
+
+
 for _name, _npx, _nx in _STANDALONE:
     _kernel, _deriv, _uses = ACTIVATIONS[_name]
+    _deriv = _relu_deriv if _name == "relu" else _deriv
     unary(_name, _kernel, grad=_derivative_grad(_deriv), numexpr=_nx, uses=_uses,
           kind="same" if _name == "relu" else "float", npx_name=_npx,
           aliases=(f"_npx_{_name}",) if _npx else ())

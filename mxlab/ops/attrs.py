@@ -110,6 +110,8 @@ def parse_dtype(value):
         return None
     if isinstance(value, str) and value == "bfloat16":
         return value
+    if getattr(value, "names", None) == ("bfloat16",):
+        return "bfloat16"   # NOTE: MXNet's NumPy spelling of bfloat16 (a one-field record dtype)
     return numpy.dtype(value).name
 
 

@@ -16,7 +16,7 @@ import math
 
 import numpy
 
-from ..base import MXNetValueError
+from ..base import MXNetNotImplementedError, MXNetValueError
 from .attrs import Attr
 from .infer import same_shape
 from .registry import F, Op, register
@@ -238,12 +238,19 @@ register(
 
 
 # -- casts -----------------------------------------------------------------------------------------
+def _cast(xp, inputs, a):
+    if a["dtype"] == "bfloat16":
+        raise MXNetNotImplementedError("Cast: bfloat16 arrays are not built in mxlab (NumPy and "
+                                       "CuPy have no bfloat16 dtype)")
+    return inputs[0].astype(a["dtype"])
+
+
 register(
     Op(
         name="Cast",
         aliases=("cast", "_npi_astype", "amp_cast"),
         attrs=(Attr("dtype", "dtype"),),
-        compute=lambda xp, inputs, a: inputs[0].astype(a["dtype"]),
+        compute=_cast,
         infer_shape=same_shape,
         infer_type=lambda a, d: [a["dtype"]],
         ignored_attrs=("copy",),

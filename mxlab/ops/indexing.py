@@ -210,6 +210,9 @@ def _assign_op(name, key_fn, attrs, tensor, **kwargs):
         try:
             out[key] = value
         except ValueError:
+            if not getattr(out, "flags", {"WRITEABLE": True})["WRITEABLE"]:
+                raise MXNetValueError(f"{name}: the array is read-only (its memory is a "
+                                      f"read-only NumPy array's)") from None
             raise MXNetValueError(
                 f"{name}: cannot assign a value of shape {numpy.shape(value)} to a region of "
                 f"shape {region.shape}"

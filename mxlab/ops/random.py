@@ -173,11 +173,13 @@ register_sampler(
 
 def check_pvals(pvals):
     """Multinomial probabilities as float64, the last one what the others leave (as NumPy);
-    MXNet rejects a total above 1."""
+    MXNet rejects a total above 1 and takes no outcomes at all (empty counts)."""
     probs = numpy.asarray(pvals, dtype="float64")
-    if probs.ndim != 1 or not len(probs) or (probs < 0).any() or probs.sum() > 1 + 1e-6:
+    if probs.ndim != 1 or (probs < 0).any() or probs.sum() > 1 + 1e-6:
         raise MXNetValueError("multinomial: pvals must be a 1-d list of probabilities summing "
                               f"to at most 1, got {pvals}")
+    if not len(probs):
+        return probs
     probs /= max(1.0, probs.sum())   # NOTE: float32 rounding may exceed 1 by an ulp
     probs[-1] = max(0.0, 1.0 - probs[:-1].sum())
     return probs
@@ -186,6 +188,8 @@ def check_pvals(pvals):
 def _multinomial(xp, gen, a, shape):
     """Counts of ``n`` draws over ``len(pvals)`` outcomes."""
     pvals = check_pvals(a["pvals"])
+    if not len(pvals):
+        return xp.zeros(tuple(shape) + (0,), dtype="int64")
     if xp is numpy:
         return gen.multinomial(a["n"], pvals, size=shape or None)
     picks = gen.choice(len(pvals), size=shape + (a["n"],), p=xp.asarray(pvals))

@@ -159,16 +159,17 @@ class Op:
     def parse_attrs(self, kwargs):
         """Validate and type ``kwargs`` (Python values or JSON strings) into a full attribute dict.
 
-        Unknown names, missing required attributes and bad values raise errors naming the op and
-        attribute.
+        Unknown names (on an op that has attributes: one without any ignores them, as MXNet's ops
+        without a parameter struct), missing required attributes and bad values raise errors naming
+        the op and attribute.
         """
         attrs = dict(self._defaults)
         specs = self._attr_specs
         for key, value in kwargs.items():
             spec = specs.get(key)
             if spec is None:
-                if key in self.ignored_attrs:
-                    continue
+                if key in self.ignored_attrs or not specs:
+                    continue   # NOTE: MXNet's ops without a parameter struct ignore keywords
                 raise MXNetValueError(f"{self.name}: unknown attribute '{key}'; "
                                       f"known attributes: {sorted(specs) or 'none'}")
             attrs[key] = spec.parse(value, self.name)

@@ -54,7 +54,8 @@ def generator(xp):
     key = _key(xp)
     gen = _generators.get(key)
     if gen is None:
-        seed_value = _seeds.get(key, _global_seed[0])
+        # NOTE: MXNet takes any int seed (negative too); the generators take unsigned 64-bit ones
+        seed_value = _seeds.get(key, _global_seed[0]) % (1 << 64)
         gen = (
             numpy.random.Generator(numpy.random.PCG64(seed_value))
             if xp is numpy

@@ -24,6 +24,7 @@ import numpy
 from .. import autograd
 from ..base import MXNetTypeError, MXNetUserWarning, MXNetValueError
 from ..ops.registry import F as _F
+from ..util import is_np_array
 from .fused import KernelStep, fused_updates as _fused_updates
 from .sparse_update import has_sparse, update_sparse
 
@@ -93,6 +94,8 @@ class Optimizer:
         self.idx2name = dict(param_idx2name or {})
         self.sym_info = (sym.attr_dict(), sym.list_arguments()) if sym is not None else ()
         self.param_dict = param_dict or {}
+        # NOTE: MXNet's record of the mode it was made in (its Updater reads it when present)
+        self.allow_np_array = is_np_array()
         self.use_fused_step = bool(use_fused_step)
         self.set_lr_mult({})
         self.set_wd_mult({})

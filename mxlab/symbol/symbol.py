@@ -31,7 +31,7 @@ from ..graph.graph import Graph as _Graph
 from ..graph.node import Entry, Node, topo_sort
 from . import json as _json
 from . import legacy
-from .compose import apply_op, copy_graph, make_node, single_entry
+from .compose import apply_op, copy_graph, make_node, outputs_of, single_entry
 from .inference import SymbolInference
 from .operators import SymbolOperators
 
@@ -308,6 +308,15 @@ class Symbol(SymbolOperators, SymbolInference):
             node = self._single_node()
             if node is not None:
                 node.name = name
+
+    def _gen_atomic_symbol(self):
+        """MXNet's atomic symbol of the head op: the same op, name and attributes on new input
+        variables ``<name>_<input>`` (what a subgraph property rebuilds a node from)."""
+        node = self._outputs[0].node
+        if node.op is None:
+            raise MXNetValueError(f"_gen_atomic_symbol: '{node.name}' is a variable, not an op")
+        return outputs_of(make_node(node.op, dict(node.attrs), [], name=node.name,
+                                    extra=dict(node.extra)), type(self))
 
     # -- serialisation -----------------------------------------------------------------------------
     def tojson(self, remove_amp_cast=True):

@@ -72,6 +72,8 @@ def test_private_op_namespaces_call_registered_ops(alias):
     out = _npi.add(mxlab.np.ones((2,)), mxlab.np.ones((2,)))
     assert isinstance(out, mxlab.np.ndarray) and out.asnumpy().tolist() == [2.0, 2.0]
     assert mxlab.nd._internal.NDArrayBase is mxlab.nd.NDArray
+    mask = mxlab.nd.np._internal.boolean_mask(mxlab.np.arange(4), mxlab.np.array([0, 1, 1, 0]))
+    assert mask.asnumpy().tolist() == [1, 2]   # NOTE: reached as an attribute, not imported
     assert mxlab.sym._internal.SymbolBase is mxlab.sym.Symbol
     with pytest.raises(AttributeError, match="no_such_op"):
         getattr(_npi, "no_such_op")  # noqa: B009

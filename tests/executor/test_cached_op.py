@@ -7,7 +7,7 @@ import pytest
 
 import mxlab as mx
 from mxlab.executor import CachedOp
-from mxlab.executor.cached_op import HIGHER_ORDER_MSG, NO_GRAD_INPUTS_MSG
+from mxlab.executor.cached_op import HIGHER_ORDER_MSG
 from mxlab.graph.verify import verify_plan
 from mxlab.symbol.evaluate import evaluate_graph
 from mxlab.test_utils import check_numeric_gradient
@@ -165,8 +165,9 @@ def test_error_texts():
         with pytest.raises(mx.MXNetError) as info:
             mx.autograd.grad(y, [a], create_graph=True)
     assert str(info.value) == HIGHER_ORDER_MSG
-    with pytest.raises(mx.MXNetError, match=NO_GRAD_INPUTS_MSG):
-        CachedOp(mx.sym.zeros((2,)))
+    # NOTE: MXNet 2.0 runs a graph without inputs (1.9.1 refused to build it)
+    no_inputs = CachedOp(mx.sym.zeros((2,)), {"static_alloc": True, "static_shape": True})
+    assert no_inputs(None, default_device=mx.cpu()).asnumpy().tolist() == [0, 0]
     with pytest.raises(mx.MXNetError, match="static_shape=True requires static_alloc"):
         CachedOp(x, {"static_shape": True})
     with pytest.raises(mx.MXNetError, match="unknown flag 'stattic_alloc'"):

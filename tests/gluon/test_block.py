@@ -487,3 +487,21 @@ def test_share_parameters_takes_a_gluon1_params_dict():
     dense = gluon.nn.Dense(40, flatten=False).share_parameters(embedding.params)
     assert dense.weight is embedding.weight
     assert (dense.bias.name, dense.bias.shape) == ("bias", (40,))
+
+
+def test_numpy_mode_block_outputs_must_be_np_arrays():
+    # MXNet: a block called in NumPy mode may not return mx.nd arrays (TypeError), hybridized or not
+    @mx.util.use_np
+    class Mixed(mx.gluon.HybridBlock):
+        def forward(self, x):
+            return x.as_nd_ndarray() * 2, x * 3
+
+    net = Mixed()
+    with pytest.raises(TypeError, match="must be of type `mxnet.numpy.ndarray`"):
+        net(mx.np.ones((2, 3)))
+    net.hybridize()
+    with pytest.raises(TypeError):
+        net(mx.np.ones((2, 3)))
+    out = mx.gluon.nn.Dense(2, in_units=3)
+    out.initialize()
+    assert isinstance(out(mx.nd.ones((1, 3))), mx.nd.NDArray)   # NOTE: legacy mode: no check

@@ -151,3 +151,13 @@ def test_a_slow_worker_times_out_with_the_timeout_named():
 def test_negative_workers_rejected():
     with pytest.raises(ValueError, match="num_workers"):
         mx.gluon.data.DataLoader([1], batch_size=1, num_workers=-1)
+
+
+def test_pin_memory_batches_come_on_cpu_pinned():
+    # MXNet: DataLoader(pin_memory=True) gives batches on cpu_pinned(pin_device_id)
+    dataset = mx.gluon.data.ArrayDataset(numpy.ones((5, 2)), numpy.arange(5))
+    batches = list(mx.gluon.data.DataLoader(dataset, 2, pin_memory=True, pin_device_id=0))
+    assert all(x.context == mx.cpu_pinned(0) and y.context == mx.cpu_pinned(0)
+               for x, y in batches)
+    assert float(batches[0][0].sum().asscalar()) == 4.0
+    assert all(x.context == mx.cpu(0) for x, _ in mx.gluon.data.DataLoader(dataset, 2))

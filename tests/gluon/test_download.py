@@ -49,3 +49,13 @@ def test_download_failures_name_the_url(server, tmp_path):
         mx.gluon.utils.download(f"{server}/data.bin", path=str(tmp_path), sha1_hash="0" * 40,
                                 retries=0)
     assert not (tmp_path / "data.bin").exists()
+
+
+def test_unverified_download_warns_even_for_a_kept_file(tmp_path):
+    # MXNet warns about verify_ssl=False before looking for an existing file
+    kept = tmp_path / "index.html"
+    kept.write_text("kept")
+    with pytest.warns(UserWarning, match="Unverified HTTPS request"):
+        path = mx.gluon.utils.download("https://example.invalid/index.html", path=str(kept),
+                                       verify_ssl=False)
+    assert path == str(kept) and kept.read_text() == "kept"

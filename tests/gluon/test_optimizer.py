@@ -205,3 +205,59 @@ def test_oracle_updates_equal_mxnet(name, kwargs, expected):
     for g in GRADS:
         opt.update(0, weight, mx.nd.array(g), state)
     numpy.testing.assert_allclose(weight.asnumpy(), mxnet_weight, rtol=1e-5, atol=1e-6)
+
+
+def test_optimizer_records_numpy_mode_and_updater_works_without_it():
+    # MXNet: Optimizer.allow_np_array is the mode it was made in; an old pickled optimizer has none
+    with mx.util.np_array(True):
+        assert mx.optimizer.SGD().allow_np_array is True
+    optimizer = mx.optimizer.SGD(learning_rate=0.5)
+    assert optimizer.allow_np_array is False
+    del optimizer.allow_np_array
+    weight = mx.nd.ones((2,))
+    mx.optimizer.get_updater(optimizer)(0, mx.nd.ones((2,)), weight)
+    assert weight.asnumpy().tolist() == [0.5, 0.5]
+
+
+_GROUP_ADAGRAD_CODE = """
+import json, sys, numpy as np, mxnet as mx
+kwargs, w0, grads = json.loads(sys.argv[1])
+opt = mx.optimizer.create('groupadagrad', **kwargs)
+weight = mx.nd.array(w0)
+state = opt.create_state(0, weight)
+for g in grads:
+    opt.update(0, weight, mx.nd.array(g), state)
+print(json.dumps([weight.asnumpy().tolist(), state.asnumpy().tolist()]))
+"""
+
+
+@pytest.mark.oracle
+@pytest.mark.skipif(not os.environ.get("MXLAB_MXNET_PYTHON"),
+                    reason="oracle test: set MXLAB_MXNET_PYTHON to a python with mxnet==1.9.1")
+@pytest.mark.parametrize("kwargs", [{"learning_rate": 0.1},
+                                    {"learning_rate": 0.05, "clip_gradient": 0.5,
+                                     "rescale_grad": 2.0, "eps": 1e-3}])
+def test_oracle_group_adagrad_equals_mxnet(kwargs):
+    rng = numpy.random.default_rng(7)
+    w0 = rng.uniform(-1, 1, (4, 3)).astype("float32")
+    grads = [rng.uniform(-1, 1, (4, 3)).astype("float32") for _ in range(3)]
+    args = json.dumps([kwargs, w0.tolist(), [g.tolist() for g in grads]])
+    result = subprocess.run([os.environ["MXLAB_MXNET_PYTHON"], "-c", _GROUP_ADAGRAD_CODE, args],
+                            check=True, capture_output=True, text=True, timeout=300)
+    mxnet_weight, mxnet_state = json.loads(result.stdout.strip().splitlines()[-1])
+    opt = mx.optimizer.create("groupadagrad", **kwargs)
+    weight = mx.nd.array(w0)
+    state = opt.create_state(0, weight)
+    for g in grads:
+        opt.update(0, weight, mx.nd.array(g), state)
+    numpy.testing.assert_allclose(weight.asnumpy(), mxnet_weight, rtol=1e-5, atol=1e-6)
+    numpy.testing.assert_allclose(state.asnumpy(), mxnet_state, rtol=1e-5, atol=1e-6)
+
+
+def test_group_adagrad_refuses_weight_decay_and_non_2d_weights():
+    opt = mx.optimizer.contrib.GroupAdaGrad(wd=0.1)
+    weight = mx.nd.ones((2, 2))
+    with pytest.raises(ValueError, match="weight decay is not supported"):
+        opt.update([0], [weight], [mx.nd.ones((2, 2))], [opt.create_state(0, weight)])
+    with pytest.raises(ValueError, match="must be 2-d"):
+        opt.create_state(0, mx.nd.ones((3,)))

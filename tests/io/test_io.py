@@ -69,3 +69,18 @@ def test_mnist_iter_and_libsvm_refusal(tmp_path):
                                   rtol=1e-6)
     with pytest.raises(NotImplementedError, match="LibSVMIter"):
         mx.io.LibSVMIter(data_libsvm="x.libsvm", data_shape=(4,))
+
+
+def test_ndarrayiter_refuses_scipy_sparse_sources_by_name():
+    scipy_sparse = pytest.importorskip("scipy.sparse")
+    with pytest.raises(NotImplementedError, match=r"sparse source 'data' \(csr\)"):
+        mx.io.NDArrayIter({"data": scipy_sparse.csr_matrix(numpy.eye(3))}, numpy.ones(3), 2)
+
+
+def test_ndarrayiter_batches_keep_each_sources_flavour():
+    # MXNet 2.0 slices mx.np sources, so their batches are mx.np arrays; mx.nd stay mx.nd
+    it = mx.io.NDArrayIter({"data": mx.np.ones((5, 2)), "pos": mx.nd.ones((5, 2))},
+                           mx.np.arange(5), batch_size=2, last_batch_handle="roll_over")
+    batch = next(iter(it))
+    assert [type(x) for x in batch.data] == [mx.np.ndarray, mx.nd.NDArray]
+    assert type(batch.label[0]) is mx.np.ndarray

@@ -344,3 +344,28 @@ def test_recorded_indexing_is_an_op_and_gets_its_gradient():
         y = (x[0] * 2).sum()
     y.backward()
     assert x.grad.asnumpy().tolist() == [[2, 2, 2], [0, 0, 0]]
+
+
+def test_setitem_value_has_the_none_axes_of_the_key():
+    # NumPy and MXNet 1.9.1: the value broadcasts against arr[key], None axes included
+    ref = numpy.zeros((4, 3, 5), dtype="float32")
+    arr = mx.nd.array(ref)
+    key = (slice(None, 2), Ellipsis, None, 0)
+    value = numpy.arange(6, dtype="float32").reshape(2, 3, 1)
+    ref[key] = value
+    arr[key] = mx.nd.array(value)
+    assert numpy.array_equal(arr.asnumpy(), ref)
+    with pytest.raises(MXNetError, match=r"region of shape \(2, 3, 1\)"):
+        arr[key] = mx.nd.ones((2, 3, 2))
+
+
+@pytest.mark.parametrize("key, shared", [
+    ((slice(0, 1), slice(2, 3)), 25), ((0, slice(1, 3)), 50), ((1, 2), 25),
+    ((slice(0, 1), slice(None), slice(1, 4)), 0), ((slice(None, None, 2),), 0),
+])
+def test_contiguous_basic_keys_give_views_as_mxnet(key, shared):
+    # MXNet 1.9.1: writing through x[key] changes x exactly when the selection is contiguous
+    x = mx.nd.zeros((5, 5, 5, 5))
+    x[key][:] = 1
+    assert x.sum().asscalar() == shared
+    assert mx.nd.NDArray._basic_indexing_slice_is_contiguous(key, x.shape) == (shared > 0)

@@ -309,3 +309,19 @@ def test_softmax_of_an_empty_array(shape):
         total = y.sum() + z.sum()
     total.backward()
     assert y.shape == z.shape == x.grad.shape == shape
+
+
+@pytest.mark.parametrize("relu, nan_grad", [
+    (lambda x: mx.nd.relu(x), True),
+    (lambda x: mx.npx.relu(x.as_np_ndarray()), True),
+    (lambda x: mx.nd.Activation(x, act_type="relu"), False),
+])
+def test_relu_gradient_at_nan_is_mxnets(relu, nan_grad):
+    # MXNet 1.9.1: relu's gradient is NaN where the input is NaN (relu_grad), Activation's is 0.
+    x = mx.nd.array([numpy.nan, -1, 2, 0, numpy.inf])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = relu(x)
+    y.backward()
+    expected = [numpy.nan if nan_grad else 0.0, 0, 1, 0, 1]
+    numpy.testing.assert_equal(x.grad.asnumpy(), numpy.array(expected, dtype="float32"))

@@ -153,6 +153,13 @@ def test_from_numpy_zero_copy_makes_the_source_read_only():
     assert copied.asnumpy().tolist() == [0.0, 1.0]
     with pytest.raises(MXNetValueError, match="C-contiguous"):
         mx.npx.from_numpy(numpy.ones((3, 2)).T)
+    again = mx.nd.from_numpy(source)   # NOTE: MXNet 1.9.1 shares a shared array again
+    again[1] = 10
+    again.wait_to_read()
+    assert source.tolist() == [1.0, 10.0, 3.0, 4.0] and not source.flags.writeable
+    frozen = numpy.frombuffer(b"\0" * 8, dtype="float32")
+    with pytest.raises(MXNetValueError, match="read-only"):
+        mx.nd.from_numpy(frozen)
 
 
 def test_npx_device_helpers_and_slice():
@@ -280,3 +287,11 @@ def test_batch_take_clips_indices_and_has_no_gradient():
 def test_device_type_tables_are_mxnets():
     assert mx.Device.devtype2str[mx.gpu(3).device_typeid] == "gpu"
     assert mx.Device.devstr2type["cpu_pinned"] == 3
+
+
+def test_numpy_memory_functions_see_from_numpy_sharing():
+    # NumPy's (may_)shares_memory on a NumPy array and an mx.np array compare the real buffers
+    source = numpy.ones((3, 2), dtype="float32")
+    shared = mx.npx.from_numpy(source)
+    assert numpy.shares_memory(source, shared) and numpy.may_share_memory(shared, source)
+    assert not numpy.shares_memory(source, mx.np.array(source))

@@ -146,3 +146,20 @@ def test_creation_errors():
         mx.nd.zeros((2,), mx.cpu(), "float32", 7)
     with pytest.raises(MXNetTypeError, match="_npi_zeros: attribute 'shape'"):
         mx.np.zeros("x")
+
+
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty", "full"])
+def test_creation_order_other_than_c_is_not_implemented(name):
+    # MXNet 1.9.1: mx.np creators take order='C' only and raise NotImplementedError otherwise
+    args = ((2,), 1) if name == "full" else ((2,),)
+    assert getattr(mx.np, name)(*args, order="C").shape == (2,)
+    with pytest.raises(NotImplementedError, match="only supports order equal to `C`"):
+        getattr(mx.np, name)(*args, order="F")
+
+
+def test_cast_to_bfloat16_is_not_built_and_says_so():
+    # MXNet's NumPy spelling of bfloat16 (a one-field record dtype) and the string name alike
+    spelled = numpy.dtype([("bfloat16", numpy.uint16)])
+    for cast in (lambda x: x.astype(spelled), lambda x: mx.nd.Cast(x, dtype="bfloat16")):
+        with pytest.raises(NotImplementedError, match="bfloat16 arrays are not built"):
+            cast(mx.nd.ones((2,))).wait_to_read()

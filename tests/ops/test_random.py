@@ -158,3 +158,22 @@ def test_np_multinomial_rejects_bad_pvals():
         mx.np.random.multinomial(10, [0.6, 0.6])
     with pytest.raises(MXNetValueError, match="pvals"):
         mx.np.random.multinomial(10, [-0.1, 1.1])
+
+
+@pytest.mark.parametrize("size, shape", [(None, (0,)), (0, (0, 0)), ((0, 2), (0, 2, 0)),
+                                         ((3,), (3, 0))])
+def test_multinomial_without_outcomes_gives_empty_counts(size, shape):
+    # MXNet 1.9.1: pvals [] or () gives int64 counts of shape size + (0,)
+    out = mx.np.random.multinomial(10, [], size=size)
+    assert out.shape == shape and out.dtype == numpy.int64
+    with pytest.raises(MXNetValueError, match="pvals"):
+        mx.np.random.multinomial(10, [0.7, 0.6])
+
+
+def test_negative_seeds_are_seeds_as_in_mxnet():
+    # MXNet's seed is a C int: negative values seed as well (test_random::test_random_seed)
+    draws = []
+    for seed in (-5, -5, 5):
+        mx.random.seed(seed)
+        draws.append(mx.random.uniform(shape=(3,)).asnumpy().tolist())
+    assert draws[0] == draws[1] and draws[0] != draws[2]

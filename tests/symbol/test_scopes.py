@@ -42,3 +42,33 @@ def test_name_manager_counts_per_hint():
     manager = mx.name.NameManager()
     assert [manager.get(None, "fc") for _ in range(2)] == ["fc0", "fc1"]
     assert manager.get("given", "fc") == "given"
+
+
+def test_default_name_manager_counts_its_hints():
+    manager = mx.name.current()
+    manager.get(None, "counted_hint")
+    assert "counted_hint" in manager._counter
+
+
+def test_block_scope_prefixes_names_per_thread():
+    import threading
+
+    from mxlab.gluon.block import _block_scope
+
+    class MyBlock:
+        pass
+
+    names = []
+
+    def run():
+        block = MyBlock()
+        with _block_scope(block):
+            names.append(mx.name.current().get(None, "hello"))
+            with _block_scope(block):
+                names.append(mx.name.current().get(None, "x"))
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert names == ["myblock_hello0", "myblock_myblock0_x0"]
+    assert not isinstance(mx.name.current(), mx.name.Prefix)

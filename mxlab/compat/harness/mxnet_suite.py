@@ -79,6 +79,7 @@ def run_file(src, path, timeout):
     with tempfile.TemporaryDirectory(prefix="mxlab-harness-") as work:
         log = os.path.join(work, "results.jsonl")
         env = subprocess_env(MXLAB_HARNESS_LOG=log, **_SEEDS)
+        env.pop("PYTHONWARNINGS")   # NOTE: default filters, as tests recording warnings expect
         code, output, seconds = run_with_timeout(_pytest_command(src, path), timeout, work, env)
         records = _read_records(log)
     result = summarize(records)

@@ -20,6 +20,8 @@ import multiprocessing
 
 from ... import engine
 from ...base import MXNetRuntimeError, MXNetValueError
+from ...device import Device
+from ...ndarray.ndarray import NDArray
 from .batchify import default_batchify_fn
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 from .worker_iter import _MultiWorkerIter, _worker_fn, default_mp_batchify_fn  # noqa: F401
@@ -44,8 +46,10 @@ class DataLoader:
         0: batches are made in the calling thread; > 0: in that many forked worker processes
         (or threads, with ``thread_pool``).
     pin_memory : bool
-        Accepted for MXNet compatibility; batches stay in ordinary host memory (page-locked
-        memory is a CUDA transfer optimisation that CuPy applies on copy).
+        Batches come on ``cpu_pinned(pin_device_id)`` as in MXNet; the memory is ordinary host
+        memory (page-locked memory is a CUDA transfer optimisation that CuPy applies on copy).
+    pin_device_id : int
+        The id of that ``cpu_pinned`` device.
     prefetch : int, optional
         How many batches the workers may run ahead (default ``2 * num_workers``).
     thread_pool : bool
@@ -58,7 +62,8 @@ class DataLoader:
 
     def __init__(self, dataset, batch_size=None, shuffle=False, sampler=None, last_batch=None,
                  batch_sampler=None, batchify_fn=None, num_workers=0, pin_memory=False,
-                 prefetch=None, thread_pool=False, timeout=120, progress=False):
+                 pin_device_id=0, prefetch=None, thread_pool=False, timeout=120,
+                 progress=False):
         if num_workers < 0:
             raise MXNetValueError(f"num_workers must be >= 0, got {num_workers}")
         self._num_workers, self._thread_pool, self._timeout = num_workers, thread_pool, timeout
@@ -79,14 +84,20 @@ class DataLoader:
         self._batch_sampler = batch_sampler
         self._batchify_fn = batchify_fn or default_batchify_fn
         self._progress = progress
+        self._pinned = Device("cpu_pinned", pin_device_id) if pin_memory else None
 
     def _make_batch(self, indices):
         return self._batchify_fn([self._dataset[i] for i in indices])
 
     def _batches(self):
-        if not self._num_workers:
-            return map(self._make_batch, self._batch_sampler)
-        return self._worker_batches()
+        batches = (map(self._make_batch, self._batch_sampler) if not self._num_workers
+                   else self._worker_batches())
+        return batches if self._pinned is None else map(self._pin, batches)
+
+    def _pin(self, batch):
+        if isinstance(batch, (list, tuple)):
+            return type(batch)(self._pin(x) for x in batch)
+        return batch.as_in_context(self._pinned) if isinstance(batch, NDArray) else batch
 
     def _pool(self):
         if self._thread_pool:
