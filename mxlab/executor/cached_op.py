@@ -461,14 +461,14 @@ class CachedOp:
             frame = self._static_frame(state, planned, device, inputs)
             self._bind_arrays(planned, frame, inputs, outputs)
             run_segments(self._bound(state, planned, frame))
-            _unbind_arrays(frame)
+            frame.unbind_arrays()
             return
         pool = self._pool(device)
         frame, bound = self._dynamic_frame(planned, device, pool, inputs, outputs)
         try:
             run_segments(bound)
         finally:
-            _unbind_arrays(frame)
+            frame.unbind_arrays()
             release_frame(frame, pool)
 
     def _dynamic_frame(self, planned, device, pool, inputs, outputs):
@@ -523,7 +523,7 @@ class CachedOp:
         elif not bound:
             bound.extend(self._bind(planned, frame))
         run_segments(bound)
-        _unbind_arrays(frame)
+        frame.unbind_arrays()
         run = _Run(self, self._plans["backward"], frame, state, device, type(inputs[0]))
         run.entries = [x._ag for x in inputs]
         if state is not None:
@@ -561,7 +561,7 @@ class CachedOp:
         else:
             bound = self._dynamic_backward(backward, frame, run.device)
         run_segments(bound, training=True)
-        _unbind_arrays(frame)
+        frame.unbind_arrays()
         return results
 
 
@@ -581,14 +581,6 @@ class CachedOp:
         bound = self._bind(backward, frame)
         frame.bound_backward = (key, bound)
         return bound
-
-
-def _unbind_arrays(frame):
-    """Forget the caller's arrays once pushed (the pushes hold them), keeping the entry ids: a
-    kept frame must not keep outputs, and through them their tape node, alive."""
-    arrays = frame.arrays
-    for eid in arrays:
-        arrays[eid] = None
 
 
 def _single(outputs):

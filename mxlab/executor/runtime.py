@@ -131,6 +131,13 @@ class Frame:
         self.sync_var = Var("frame") if ordered else None
         self.bound_backward = None   # CachedOp: (key, bound backward kernels) of a reused frame
 
+    def unbind_arrays(self):
+        """Forget the caller's arrays once pushed (the pushes hold them), keeping the entry ids: a
+        kept frame must not keep outputs, and through them their tape node, alive."""
+        arrays = self.arrays
+        for eid in arrays:
+            arrays[eid] = None
+
     def allocate(self, name, plan, node_range, idx, pool=None, shared=None, blocks=None):
         """Give every entry produced in ``node_range`` with a pool storage id its view.
 
