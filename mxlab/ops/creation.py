@@ -273,3 +273,36 @@ register(
         doc="Cast ``data`` to the dtype of ``like``.",
     )
 )
+
+
+def _multicast_target(attrs, dtypes):
+    """MXNet's ``AMPMultiCastType``: float32 if any input is (float16 with ``cast_narrow``),
+    else the first input's (``cast_narrow``: float32)."""
+    names = [None if d is None else numpy.dtype(d).name for d in dtypes]
+    if attrs["cast_narrow"]:
+        return "float16" if "float16" in names else "float32"
+    return "float32" if "float32" in names else names[0]
+
+
+_AMP_FLOATS = ("float16", "float32")
+
+
+def _multicast(xp, inputs, attrs):
+    target = _multicast_target(attrs, [x.dtype for x in inputs])
+    return tuple(x.astype(target) if x.dtype.name in _AMP_FLOATS else x.copy() for x in inputs)
+
+
+def _multicast_type(attrs, dtypes):
+    if any(d is None for d in dtypes):
+        return [None] * len(dtypes)
+    target = _multicast_target(attrs, dtypes)
+    return [target if numpy.dtype(d).name in _AMP_FLOATS else d for d in dtypes]
+
+
+register(Op(name="amp_multicast", compute=_multicast, num_inputs=lambda a: a["num_outputs"],
+            num_outputs=lambda a: a["num_outputs"],
+            attrs=(Attr("num_outputs", "int"), Attr("cast_narrow", "bool", False)),
+            infer_shape=lambda a, s: list(s), infer_type=_multicast_type, save_outputs=False,
+            gradient=lambda node, g: [F._cast_like(gi, x) for gi, x in zip(g, node.inputs)],
+            doc="Cast the float16/float32 inputs to one type: the widest (float32 when any "
+                "input is), or with ``cast_narrow`` the narrowest (MXNet's AMP op)."))

@@ -1,7 +1,8 @@
 """Opt-in runs of real MXNet libraries on the ``mxnet`` alias (skipped unless their sources are
 given): GluonNLP master's BERT (``MXLAB_GLUONNLP_SRC=<gluon-nlp>/src``, with its pip
-dependencies ``yacs sacremoses fasttext`` importable) and GluonCV's data and loss modules
-(``MXLAB_GLUONCV_SRC=<gluon-cv>``). Each runs in a subprocess, eager and hybridized."""
+dependencies ``yacs sacremoses fasttext`` importable) and GluonCV's YOLOv3
+(``MXLAB_GLUONCV_SRC=<gluon-cv>``, with ``portalocker`` importable). Each runs in a subprocess,
+eager and hybridized."""
 import os
 import subprocess
 import sys
@@ -36,10 +37,20 @@ BERT = textwrap.dedent("""
 
 GLUONCV = textwrap.dedent("""
     import sys
+    import numpy as np
     sys.modules["torch"] = None   # NOTE: GluonCV refuses torch >= 2
+    np.float, np.int = float, int   # NOTE: GluonCV predates NumPy 2
     import mxnet as mx
     import gluoncv.data, gluoncv.loss
-    print("ok")
+    from gluoncv.model_zoo import get_model
+    net = get_model("yolo3_darknet53_voc", pretrained=False, pretrained_base=False)
+    net.initialize()
+    x = mx.nd.array(np.random.default_rng(0).uniform(-1, 1, (1, 3, 160, 160)).astype("float32"))
+    eager = [o.asnumpy() for o in net(x)]
+    net.hybridize()
+    hybrid = [o.asnumpy() for o in net(x)]
+    assert all(np.array_equal(a, b, equal_nan=True) for a, b in zip(eager, hybrid))
+    print("ok", [a.shape for a in eager])
 """)
 
 
@@ -59,6 +70,6 @@ def test_gluonnlp_bert_runs_eager_hybridized_and_backward(tmp_path):
 
 
 @pytest.mark.skipif(not os.environ.get("MXLAB_GLUONCV_SRC"), reason="MXLAB_GLUONCV_SRC unset")
-def test_gluoncv_data_and_loss_import(tmp_path):
+def test_gluoncv_yolo3_runs_eager_and_hybridized(tmp_path):
     result = _run(GLUONCV, os.environ["MXLAB_GLUONCV_SRC"], tmp_path)
     assert result.returncode == 0 and "ok" in result.stdout, result.stderr[-3000:]

@@ -101,3 +101,16 @@ def test_heads_must_divide_the_projection_width():
     with pytest.raises(mx.base.MXNetError, match="divisible"):
         mx.sym.contrib.interleaved_matmul_selfatt_qk(mx.sym.var("x"), heads=5).infer_shape(
             x=(4, 2, 12))
+
+
+def test_amp_multicast_casts_to_the_widest_or_narrowest_float():
+    half, single, ints = (mx.nd.ones(2, dtype=d) for d in ("float16", "float32", "int32"))
+    wide = mx.nd.amp_multicast(half, single, ints, num_outputs=3)
+    assert [o.dtype for o in wide] == [numpy.float32, numpy.float32, numpy.int32]
+    narrow = mx.nd.amp_multicast(half, single, num_outputs=2, cast_narrow=True)
+    assert [o.dtype for o in narrow] == [numpy.float16, numpy.float16]
+    half.attach_grad()
+    with mx.autograd.record():
+        out = mx.nd.amp_multicast(half, single, num_outputs=2)[0]
+    out.backward()
+    assert half.grad.dtype == numpy.float16 and half.grad.asnumpy().tolist() == [1, 1]
