@@ -129,12 +129,9 @@ def _decayed_grad(xp, weight, grad, attrs, clip="clip_gradient"):
     return scaled
 
 
-def _adam_into(xp, inputs, attrs, outs):
-    """MXNet's kernel, in two temporaries (the arithmetic of ``mean = b1 mean + (1 - b1) g;
-    var = b2 var + (1 - b2) g g; w -= lr mean / (sqrt(var) + eps)``, operation for operation)."""
-    weight, grad, mean, var = inputs
-    g = _decayed_grad(xp, weight, grad, attrs)
-    b1, b2 = attrs["beta1"], attrs["beta2"]
+def _update_moments(xp, g, mean, var, b1, b2):
+    """``mean = b1 mean + (1 - b1) g``, ``var = b2 var + (1 - b2) g g`` in place, operation for
+    operation as MXNet's kernels; returns the one temporary (free for the caller's use)."""
     tmp = xp.multiply(g, 1 - b1)
     mean *= b1
     mean += tmp
@@ -142,6 +139,15 @@ def _adam_into(xp, inputs, attrs, outs):
     tmp *= g
     var *= b2
     var += tmp
+    return tmp
+
+
+def _adam_into(xp, inputs, attrs, outs):
+    """MXNet's kernel, in two temporaries (the arithmetic of ``mean = b1 mean + (1 - b1) g;
+    var = b2 var + (1 - b2) g g; w -= lr mean / (sqrt(var) + eps)``, operation for operation)."""
+    weight, grad, mean, var = inputs
+    g = _decayed_grad(xp, weight, grad, attrs)
+    tmp = _update_moments(xp, g, mean, var, attrs["beta1"], attrs["beta2"])
     xp.sqrt(var, out=tmp)
     tmp += attrs["epsilon"]
     xp.multiply(mean, attrs["lr"], out=g)
@@ -306,13 +312,7 @@ def _lamb_phase1(xp, inputs, attrs):
     weight, grad, mean, var = inputs
     g = _scaled_grad(xp, grad, attrs)
     b1, b2, t = attrs["beta1"], attrs["beta2"], attrs["t"]
-    tmp = xp.multiply(g, 1 - b1)   # NOTE: two buffers, the operations of the formula in order
-    mean *= b1
-    mean += tmp
-    xp.multiply(g, 1 - b2, out=tmp)
-    tmp *= g
-    var *= b2
-    var += tmp
+    tmp = _update_moments(xp, g, mean, var, b1, b2)
     if attrs["bias_correction"]:
         xp.divide(var, 1 - b2 ** t, out=tmp)
         xp.sqrt(tmp, out=tmp)
