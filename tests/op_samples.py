@@ -168,6 +168,7 @@ SPECIAL = {
                                               "shapes": [(2, 2, 4), (3, 2, 8)]},
     "_contrib_interleaved_matmul_encdec_valatt": {"attrs": {"heads": 2},
                                                   "shapes": [(3, 2, 8), (4, 2, 3)]},
+    "amp_multicast": {"attrs": {"num_outputs": 2}, "shapes": [(2, 3), (2, 3)]},
     "_contrib_index_copy": {"shapes": [(4, 3), (2,), (2, 3)], "ints": {1: 4},
                             "fixed": {1: [0, 2]}},
     "_npi_einsum": {"attrs": {"subscripts": "ij,jk->ik", "num_args": 2},
