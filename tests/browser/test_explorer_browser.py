@@ -251,9 +251,9 @@ def test_resnet50_training_graph_opens_collapsed_and_legible(graphs_page):
     canvas.wait_for(timeout=60_000)
     opened = _output(page, "explore:").inner_text().strip()
     (SHOTS / "resnet50_open.txt").write_text(opened + "\n")     # the open time, for the record
-    # NOTE: the whole training graph (forward and backward, 731 nodes since FullyConnected's
-    #   gradient is one node), not a forward-only or already-folded one
-    assert int(re.search(r"(\d+) nodes", opened).group(1)) > 700
+    # NOTE: the whole training graph (forward and backward, 682 nodes since FullyConnected's and
+    #   Activation's gradients are one node each), not a forward-only or already-folded one
+    assert int(re.search(r"(\d+) nodes", opened).group(1)) > 650
     assert canvas.locator("g.node").count() <= 60            # collapsed blocks, not 700 nodes
     assert explorer.locator(".mxlab-legend").count() >= 1
     assert explorer.locator(".mxlab-overview svg").count() == 1
