@@ -64,6 +64,7 @@ register(Op(name="_backward_Activation",
             compute_into=_act_backward_into, num_inputs=2, input_names=("ograd", "output"),
             attrs=(Attr("act_type", "str", choices=OUTPUT_DERIVATIVES),), infer_shape=same_shape,
             infer_type=same_dtype, gradient=_act_backward_grad, hidden=True,
+            inplace=((0, 0),),   # NOTE: the kernel reads each ograd element before writing it
             doc="Gradient of ``Activation`` from the output gradient and the output."))
 
 
@@ -142,4 +143,7 @@ for _name, _into, _grad in (("_backward_softmax", _softmax_backward_into, _softm
                 compute_into=_into, num_inputs=2, input_names=("ograd", "output"),
                 attrs=_SOFTMAX_ATTRS, infer_shape=same_shape, infer_type=same_dtype,
                 gradient=_grad, hidden=True,
+                # NOTE: log_softmax's kernel reads the output y only through exp(y) written over
+                #   it first; softmax's reads both inputs after writing: no in-place for it
+                inplace=((1, 0),) if _name == "_backward_log_softmax" else (),
                 doc=f"Gradient of ``{_name[10:]}`` from the output gradient and the output."))
