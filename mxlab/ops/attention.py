@@ -110,13 +110,20 @@ def _valatt_grads(xp, g, att, v, heads):
     return xp.matmul(gh, v.swapaxes(-1, -2)), xp.matmul(att.swapaxes(-1, -2), gh)
 
 
-def _selfatt_valatt_backward(xp, inputs, a):
-    g, qkv, att = inputs
-    h = a["heads"]
-    datt, dv = _valatt_grads(xp, g, att, _heads(qkv, h, 3, 2), h)
-    out = xp.zeros(qkv.shape, qkv.dtype)
-    _put_heads(out, dv, h, 3, 2)
-    return out, datt
+def _valatt_backward(parts, index):
+    """Backward of a ``*_valatt`` product whose values are part ``index`` of ``parts``."""
+    def backward(xp, inputs, a):
+        g, projections, att = inputs
+        h = a["heads"]
+        datt, dv = _valatt_grads(xp, g, att, _heads(projections, h, parts, index), h)
+        dprojections = xp.zeros(projections.shape, projections.dtype)
+        _put_heads(dprojections, dv, h, parts, index)
+        return dprojections, datt
+    return backward
+
+
+_selfatt_valatt_backward = _valatt_backward(3, 2)
+_encdec_valatt_backward = _valatt_backward(2, 1)
 
 
 def _encdec_qk_backward(xp, inputs, a):
@@ -127,15 +134,6 @@ def _encdec_qk_backward(xp, inputs, a):
     _put_heads(dqueries, dq, h, 1, 0)
     _put_heads(dkv, dk, h, 2, 0)
     return dqueries, dkv
-
-
-def _encdec_valatt_backward(xp, inputs, a):
-    g, kv, att = inputs
-    h = a["heads"]
-    datt, dv = _valatt_grads(xp, g, att, _heads(kv, h, 2, 1), h)
-    dkv = xp.zeros(kv.shape, kv.dtype)
-    _put_heads(dkv, dv, h, 2, 1)
-    return dkv, datt
 
 
 # -- shapes --------------------------------------------------------------------------------------
