@@ -129,6 +129,23 @@ def test_docs_save_merges_partial_runs_and_writes_the_page(tmp_path, monkeypatch
     assert "test_subgraph_op.py (whole file)" in page
 
 
+def test_a_1x_tree_gets_its_own_results_table_and_history_column(tmp_path, monkeypatch):
+    monkeypatch.setattr(docs, "DOCS", str(tmp_path))
+    monkeypatch.setattr(docs, "RESULTS", str(tmp_path / "compat"))
+    src = tmp_path / "mxnet-1.9.1"
+    (src / "python" / "mxnet").mkdir(parents=True)
+    (src / "python" / "mxnet" / "libinfo.py").write_text('__version__ = "1.9.1"\n')
+    assert mxnet_suite.release(str(src)) == "1.9.1"
+    assert mxnet_suite.suite_name(str(src)) == "mxnet-1.x"
+    assert mxnet_suite.suite_name(str(tmp_path)) == "mxnet"   # NOTE: no libinfo: master's layout
+    docs.save("mxnet", [_result("test_a.py", 2, 2)])
+    docs.save("mxnet-1.x", [_result("test_module.py", 4, 3, ["AssertionError: x"])])
+    docs.record_history("both")
+    page = open(docs.write(), encoding="utf-8").read()
+    assert "## MXNet 1.9.1 unittests" in page and "| test_module.py | 4 | 3 | 1 |" in page
+    assert "| both | 1 | 1 | 2 | 2 | 100.0% | 0/0 | 3 / 4 (75.0%) |" in page
+
+
 def test_docs_save_drops_files_excluded_since_an_earlier_run(tmp_path, monkeypatch):
     monkeypatch.setattr(docs, "RESULTS", str(tmp_path / "compat"))
     docs.save("mxnet", [_result("test_a.py", 2, 1), _result("test_net.py", 3, 0)])

@@ -10,7 +10,7 @@ __all__ = ["load", "record_history", "save", "write"]
 
 DOCS = os.path.join(REPO_ROOT, "docs")
 RESULTS = os.path.join(DOCS, "compat")
-_KEYS = {"mxnet": "file", "d2l": "section", "d2l-oracle": "section"}
+_KEYS = {"mxnet": "file", "mxnet-1.x": "file", "d2l": "section", "d2l-oracle": "section"}
 
 
 def _path(name):
@@ -37,7 +37,7 @@ def save(suite, results, replace=False):
     key = _KEYS[suite]
     merged = {} if replace else {r[key]: r for r in load(suite)}
     merged.update({r[key]: r for r in results})
-    if suite == "mxnet":    # NOTE: a file excluded since an earlier run is counted nowhere
+    if suite.startswith("mxnet"):    # NOTE: a file excluded since an earlier run is counted nowhere
         merged = {k: v for k, v in merged.items() if k not in mxnet_suite.EXCLUDED_FILES}
     _dump(suite, [merged[k] for k in sorted(merged)])
 
@@ -47,6 +47,9 @@ def _headline():
     summary = report.mxnet_summary(mxnet)
     summary["d2l_sections"] = len(d2l)
     summary["d2l_ok"] = sum(1 for r in d2l if r["status"] == "ok")
+    v1 = load("mxnet-1.x")
+    if v1:
+        summary["v1"] = report.mxnet_summary(v1)
     return summary
 
 
@@ -59,12 +62,14 @@ def record_history(label):
 
 def _history_rows():
     yield ("| when | label | MXNet files | past import | collected | passed | % passed | "
-           "D2L sections run |")
-    yield "|---|---|---:|---:|---:|---:|---:|---:|"
+           "D2L sections run | MXNet 1.9.1: passed / collected |")
+    yield "|---|---|---:|---:|---:|---:|---:|---:|---:|"
     for h in load("history"):
+        v1 = h.get("v1")
+        v1_cell = f"{v1['passed']} / {v1['collected']} ({v1['percent']})" if v1 else "not run"
         yield (f"| {h['date']} | {h['label']} | {h['files']} | {h['past_import']} | "
                f"{h['collected']} | {h['passed']} | {h['percent']} | "
-               f"{h['d2l_ok']}/{h['d2l_sections']} |")
+               f"{h['d2l_ok']}/{h['d2l_sections']} | {v1_cell} |")
 
 
 def _exclusions():
@@ -81,11 +86,14 @@ _INTRO = """# Compatibility with real MXNet code
 
 Measured by the compatibility harness (`mxlab/compat/harness`): MXNet master's
 `tests/python/unittest/*.py` with MXNet's root `conftest.py`, `tests/python/conftest.py` and
-`tests/python/common`, and every in-scope D2L section's MXNet tab run as a script, all through the
-`mxnet` alias, one file or section per subprocess with a timeout. Regenerate this page with
+`tests/python/common`, MXNet 1.9.1's own `tests/python/unittest/*.py` (the 1.x API generation,
+tag `1.9.1`; its `common.py` needs `nose`, which the `pynose` package provides), and every
+in-scope D2L section's MXNet tab run as a script, all through the `mxnet` alias, one file or
+section per subprocess with a timeout. Regenerate this page with
 
 ```bash
-python -m mxlab.compat.harness docs --mxnet-src $MXLAB_MXNET_SRC --d2l-src $MXLAB_D2L_SRC
+python -m mxlab.compat.harness docs --mxnet-src $MXLAB_MXNET_SRC --d2l-src $MXLAB_D2L_SRC \
+    --mxnet-v1-src $MXLAB_MXNET_V1_SRC
 ```
 
 (`mxnet --save` / `d2l --save` rerun single files or sections and merge them in; `docs --no-run`
@@ -161,6 +169,17 @@ def _table(rows, head):
         yield f"| {part} | {reason} |"
 
 
+def _v1_section():
+    v1 = load("mxnet-1.x")
+    if not v1:
+        return []
+    return ["## MXNet 1.9.1 unittests", "", _V1_INTRO, "", report.mxnet_tables(v1), ""]
+
+
+_V1_INTRO = ("MXNet 1.9.1's own tests (tag `1.9.1`), the API generation of `mx.nd`, `mx.sym`, "
+             "`Module` and Gluon 1. The exclusions above apply to the files of the same name.")
+
+
 def write():
     """Render docs/compat.md; returns its path."""
     parts = [_INTRO, "## History", "", *_history_rows(), "",
@@ -168,6 +187,7 @@ def write():
              "### Excluded", "", _EXCLUDED_INTRO, "", *_exclusions(), "",
              _NOT_BUILT_INTRO, "", *_table(NOT_BUILT, "part"), "",
              _DIFFERS_INTRO, "", *_table(DIFFERS, "result"), "",
+             *_v1_section(),
              "## D2L (MXNet tab)", "", report.d2l_tables(load("d2l")), ""]
     path = os.path.join(DOCS, "compat.md")
     with open(path, "w", encoding="utf-8") as f:

@@ -2,17 +2,21 @@
 
 MXNet's root ``conftest.py`` (seeds, ``waitall`` between modules) and ``tests/python/conftest.py``
 (the leaked-array check) apply, as do ``tests/python/common`` and the unittest ``common.py``.
+Either generation's tree works: master's (pytest fixtures) or a 1.x release's (``@with_seed``
+and nose helpers, which need the ``pynose`` package); :func:`suite_name` keeps their results apart.
 """
 import collections
 import concurrent.futures
 import glob
 import json
 import os
+import re
 import tempfile
 
 from . import PYTHON, run_with_timeout, subprocess_env
 
-__all__ = ["EXCLUDED_FILES", "EXCLUDED_TESTS", "run_file", "run_suite", "unittest_files"]
+__all__ = ["EXCLUDED_FILES", "EXCLUDED_TESTS", "release", "run_file", "run_suite", "suite_name",
+           "unittest_files"]
 
 # Files that need what mxlab has not and will not have: a GPU, the network, MXNet's C API or a
 # C++ extension built with MXNet. Counted nowhere, listed in docs/compat.md with the reason.
@@ -27,6 +31,7 @@ EXCLUDED_FILES = {
                                          "(network)",
     "test_numpy_contrib_gluon_data_vision.py": "every test reads images downloaded from "
                                                "repo.mxnet.io (network)",
+    "test_predictor.py": "MXNet 1.x's C predict API (amalgamation's mxnet.predictor over _LIB)",
 }
 
 # Single tests that need a C-API handle or a build option, deselected with the reason.
@@ -56,6 +61,23 @@ EXCLUDED_TESTS = {
 
 # MXNet's environment knobs that make the runs reproducible.
 _SEEDS = {"MXNET_MODULE_SEED": "1", "MXNET_TEST_SEED": "1"}
+
+
+def release(src):
+    """The MXNet version a checkout holds (``python/mxnet/libinfo.py``), or None if it has none."""
+    path = os.path.join(src, "python", "mxnet", "libinfo.py")
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            found = re.search(r'^__version__\s*=\s*["\']([^"\']+)', f.read(), re.M)
+        if found:
+            return found.group(1)
+    return None
+
+
+def suite_name(src):
+    """``mxnet-1.x`` for a 1.x release's tests, ``mxnet`` for master's (the saved results' name)."""
+    version = release(src)
+    return "mxnet-1.x" if version and version.startswith("1.") else "mxnet"
 
 
 def unittest_files(src):
