@@ -265,14 +265,31 @@ def infer_shapes(heads, known=None, *, np_shape=None):
         out_now = [values.get(k) for k in out_keys]
         if all(map(shape_is_known, in_shapes)) and all(map(shape_is_known, out_now)):
             return False
+        attrs = legacy_unknown_dims(node, np_shape)
         new_in, new_out = _run_rule(
-            node, lambda: node.op.infer_shapes(node.attrs, in_shapes, out_now)
+            node, lambda: node.op.infer_shapes(attrs, in_shapes, out_now)
         )
         found = (in_keys, new_in, out_keys, new_out)
         return _store(values, node, found, _tuple, _merge_shape, _fmt_shape)
 
     _propagate(order, values, step)
     return _complete(order, values)
+
+
+def legacy_unknown_dims(node, np_shape=None):
+    """``node.attrs`` with the 0 dims of its ``shape`` attribute as -1 (unknown) where MXNet 1.x
+    reads them so: creation ops (``sym.zeros((0, 100))``, an RNN cell's begin state) outside
+    NumPy-shape mode; the scope is read only for such a node."""
+    attrs = node.attrs
+    if not node.op.zero_dims_unknown or 0 not in (attrs.get("shape") or ()):
+        return attrs
+    if np_shape is None:
+        from ..util import is_np_shape
+
+        np_shape = is_np_shape()
+    if np_shape:
+        return attrs
+    return dict(attrs, shape=tuple(-1 if d == 0 else d for d in attrs["shape"]))
 
 
 def _tuple(shape):
