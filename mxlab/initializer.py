@@ -63,13 +63,17 @@ def create(init=None, *args, **kwargs):
         raise MXNetValueError(f"Cannot create an initializer from {init!r}")
     if init.startswith("["):
         name, kwargs = json.loads(init)
-        return create(name, **kwargs)
+        return _registered(name)(**kwargs)   # NOTE: kwargs may hold 'init' (FusedRNN's)
     if init.startswith("{"):
         return create(**json.loads(init))
-    klass = _REGISTRY.get(init.lower())
+    return _registered(init)(*args, **kwargs)
+
+
+def _registered(name):
+    klass = _REGISTRY.get(name.lower())
     if klass is None:
-        raise MXNetValueError(f"Cannot find initializer {init!r}; registered: {sorted(_REGISTRY)}")
-    return klass(*args, **kwargs)
+        raise MXNetValueError(f"Cannot find initializer {name!r}; registered: {sorted(_REGISTRY)}")
+    return klass
 
 
 def _fill(arr, values):

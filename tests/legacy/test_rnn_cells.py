@@ -1,0 +1,130 @@
+"""mx.rnn's symbolic cells: the unrolled stepping cells compute what the fused RNN op computes
+(values and gradients, through unpack_weights/pack_weights), names and weight layouts."""
+import numpy as np
+import pytest
+
+import mxlab as mx
+
+T, N, I, H = 3, 2, 4, 5
+
+
+def _bind(sym, args):
+    exe = sym.simple_bind(mx.cpu(), data=(T, N, I))
+    for name, value in args.items():
+        exe.arg_dict[name][:] = value
+    return exe
+
+
+def _run(sym, args, head):
+    exe = _bind(sym, args)
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.array(head)])
+    return exe.outputs[0].asnumpy(), {k: v.asnumpy() for k, v in exe.grad_dict.items()}
+
+
+@pytest.mark.parametrize("mode,layers,bidirectional", [
+    ("lstm", 1, False), ("gru", 2, False), ("lstm", 2, True), ("rnn_tanh", 1, True),
+])
+def test_unrolled_cells_match_the_fused_op(mode, layers, bidirectional):
+    fused = mx.rnn.FusedRNNCell(H, num_layers=layers, mode=mode, bidirectional=bidirectional,
+                                prefix="f_")
+    stack = fused.unfuse()
+    data = mx.sym.Variable("data")
+    fused_sym = fused.unroll(T, data, layout="TNC", merge_outputs=True)[0]
+    stack_sym = stack.unroll(T, data, layout="TNC", merge_outputs=True)[0]
+    rng = np.random.RandomState(0)
+    size = fused_sym.infer_shape(data=(T, N, I))[0][1][0]
+    flat = mx.nd.array(rng.uniform(-0.5, 0.5, size))
+    x = rng.uniform(-1, 1, (T, N, I))
+    unpacked = fused.unpack_weights({"f_parameters": flat})
+    stack_args = stack.pack_weights(unpacked)
+    assert sorted(stack_args) == sorted(n for n in stack_sym.list_arguments() if n != "data")
+    out_f, grad_f = _run(fused_sym, {"data": x, "f_parameters": flat}, np.ones((T, N, 2 * H
+                                                                                if bidirectional
+                                                                                else H)))
+    head = np.ones(out_f.shape)
+    out_s, grad_s = _run(stack_sym, dict(stack_args, data=x), head)
+    np.testing.assert_allclose(out_s, out_f, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(grad_s["data"], grad_f["data"], rtol=1e-4, atol=1e-6)
+    stack_grads = {k: mx.nd.array(v) for k, v in grad_s.items() if k != "data"}
+    packed = fused.pack_weights(stack.unpack_weights(stack_grads))
+    np.testing.assert_allclose(packed["f_parameters"].asnumpy(), grad_f["f_parameters"],
+                               rtol=1e-4, atol=1e-6)
+
+
+def test_unpack_pack_round_trip():
+    cell = mx.rnn.LSTMCell(H, prefix="lstm_")
+    rng = np.random.RandomState(1)
+    args = {"lstm_i2h_weight": mx.nd.array(rng.rand(4 * H, I)),
+            "lstm_i2h_bias": mx.nd.array(rng.rand(4 * H)),
+            "lstm_h2h_weight": mx.nd.array(rng.rand(4 * H, H)),
+            "lstm_h2h_bias": mx.nd.array(rng.rand(4 * H)), "other": mx.nd.ones((1,))}
+    unpacked = cell.unpack_weights(args)
+    assert "lstm_i2h_f_weight" in unpacked and "lstm_i2h_weight" not in unpacked
+    np.testing.assert_array_equal(unpacked["lstm_h2h_c_bias"].asnumpy(),
+                                  args["lstm_h2h_bias"].asnumpy()[2 * H:3 * H])
+    packed = cell.pack_weights(unpacked)
+    assert sorted(packed) == sorted(args)
+    for name, value in args.items():
+        np.testing.assert_array_equal(packed[name].asnumpy(), value.asnumpy())
+
+
+def test_fused_unpack_names_and_round_trip():
+    fused = mx.rnn.FusedRNNCell(H, num_layers=2, mode="gru", bidirectional=True, prefix="g_")
+    size = fused.unroll(T, mx.sym.Variable("data"), layout="TNC")[0] \
+        .infer_shape(data=(T, N, I))[0][1][0]
+    flat = mx.nd.array(np.arange(size, dtype=np.float32))
+    unpacked = fused.unpack_weights({"g_parameters": flat})
+    assert unpacked["g_r1_i2h_z_weight"].shape == (H, 2 * H)
+    assert unpacked["g_l0_h2h_o_bias"].shape == (H,)
+    np.testing.assert_array_equal(fused.pack_weights(unpacked)["g_parameters"].asnumpy(),
+                                  flat.asnumpy())
+
+
+def test_fused_rnn_initializer_sets_forget_bias_per_gate():
+    fused = mx.rnn.FusedRNNCell(H, mode="lstm", forget_bias=3.0, prefix="l_")
+    arr = mx.nd.zeros((4 * H * (I + H + 2),))
+    init = mx.init.FusedRNN(mx.init.Constant(0.5), H, 1, "lstm", forget_bias=3.0)
+    mx.init.Uniform()(mx.init.InitDesc("l_parameters", {"__init__": init.dumps()}), arr)
+    args = fused.unpack_weights({"l_parameters": arr})
+    np.testing.assert_array_equal(args["l_l0_i2h_f_bias"].asnumpy(), np.full(H, 3.0))
+    np.testing.assert_array_equal(args["l_l0_h2h_i_bias"].asnumpy(), np.zeros(H))
+    np.testing.assert_array_equal(args["l_l0_h2h_c_weight"].asnumpy(), np.full((H, H), 0.5))
+
+
+def test_begin_state_batch_is_inferred_and_eval_sizes_it():
+    cell = mx.rnn.GRUCell(H, prefix="gru_")
+    out, _ = cell.unroll(2, mx.sym.Variable("data"), merge_outputs=True)
+    assert out.infer_shape(data=(N, 2, I))[1] == [(N, 2, H)]
+    args = {"data": mx.nd.ones((N, 2, I)), "gru_i2h_weight": mx.nd.zeros((3 * H, I)),
+            "gru_i2h_bias": mx.nd.zeros((3 * H,)), "gru_h2h_weight": mx.nd.zeros((3 * H, H)),
+            "gru_h2h_bias": mx.nd.zeros((3 * H,))}
+    assert out.eval(**args)[0].shape == (N, 2, H)
+
+
+def test_modifier_cells_guard_their_base():
+    base = mx.rnn.LSTMCell(H, prefix="b_")
+    cell = mx.rnn.ZoneoutCell(base, zoneout_states=0.3)
+    with pytest.raises(ValueError, match="modifier"):
+        base.begin_state()
+    assert len(cell.begin_state()) == 2
+    with pytest.raises(ValueError, match="unfuse"):
+        mx.rnn.ZoneoutCell(mx.rnn.FusedRNNCell(H))
+    with pytest.raises(NotImplementedError, match="stepped"):
+        mx.rnn.FusedRNNCell(H)(mx.sym.Variable("x"), [])
+
+
+def test_bidirectional_merged_output_names_and_shapes():
+    cell = mx.rnn.BidirectionalCell(mx.rnn.RNNCell(H, prefix="l_"), mx.rnn.RNNCell(H, prefix="r_"),
+                                    output_prefix="bi_")
+    out, states = cell.unroll(3, mx.sym.Variable("data"), merge_outputs=True)
+    assert out.list_outputs() == ["bi_out_output"]
+    assert out.infer_shape(data=(N, 3, I))[1] == [(N, 3, 2 * H)]
+    assert len(states) == 2
+
+
+def test_conv_cell_state_shape_comes_from_the_i2h_convolution():
+    cell = mx.rnn.ConvLSTMCell((2, 3, 8, 6), 4, i2h_kernel=(3, 3), i2h_pad=(0, 0), prefix="c_")
+    assert cell.state_shape == [(0, 4, 6, 4), (0, 4, 6, 4)]
+    out, _ = cell.unroll(2, [mx.sym.Variable("a"), mx.sym.Variable("b")])
+    assert mx.sym.Group(out).infer_shape(a=(2, 3, 8, 6), b=(2, 3, 8, 6))[1] == [(2, 4, 6, 4)] * 2
