@@ -465,7 +465,11 @@ def _merged(shapes):
 
 
 def _where_infer(a, in_shapes, out_shapes=None):
+    """MXNet 1.x's rule: nothing until the condition is fully known; then x, y and the output
+    fill each other's unknown dims."""
     if any_unknown(in_shapes):
+        if any_unknown(in_shapes[:1]):
+            return [None]
         shape = _merged(list(in_shapes[1:]) + [(out_shapes or [None])[0]])
         return [in_shapes[0], shape, shape], [shape]
     shape = broadcast_shapes("where", tuple(in_shapes[1]), tuple(in_shapes[2]))

@@ -1,5 +1,7 @@
 """mx.rnn's symbolic cells: the unrolled stepping cells compute what the fused RNN op computes
 (values and gradients, through unpack_weights/pack_weights), names and weight layouts."""
+import json
+
 import numpy as np
 import pytest
 
@@ -128,3 +130,27 @@ def test_conv_cell_state_shape_comes_from_the_i2h_convolution():
     assert cell.state_shape == [(0, 4, 6, 4), (0, 4, 6, 4)]
     out, _ = cell.unroll(2, [mx.sym.Variable("a"), mx.sym.Variable("b")])
     assert mx.sym.Group(out).infer_shape(a=(2, 3, 8, 6), b=(2, 3, 8, 6))[1] == [(2, 4, 6, 4)] * 2
+
+
+def test_zoneout_where_fills_the_unknown_previous_output():
+    cell = mx.rnn.ZoneoutCell(mx.rnn.RNNCell(H, prefix="z_"), zoneout_outputs=0.5)
+    out, _ = cell.unroll(2, mx.sym.Variable("data"), merge_outputs=True)
+    assert out.infer_shape(data=(N, 2, I))[1] == [(N, 2, H)]
+    w = mx.sym.where(mx.sym.var("c"), mx.sym.var("x"), mx.sym.var("y"))
+    assert w.infer_shape_partial(c=(3, 2), x=(3, 0))[0] == [(3, 2), (3, 0), (3, 0)]
+    assert w.infer_shape_partial(c=(3, 2), y=(3, 2))[0][1] == (3, 2)
+
+
+def test_symbol_arithmetic_is_saved_under_mxnet_1x_names():
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    ops = [n["op"] for n in json.loads((a + b).tojson())["nodes"]]
+    assert ops == ["null", "null", "elemwise_add"]
+    ops = [n["op"] for n in json.loads(mx.sym.broadcast_add(a, b).tojson())["nodes"]]
+    assert ops[-1] == "broadcast_add"
+    loaded = mx.sym.load_json((a * b).tojson())
+    assert json.loads(loaded.tojson())["nodes"][-1]["op"] == "elemwise_mul"
+    zeros = json.loads(mx.sym.zeros((0, 3)).tojson())["nodes"][0]
+    assert zeros["op"] == "_zeros" and zeros["attrs"]["shape"] == "(0, 3)"
+    with mx.np_shape(True):
+        assert mx.sym.zeros((0, 3)).infer_shape()[1] == [(0, 3)]
+    assert mx.sym.zeros((0, 3)).infer_shape_partial()[1] == [(0, 3)]
