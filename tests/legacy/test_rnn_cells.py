@@ -154,3 +154,27 @@ def test_symbol_arithmetic_is_saved_under_mxnet_1x_names():
     with mx.np_shape(True):
         assert mx.sym.zeros((0, 3)).infer_shape()[1] == [(0, 3)]
     assert mx.sym.zeros((0, 3)).infer_shape_partial()[1] == [(0, 3)]
+
+
+def test_gluon_cells_unroll_over_symbols():
+    cell = mx.gluon.rnn.BidirectionalCell(mx.gluon.rnn.LSTMCell(H, input_size=I),
+                                          mx.gluon.rnn.LSTMCell(H, input_size=I),
+                                          output_prefix="bi_")
+    outputs, _ = cell.unroll(2, [mx.sym.Variable("a"), mx.sym.Variable("b")])
+    group = mx.sym.Group(outputs)
+    assert group.list_outputs() == ["bi_t0_output", "bi_t1_output"]
+    assert group.infer_shape(a=(N, I), b=(N, I))[1] == [(N, 2 * H)] * 2
+    zone = mx.gluon.rnn.ZoneoutCell(mx.gluon.rnn.RNNCell(H, input_size=I), zoneout_states=0.5)
+    out, _ = zone.unroll(2, mx.sym.Variable("data"), merge_outputs=True)
+    assert out.infer_shape(data=(N, 2, I))[1] == [(N, 2, H)]
+
+
+def test_gluon_fused_layer_unfuses_into_cells_sharing_its_parameters():
+    layer = mx.gluon.rnn.GRU(H, num_layers=2, bidirectional=True, input_size=I)
+    stack = layer._unfuse()
+    layer.initialize(mx.init.Uniform(0.5))
+    x = mx.nd.array(np.random.RandomState(0).uniform(-1, 1, (3, N, I)))
+    fused = layer(x).asnumpy()
+    unrolled = stack.unroll(3, x, layout="TNC", merge_outputs=True)[0].asnumpy()
+    np.testing.assert_allclose(unrolled, fused, rtol=1e-5, atol=1e-6)
+    assert stack[0].l_cell.i2h_weight is layer.l0_i2h_weight
