@@ -7,11 +7,11 @@ import pytest
 
 import mxlab as mx
 
-T, N, I, H = 3, 2, 4, 5
+T, N, IN, H = 3, 2, 4, 5
 
 
 def _bind(sym, args):
-    exe = sym.simple_bind(mx.cpu(), data=(T, N, I))
+    exe = sym.simple_bind(mx.cpu(), data=(T, N, IN))
     for name, value in args.items():
         exe.arg_dict[name][:] = value
     return exe
@@ -35,9 +35,9 @@ def test_unrolled_cells_match_the_fused_op(mode, layers, bidirectional):
     fused_sym = fused.unroll(T, data, layout="TNC", merge_outputs=True)[0]
     stack_sym = stack.unroll(T, data, layout="TNC", merge_outputs=True)[0]
     rng = np.random.RandomState(0)
-    size = fused_sym.infer_shape(data=(T, N, I))[0][1][0]
+    size = fused_sym.infer_shape(data=(T, N, IN))[0][1][0]
     flat = mx.nd.array(rng.uniform(-0.5, 0.5, size))
-    x = rng.uniform(-1, 1, (T, N, I))
+    x = rng.uniform(-1, 1, (T, N, IN))
     unpacked = fused.unpack_weights({"f_parameters": flat})
     stack_args = stack.pack_weights(unpacked)
     assert sorted(stack_args) == sorted(n for n in stack_sym.list_arguments() if n != "data")
@@ -57,7 +57,7 @@ def test_unrolled_cells_match_the_fused_op(mode, layers, bidirectional):
 def test_unpack_pack_round_trip():
     cell = mx.rnn.LSTMCell(H, prefix="lstm_")
     rng = np.random.RandomState(1)
-    args = {"lstm_i2h_weight": mx.nd.array(rng.rand(4 * H, I)),
+    args = {"lstm_i2h_weight": mx.nd.array(rng.rand(4 * H, IN)),
             "lstm_i2h_bias": mx.nd.array(rng.rand(4 * H)),
             "lstm_h2h_weight": mx.nd.array(rng.rand(4 * H, H)),
             "lstm_h2h_bias": mx.nd.array(rng.rand(4 * H)), "other": mx.nd.ones((1,))}
@@ -74,7 +74,7 @@ def test_unpack_pack_round_trip():
 def test_fused_unpack_names_and_round_trip():
     fused = mx.rnn.FusedRNNCell(H, num_layers=2, mode="gru", bidirectional=True, prefix="g_")
     size = fused.unroll(T, mx.sym.Variable("data"), layout="TNC")[0] \
-        .infer_shape(data=(T, N, I))[0][1][0]
+        .infer_shape(data=(T, N, IN))[0][1][0]
     flat = mx.nd.array(np.arange(size, dtype=np.float32))
     unpacked = fused.unpack_weights({"g_parameters": flat})
     assert unpacked["g_r1_i2h_z_weight"].shape == (H, 2 * H)
@@ -85,7 +85,7 @@ def test_fused_unpack_names_and_round_trip():
 
 def test_fused_rnn_initializer_sets_forget_bias_per_gate():
     fused = mx.rnn.FusedRNNCell(H, mode="lstm", forget_bias=3.0, prefix="l_")
-    arr = mx.nd.zeros((4 * H * (I + H + 2),))
+    arr = mx.nd.zeros((4 * H * (IN + H + 2),))
     init = mx.init.FusedRNN(mx.init.Constant(0.5), H, 1, "lstm", forget_bias=3.0)
     mx.init.Uniform()(mx.init.InitDesc("l_parameters", {"__init__": init.dumps()}), arr)
     args = fused.unpack_weights({"l_parameters": arr})
@@ -97,8 +97,8 @@ def test_fused_rnn_initializer_sets_forget_bias_per_gate():
 def test_begin_state_batch_is_inferred_and_eval_sizes_it():
     cell = mx.rnn.GRUCell(H, prefix="gru_")
     out, _ = cell.unroll(2, mx.sym.Variable("data"), merge_outputs=True)
-    assert out.infer_shape(data=(N, 2, I))[1] == [(N, 2, H)]
-    args = {"data": mx.nd.ones((N, 2, I)), "gru_i2h_weight": mx.nd.zeros((3 * H, I)),
+    assert out.infer_shape(data=(N, 2, IN))[1] == [(N, 2, H)]
+    args = {"data": mx.nd.ones((N, 2, IN)), "gru_i2h_weight": mx.nd.zeros((3 * H, IN)),
             "gru_i2h_bias": mx.nd.zeros((3 * H,)), "gru_h2h_weight": mx.nd.zeros((3 * H, H)),
             "gru_h2h_bias": mx.nd.zeros((3 * H,))}
     assert out.eval(**args)[0].shape == (N, 2, H)
@@ -121,7 +121,7 @@ def test_bidirectional_merged_output_names_and_shapes():
                                     output_prefix="bi_")
     out, states = cell.unroll(3, mx.sym.Variable("data"), merge_outputs=True)
     assert out.list_outputs() == ["bi_out_output"]
-    assert out.infer_shape(data=(N, 3, I))[1] == [(N, 3, 2 * H)]
+    assert out.infer_shape(data=(N, 3, IN))[1] == [(N, 3, 2 * H)]
     assert len(states) == 2
 
 
@@ -135,7 +135,7 @@ def test_conv_cell_state_shape_comes_from_the_i2h_convolution():
 def test_zoneout_where_fills_the_unknown_previous_output():
     cell = mx.rnn.ZoneoutCell(mx.rnn.RNNCell(H, prefix="z_"), zoneout_outputs=0.5)
     out, _ = cell.unroll(2, mx.sym.Variable("data"), merge_outputs=True)
-    assert out.infer_shape(data=(N, 2, I))[1] == [(N, 2, H)]
+    assert out.infer_shape(data=(N, 2, IN))[1] == [(N, 2, H)]
     w = mx.sym.where(mx.sym.var("c"), mx.sym.var("x"), mx.sym.var("y"))
     assert w.infer_shape_partial(c=(3, 2), x=(3, 0))[0] == [(3, 2), (3, 0), (3, 0)]
     assert w.infer_shape_partial(c=(3, 2), y=(3, 2))[0][1] == (3, 2)
@@ -157,23 +157,23 @@ def test_symbol_arithmetic_is_saved_under_mxnet_1x_names():
 
 
 def test_gluon_cells_unroll_over_symbols():
-    cell = mx.gluon.rnn.BidirectionalCell(mx.gluon.rnn.LSTMCell(H, input_size=I),
-                                          mx.gluon.rnn.LSTMCell(H, input_size=I),
+    cell = mx.gluon.rnn.BidirectionalCell(mx.gluon.rnn.LSTMCell(H, input_size=IN),
+                                          mx.gluon.rnn.LSTMCell(H, input_size=IN),
                                           output_prefix="bi_")
     outputs, _ = cell.unroll(2, [mx.sym.Variable("a"), mx.sym.Variable("b")])
     group = mx.sym.Group(outputs)
     assert group.list_outputs() == ["bi_t0_output", "bi_t1_output"]
-    assert group.infer_shape(a=(N, I), b=(N, I))[1] == [(N, 2 * H)] * 2
-    zone = mx.gluon.rnn.ZoneoutCell(mx.gluon.rnn.RNNCell(H, input_size=I), zoneout_states=0.5)
+    assert group.infer_shape(a=(N, IN), b=(N, IN))[1] == [(N, 2 * H)] * 2
+    zone = mx.gluon.rnn.ZoneoutCell(mx.gluon.rnn.RNNCell(H, input_size=IN), zoneout_states=0.5)
     out, _ = zone.unroll(2, mx.sym.Variable("data"), merge_outputs=True)
-    assert out.infer_shape(data=(N, 2, I))[1] == [(N, 2, H)]
+    assert out.infer_shape(data=(N, 2, IN))[1] == [(N, 2, H)]
 
 
 def test_gluon_fused_layer_unfuses_into_cells_sharing_its_parameters():
-    layer = mx.gluon.rnn.GRU(H, num_layers=2, bidirectional=True, input_size=I)
+    layer = mx.gluon.rnn.GRU(H, num_layers=2, bidirectional=True, input_size=IN)
     stack = layer._unfuse()
     layer.initialize(mx.init.Uniform(0.5))
-    x = mx.nd.array(np.random.RandomState(0).uniform(-1, 1, (3, N, I)))
+    x = mx.nd.array(np.random.RandomState(0).uniform(-1, 1, (3, N, IN)))
     fused = layer(x).asnumpy()
     unrolled = stack.unroll(3, x, layout="TNC", merge_outputs=True)[0].asnumpy()
     np.testing.assert_allclose(unrolled, fused, rtol=1e-5, atol=1e-6)
