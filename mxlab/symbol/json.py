@@ -29,6 +29,7 @@ import json
 import weakref
 
 from ..base import MXNetKeyError, MXNetTypeError, MXNetValueError
+from ..graph.infer import SAME_SHAPE_NODES
 from ..graph.node import Entry, Node, topo_sort
 from ..ops import registry
 from ..util import is_np_shape
@@ -58,6 +59,7 @@ def mark_written_as(node, op_name):
     written = _ELEMWISE.get(op_name)
     if written is not None and registry.has_op(written) and registry.get_op(written) is node.op:
         _WRITTEN_AS[node] = written
+        SAME_SHAPE_NODES.add(node)
 
 
 def mark_explicit(node, names):

@@ -178,3 +178,17 @@ def test_gluon_fused_layer_unfuses_into_cells_sharing_its_parameters():
     unrolled = stack.unroll(3, x, layout="TNC", merge_outputs=True)[0].asnumpy()
     np.testing.assert_allclose(unrolled, fused, rtol=1e-5, atol=1e-6)
     assert stack[0].l_cell.i2h_weight is layer.l0_i2h_weight
+
+
+def test_legacy_plus_fills_an_unknown_batch_from_a_batch_of_one():
+    state = mx.sym.Convolution(mx.sym.zeros((0, 2, 5, 5)), num_filter=2, kernel=(3, 3),
+                               pad=(1, 1), name="h2h")
+    x = mx.sym.var("x")
+    assert (state + x).infer_shape_partial(x=(1, 2, 5, 5))[1] == [(1, 2, 5, 5)]
+    assert mx.sym.broadcast_add(state, x).infer_shape_partial(x=(1, 2, 5, 5))[1] == \
+        [(0, 2, 5, 5)]
+    assert (mx.sym.var("a") + x).infer_shape(a=(4, 3), x=(1, 3))[1] == [(4, 3)]
+    cell = mx.rnn.ConvGRUCell((1, 3, 6, 6), 4, prefix="g_")
+    out, _ = cell.unroll(2, [mx.sym.var("t0"), mx.sym.var("t1")])
+    assert mx.sym.Group(out).infer_shape(t0=(1, 3, 6, 6), t1=(1, 3, 6, 6))[1] == \
+        [(1, 4, 6, 6)] * 2
