@@ -26,7 +26,7 @@ from .base import MXNetValueError
 
 __all__ = ["InitDesc", "Initializer", "register", "create", "Uniform", "Normal", "Xavier",
            "MSRAPrelu", "Constant", "Zero", "One", "Orthogonal", "Bilinear", "Load", "Mixed",
-           "LSTMBias", "RNNFused"]
+           "LSTMBias", "RNNFused", "FusedRNN"]
 
 _REGISTRY = {}
 
@@ -63,13 +63,17 @@ def create(init=None, *args, **kwargs):
         raise MXNetValueError(f"Cannot create an initializer from {init!r}")
     if init.startswith("["):
         name, kwargs = json.loads(init)
-        return create(name, **kwargs)
+        return _registered(name)(**kwargs)   # NOTE: kwargs may hold 'init' (FusedRNN's)
     if init.startswith("{"):
         return create(**json.loads(init))
-    klass = _REGISTRY.get(init.lower())
+    return _registered(init)(*args, **kwargs)
+
+
+def _registered(name):
+    klass = _REGISTRY.get(name.lower())
     if klass is None:
-        raise MXNetValueError(f"Cannot find initializer {init!r}; registered: {sorted(_REGISTRY)}")
-    return klass(*args, **kwargs)
+        raise MXNetValueError(f"Cannot find initializer {name!r}; registered: {sorted(_REGISTRY)}")
+    return klass
 
 
 def _fill(arr, values):
@@ -270,6 +274,49 @@ class RNNFused(Initializer):
                 create(init)(InitDesc(f"{'lr'[k % dirs]}{k // dirs}_{group}",
                                       {"__init__": init}), piece)
                 values[begin:end] = piece.asnumpy().reshape(-1)
+        _fill(arr, values)
+
+
+@register
+class FusedRNN(Initializer):
+    """MXNet 1.x's initializer of ``mx.rnn.FusedRNNCell``'s flat ``parameters``: every gate's
+    weight matrix and bias (in the ``RNN`` op's packing order) is initialised on its own by
+    ``init`` (the global initializer when None), as the unfused cells' would be; an LSTM's
+    forget-gate biases (``i2h`` and ``h2h``) get ``forget_bias``."""
+
+    def __init__(self, init, num_hidden, num_layers, mode, bidirectional=False, forget_bias=1.0):
+        if isinstance(init, str):
+            init = create(init)
+        super().__init__(init=init.dumps() if init is not None else None, num_hidden=num_hidden,
+                         num_layers=num_layers, mode=mode, bidirectional=bidirectional,
+                         forget_bias=forget_bias)
+        self._init, self._forget_bias = init, forget_bias
+        self._attrs = {"mode": mode, "num_layers": num_layers, "state_size": num_hidden,
+                       "bidirectional": bidirectional}
+
+    def _init_weight(self, desc, arr):
+        from .ops.rnn import GATES, param_layout
+        attrs = self._attrs
+        dirs, hidden, gates = 2 if attrs["bidirectional"] else 1, attrs["state_size"], \
+            GATES[attrs["mode"]]
+        rest = (attrs["num_layers"] - 1) * (dirs * hidden + hidden + 2) * dirs * gates * hidden
+        width = (arr.shape[0] - rest) // (dirs * gates * hidden) - 2 - hidden
+        fallback = getattr(desc, "global_init", None) or Uniform()
+        init = self._init or fallback
+        values = numpy.zeros(arr.shape, dtype=numpy.float64)
+        groups = ("i2h_weight", "h2h_weight", "i2h_bias", "h2h_bias")
+        for k, span in enumerate(param_layout(attrs, width)):
+            for group, (begin, _, shape) in zip(groups, span):
+                rows = shape[0] // gates
+                for g in range(gates):
+                    piece = _module_zeros(arr, (rows,) + shape[1:])
+                    name = f"{'lr'[k % dirs]}{k // dirs}_{group.replace('_', '_g%d_' % g)}"
+                    if attrs["mode"] == "lstm" and group.endswith("bias") and g == 1:
+                        piece[:] = self._forget_bias
+                    else:
+                        init(InitDesc(name, global_init=fallback), piece)
+                    size = piece.size
+                    values[begin + g * size:begin + (g + 1) * size] = piece.asnumpy().reshape(-1)
         _fill(arr, values)
 
 

@@ -50,9 +50,19 @@ def test_sync_batch_norm_several_devices_is_refused():
         cnn.SyncBatchNorm(num_devices=2)
 
 
+def test_sparse_embedding_gives_row_sparse_gradients():
+    layer = cnn.SparseEmbedding(10, 4)
+    layer.initialize()
+    with mx.autograd.record():
+        y = layer(mx.nd.array([3, 1]))
+    y.backward()
+    assert layer.weight.grad().stype == "row_sparse"
+    grad = layer.weight.grad().asnumpy()
+    assert (grad[[1, 3]] == 1).all() and (grad[[0, 2, 4]] == 0).all()
+    assert mx.gluon.contrib.data.IntervalSampler is mx.gluon.data.IntervalSampler
+
+
 def test_parts_not_built_name_themselves():
-    with pytest.raises(NotImplementedError, match="SparseEmbedding"):
-        cnn.SparseEmbedding(10, 4)
     assert mx.gluon.contrib.cnn.DeformableConvolution is mx.gluon.nn.DeformableConvolution
     with pytest.raises(AttributeError):
         mx.gluon.contrib.no_such_thing

@@ -114,6 +114,7 @@ class Op:
     is_random: bool = False
     dynamic_shape: bool = False     # output shape depends on input values (flatnonzero, masks)
     probe_partial: bool = True      # infer partly known shapes by probing unknown dims
+    zero_dims_unknown: bool = False  # legacy shape mode: a 0 in ``shape`` is unknown (MXNet 1.x)
     np_name: str = None             # public name in mx.np, if any
     npx_name: str = None            # public name in mx.npx, if any
     nd_names: tuple = None          # public names in mx.nd / mx.sym (default: name + aliases)

@@ -5,6 +5,7 @@ graphs with it.
 
 from .. import imperative
 from ..base import MXNetTypeError, MXNetValueError
+from ..graph.infer import infer_shapes, legacy_unknown_dims, shape_is_known
 from ..graph.interpreter import ValueInterpreter
 
 __all__ = ["evaluate_graph"]
@@ -17,13 +18,30 @@ class _ImperativeWalk(ValueInterpreter):
     def __init__(self, heads, arrays, device, cls):
         super().__init__(heads, None)
         self.arrays, self.device, self.cls = arrays, device, cls
+        self.heads, self.shapes = heads, None
 
     def bind(self, node):
         self.values[(node, 0)] = _argument(node.name, self.arrays)
 
     def call(self, node, inputs):
-        return imperative.invoke(node.op, inputs, node.attrs,
+        attrs = node.attrs
+        if not inputs and node.op.zero_dims_unknown:
+            attrs = self._sized(node)
+        return imperative.invoke(node.op, inputs, attrs,
                                  cls=None if inputs else self.cls, device=self.device)
+
+    def _sized(self, node):
+        """A creation op's attributes with the shape the graph infers for it where MXNet 1.x
+        leaves dims unknown (``sym.zeros((0, 100))``: an RNN cell's begin state), as MXNet's
+        executor sizes it from the bound arrays."""
+        attrs = legacy_unknown_dims(node)
+        if -1 not in (attrs.get("shape") or ()):
+            return node.attrs
+        if self.shapes is None:
+            known = {k: tuple(v.shape) for k, v in self.arrays.items() if hasattr(v, "shape")}
+            self.shapes = infer_shapes(self.heads, known)
+        shape = self.shapes.get((node, 0))
+        return dict(attrs, shape=shape) if shape_is_known(shape) else node.attrs
 
     def missing(self, node, entry):
         """A missing output means its op failed (on a threaded engine the error is still

@@ -40,6 +40,10 @@ def compose_op(op, args, kwargs, cls, name=None, attr=None, hint=None):
               if k in HIDDEN_KEYS and k not in op._attr_specs}
     if hidden:   # NOTE: MXNet: `Convolution(..., lr_mult=2)` sets the attribute __lr_mult__
         attr = {**{f"__{k}__": str(v) for k, v in hidden.items()}, **(attr or {})}
+    dunder = {k: str(kwargs.pop(k)) for k in list(kwargs)
+              if k.startswith("__") and k.endswith("__") and len(k) > 4}
+    if dunder:   # NOTE: MXNet: `zeros(shape=..., __layout__='NC')` sets a node attribute
+        attr = {**dunder, **(attr or {})}
     named = {k: kwargs.pop(k) for k in list(kwargs) if _is_symbol(kwargs[k])}
     positional, attr_kwargs = bind_arguments(op, args, kwargs, _is_symbol)
     attrs = op.parse_attrs(attr_kwargs)

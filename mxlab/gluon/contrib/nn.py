@@ -27,10 +27,11 @@ class HybridConcurrent(_nn.HybridConcatenate):
         self._axis = axis
 
 
-class SparseEmbedding(Block):
-    """MXNet's row_sparse-gradient embedding: mxlab has no sparse storage."""
+class SparseEmbedding(_nn.Embedding):
+    """MXNet 1.x's embedding whose weight gradient is ``row_sparse`` (``Embedding`` with
+    ``sparse_grad=True``): only the looked-up rows carry a gradient."""
 
     def __init__(self, input_dim, output_dim, dtype="float32", weight_initializer=None,
-                 **kwargs):
-        raise NotImplementedError("gluon.contrib.nn.SparseEmbedding needs row_sparse gradients, "
-                                  "which mxlab does not build; use gluon.nn.Embedding")
+                 prefix=None, params=None):
+        super().__init__(input_dim, output_dim, dtype=dtype,
+                         weight_initializer=weight_initializer, sparse_grad=True)

@@ -20,7 +20,7 @@ from ...base import MXNetValueError
 from ...ops.registry import F as _F
 from ..block import HybridBlock
 from ..parameter import Parameter
-from .rnn_layer import default_zeros
+from .states import default_zeros, zeros_like_input
 
 __all__ = [
     "BidirectionalCell",
@@ -47,11 +47,27 @@ def _split_steps(inputs, length, axis):
         if len(inputs) != length:
             raise MXNetValueError(f"unroll: {len(inputs)} inputs for length={length}")
         return list(inputs), False
+    if _is_symbol(inputs):   # NOTE: a Gluon 1 cell unrolled over symbols (shapes unknown)
+        return list(_F.split(inputs, num_outputs=length, axis=axis, squeeze_axis=True)), True
     if inputs.shape[axis] != length:
         raise MXNetValueError(f"unroll: time axis {axis} of shape {inputs.shape} is not "
                               f"length={length}")
     steps = _F.split(inputs, num_outputs=length, axis=axis, squeeze_axis=True)
     return (list(steps) if isinstance(steps, (list, tuple)) else [steps]), True
+
+
+def _is_symbol(x):
+    from ...symbol import Symbol
+    return isinstance(x, Symbol)
+
+
+def _default_begin(cell, step):
+    """Zero states like ``step``; for a symbol, ``sym.zeros`` of unknown batch size (MXNet 1.x
+    infers it from the graph)."""
+    if _is_symbol(step):
+        from ... import symbol
+        return cell.begin_state(batch_size=0, func=symbol.zeros)
+    return cell.begin_state(batch_size=step.shape[0], func=_zeros_for(step))
 
 
 def _merge(outputs, axis, merge):
@@ -63,6 +79,11 @@ class HybridRecurrentCell(HybridBlock):
 
     def state_info(self, batch_size=0):
         raise NotImplementedError(f"{type(self).__name__}.state_info")
+
+    def __call__(self, *args):
+        if args and _is_symbol(args[0]) and not self._is_gluon1():
+            return self.forward(*args)   # NOTE: modifier cells step symbols through _F
+        return super().__call__(*args)
 
     def reset(self):
         """Cells keep no step counters here; kept for MXNet's API."""
@@ -87,8 +108,7 @@ class HybridRecurrentCell(HybridBlock):
         self.reset()
         axis = layout.find("T")
         steps, was_array = _split_steps(inputs, length, axis)
-        states = begin_state if begin_state is not None else \
-            self.begin_state(batch_size=steps[0].shape[0], func=_zeros_for(steps[0]))
+        states = begin_state if begin_state is not None else _default_begin(self, steps[0])
         outputs, history = [], []
         for step in steps:
             out, states = self(step, states)
@@ -112,7 +132,6 @@ RecurrentCell = HybridRecurrentCell
 
 def _zeros_for(x):
     """A ``func(shape=...)`` making zeros like ``x`` (its flavour, dtype and device)."""
-    from .rnn_layer import zeros_like_input
     return lambda shape, **kwargs: zeros_like_input(x, shape)
 
 
@@ -243,8 +262,7 @@ class SequentialRNNCell(HybridRecurrentCell):
         self.reset()
         steps, _ = _split_steps(inputs, length, layout.find("T"))
         if begin_state is None:
-            begin_state = self.begin_state(batch_size=steps[0].shape[0],
-                                           func=_zeros_for(steps[0]))
+            begin_state = _default_begin(self, steps[0])
         start, states = 0, []
         for i, cell in enumerate(self._cells):
             count = len(cell.state_info())
@@ -280,6 +298,7 @@ class BidirectionalCell(HybridRecurrentCell):
     def __init__(self, l_cell, r_cell, output_prefix="bi_"):
         super().__init__()
         self.l_cell, self.r_cell = l_cell, r_cell
+        self._output_prefix = output_prefix
 
     def state_info(self, batch_size=0):
         return self.l_cell.state_info(batch_size) + self.r_cell.state_info(batch_size)
@@ -296,8 +315,7 @@ class BidirectionalCell(HybridRecurrentCell):
         axis = layout.find("T")
         steps, was_array = _split_steps(inputs, length, axis)
         if begin_state is None:
-            begin_state = self.begin_state(batch_size=steps[0].shape[0],
-                                           func=_zeros_for(steps[0]))
+            begin_state = _default_begin(self, steps[0])
         count = len(self.l_cell.state_info())
         l_out, l_states = self.l_cell.unroll(length, steps, begin_state[:count], layout, False,
                                              valid_length)
@@ -305,9 +323,17 @@ class BidirectionalCell(HybridRecurrentCell):
         r_out, r_states = self.r_cell.unroll(length, reversed_steps, begin_state[count:],
                                              layout, False, valid_length)
         r_out = _reverse(r_out, valid_length)
-        outputs = [_F.concat(a, b, dim=-1, num_args=2) for a, b in zip(l_out, r_out)]
+        outputs = [_concat_step(a, b, self._output_prefix + "t%d" % t)
+                   for t, (a, b) in enumerate(zip(l_out, r_out))]
         merge = was_array if merge_outputs is None else merge_outputs
         return _merge(outputs, axis, merge), l_states + r_states
+
+
+def _concat_step(left, right, name):
+    if _is_symbol(left):   # NOTE: MXNet 1.x names the step's output <output_prefix>t<i>
+        from ... import symbol
+        return symbol.Concat(left, right, dim=-1, name=name)
+    return _F.concat(left, right, dim=-1, num_args=2)
 
 
 def _reverse(steps, valid_length):

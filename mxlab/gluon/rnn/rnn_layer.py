@@ -23,22 +23,9 @@ from ...ops.rnn import GATES, param_layout, rnn_param_size
 from ...util import is_np_array
 from ..block import HybridBlock
 from ..parameter import Parameter
+from .states import default_zeros, zeros_like_input  # noqa: F401  (MXNet's module path)
 
 __all__ = ["GRU", "LSTM", "RNN"]
-
-
-def zeros_like_input(x, shape, dtype=None):
-    """Zeros of ``shape`` in ``x``'s flavour (``mx.nd`` / ``mx.np``) and device."""
-    from ... import ndarray, numpy
-    make = numpy.zeros if x._flavour == "np" else ndarray.zeros
-    return make(shape, dtype=dtype or x.dtype, ctx=x.device)
-
-
-def default_zeros():
-    """``mx.np.zeros`` in NumPy mode (``npx.set_np``), else ``mx.nd.zeros``: MXNet's default
-    ``begin_state`` function for each generation."""
-    from ... import ndarray, numpy
-    return numpy.zeros if is_np_array() else ndarray.zeros
 
 
 class _RNNLayer(HybridBlock):
@@ -102,6 +89,31 @@ class _RNNLayer(HybridBlock):
     def cast(self, dtype):
         super().cast(dtype)
         self._dtype = dtype
+
+    def _unfuse(self):
+        """MXNet 1.x: the same network as a ``HybridSequentialRNNCell`` of stepping cells that
+        share this layer's per-gate-group parameters (1.x layout only, no projection)."""
+        from . import rnn_cell
+        if self._fused or self._projection_size:
+            raise NotImplementedError("_unfuse of a NumPy-mode or projected RNN layer is not "
+                                      "built in mxlab")
+        cell_class = {"lstm": rnn_cell.LSTMCell, "gru": rnn_cell.GRUCell}.get(
+            self._mode, rnn_cell.RNNCell)
+        extra = {"activation": self._mode[4:]} if self._mode.startswith("rnn_") else {}
+        stack = rnn_cell.HybridSequentialRNNCell()
+
+        def cell(stem):
+            made = cell_class(self._hidden_size, **extra)
+            for group in ("i2h_weight", "h2h_weight", "i2h_bias", "h2h_bias"):
+                setattr(made, group, getattr(self, f"{stem}_{group}"))
+            return made
+
+        for i in range(self._num_layers):
+            stack.add(rnn_cell.BidirectionalCell(cell(f"l{i}"), cell(f"r{i}"))
+                      if self._dir == 2 else cell(f"l{i}"))
+            if self._dropout > 0 and i != self._num_layers - 1:
+                stack.add(rnn_cell.DropoutCell(self._dropout))
+        return stack
 
     def state_info(self, batch_size=0):
         shape = (self._num_layers * self._dir, batch_size, self._hidden_size)

@@ -1,14 +1,13 @@
 """``mx.gluon.contrib.data``: MXNet 2.0's contrib data package (``vision.transforms.bbox``).
 
-The bounding-box transforms are built; ``vision.ImageDataLoader`` / ``ImageBboxDataLoader`` and
-MXNet 1.x's ``IntervalSampler`` and text datasets are not, and raise ``NotImplementedError``
-naming themselves.
+The bounding-box transforms and MXNet 1.x's ``IntervalSampler`` are built;
+``vision.ImageDataLoader`` / ``ImageBboxDataLoader`` and the text datasets (downloads) are not, and
+raise ``NotImplementedError`` naming themselves.
 """
-from . import vision  # noqa: F401
+from . import sampler, vision  # noqa: F401
+from .sampler import IntervalSampler  # noqa: F401
 
 _NOT_BUILT = {
-    "sampler": "gluon.contrib.data.sampler (IntervalSampler)",
-    "IntervalSampler": "gluon.contrib.data.IntervalSampler",
     "text": "gluon.contrib.data.text (WikiText2, WikiText103)",
 }
 
