@@ -120,8 +120,10 @@ def _sources(data, allow_empty, default_name, np_names=None):
         if np_names is not None and getattr(value, "_flavour", None) == "np":
             np_names.add(name)
         host = value.asnumpy() if hasattr(value, "asnumpy") else numpy.asarray(value)
-        if host.dtype == numpy.float64 and not isinstance(value, numpy.ndarray):
-            host = host.astype(numpy.float32)  # NOTE: Python lists become float32, as mx.nd
+        if not hasattr(value, "asnumpy"):
+            # NOTE: MXNet wraps other sources with mx.nd.array, whose default dtype is float32
+            #   for anything but an NDArray: NumPy int64 data and float64 labels become float32
+            host = host.astype(numpy.float32)
         out.append((name, host))
     return sorted(out, key=lambda item: item[0])
 
