@@ -54,7 +54,7 @@ def _check_names_match(data_names, data_shapes, name, throw):
     actual = [x[0] for x in data_shapes]
     if sorted(data_names) != sorted(actual):
         msg = (f"Data provided by {name}_shapes don't match names specified by {name}_names "
-               f"({data_shapes} vs. {list(data_names)})")
+               f"({actual} vs. {list(data_names)})")
         if throw:
             raise MXNetValueError(msg)
         warnings.warn(msg, stacklevel=3)

@@ -308,7 +308,8 @@ class Module(BaseModule):
         if isinstance(optimizer, str):
             params = dict(optimizer_params)
             params.setdefault("rescale_grad", rescale_grad)
-            return opt.create(optimizer, sym=self.symbol, param_idx2name=idx2name, **params)
+            return no_decay_but_weights(
+                opt.create(optimizer, sym=self.symbol, param_idx2name=idx2name, **params))
         if not isinstance(optimizer, opt.Optimizer):
             raise MXNetTypeError(f"optimizer must be a name or an mx.optimizer.Optimizer, got "
                                  f"{type(optimizer).__name__}")
@@ -435,6 +436,17 @@ class Module(BaseModule):
                                           f"perform row_sparse_pull."), stacklevel=2)
             else:
                 self._kvstore.row_sparse_pull(name, value, row_ids=row_id, priority=-index)
+
+
+def no_decay_but_weights(optimizer):
+    """MXNet 1.x's rule for an optimizer made from parameter names: only ``*_weight`` and
+    ``*_gamma`` parameters are weight-decayed (biases and BatchNorm's beta are not), unless the
+    symbol sets their ``__wd_mult__``. MXNet 2 dropped the rule, so it is applied here, for the
+    1.x API, rather than in ``mx.optimizer``."""
+    for name in optimizer.idx2name.values():
+        if not name.endswith(("_weight", "_gamma")) and name not in optimizer.wd_mult:
+            optimizer.wd_mult[name] = 0.0
+    return optimizer
 
 
 def _batch_shapes(data_batch):

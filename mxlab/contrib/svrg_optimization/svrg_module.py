@@ -14,6 +14,7 @@ from ...base import MXNetTypeError, MXNetValueError
 from ...device import cpu
 from ...model import _create_kvstore
 from ...module import Module
+from ...module.module import no_decay_but_weights
 from .svrg_optimizer import _SVRGOptimizer
 
 __all__ = ["SVRGModule"]
@@ -93,7 +94,9 @@ class SVRGModule(Module):
         params.setdefault("rescale_grad", 1.0 / batch_size)
         params["default_optimizer"] = default_opt
         params["param_idx2name"] = idx2name
-        return opt.create(optimizer, **params)
+        svrg = opt.create(optimizer, **params)
+        no_decay_but_weights(svrg.default_opt)
+        return svrg
 
     # -- computation -----------------------------------------------------------------------------
     def forward(self, data_batch, is_train=None):
