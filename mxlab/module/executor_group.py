@@ -165,6 +165,11 @@ class DataParallelExecutorGroup:
         data_shapes = [as_data_desc(x) for x in data_shapes]
         if label_shapes is not None:
             label_shapes = [as_data_desc(x, "label_shapes") for x in label_shapes]
+        for desc in data_shapes + list(label_shapes or []):
+            if desc.name not in self.arg_names:
+                raise MXNetValueError(f"input '{desc.name}' is not an argument of the symbol "
+                                      f"(arguments: {self.arg_names}); check the iterator's "
+                                      f"data_name/label_name and the module's names")
         self.grad_req = _grad_reqs("null" if not for_training else grad_req, self.arg_names,
                                    param_names, [x.name for x in data_shapes],
                                    self.fixed_param_names, inputs_need_grad)

@@ -52,7 +52,9 @@ class Updater:
                                                       [self.states[i] for i in indices])
                 return
             for i, w, g in zip(indices, weights, grads):
-                self.optimizer.update_multi_precision([i], [w], [g], [self.states[i]])
+                # NOTE: one parameter per call, as MXNet 1.x's Updater: a 1.x subclass's
+                #   update(index, weight, grad, state) expects single items
+                self.optimizer.update_multi_precision(i, w, g, self.states[i])
             return
         by_dtype = {}
         for i, w, g in zip(indices, weights, grads):
