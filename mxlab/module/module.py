@@ -234,7 +234,9 @@ class Module(BaseModule):
         elif self.params_initialized:
             self._exec_group.set_params(self._arg_params, self._aux_params)
         else:
-            self._arg_params = {name: nd.zeros(x[0].shape, dtype=x[0].dtype, stype=x[0].stype)
+            attrs = self._symbol.attr_dict()
+            self._arg_params = {name: nd.zeros(x[0].shape, dtype=x[0].dtype,
+                                               stype=_declared_stype(attrs, name, x[0]))
                                 for name, x in zip(self._param_names,
                                                    self._exec_group.param_arrays)}
             self._aux_params = {name: nd.zeros(x[0].shape, dtype=x[0].dtype)
@@ -447,6 +449,15 @@ def no_decay_but_weights(optimizer):
         if not name.endswith(("_weight", "_gamma")) and name not in optimizer.wd_mult:
             optimizer.wd_mult[name] = 0.0
     return optimizer
+
+
+_STYPES = {"0": "default", "1": "row_sparse", "2": "csr"}
+
+
+def _declared_stype(attrs, name, array):
+    """The storage type a variable declares (``var(stype='row_sparse')``), else ``array``'s:
+    the module's master copy keeps it even though the executor computes densely."""
+    return _STYPES.get(attrs.get(name, {}).get("__storage_type__"), array.stype)
 
 
 def _batch_shapes(data_batch):

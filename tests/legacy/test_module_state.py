@@ -163,3 +163,28 @@ def test_set_params_missing_and_extra_names():
         mod.set_params(extra, {}, allow_missing=True)
     mod.set_params(extra, {}, allow_missing=True, allow_extra=True)
     assert (mod.get_params()[0]["fc_weight"].asnumpy() == 0).all()
+
+
+def test_csr_batches_train_like_dense_ones():
+    dense = np.random.RandomState(0).binomial(1, 0.3, size=(8, 5)).astype(np.float32)
+    label = mx.nd.ones((8, 1))
+    results = []
+    for data in (mx.nd.array(dense).tostype("csr"), mx.nd.array(dense)):
+        it = mx.io.NDArrayIter(data, {"label": label}, batch_size=4, last_batch_handle="discard")
+        batch = next(iter(it))
+        assert batch.data[0].stype == data.stype
+        v = mx.sym.var("v", shape=(5, 1), stype="row_sparse", init=mx.init.One())
+        net = mx.sym.LinearRegressionOutput(mx.sym.dot(mx.sym.var("data"), v),
+                                            label=mx.sym.var("label"), name="out")
+        mod = mx.mod.Module(net, label_names=["label"])
+        mod.bind(it.provide_data, it.provide_label)
+        mod.init_params()
+        assert mod._arg_params["v"].stype == "row_sparse"    # as declared, as MXNet
+        mod.init_optimizer(optimizer_params={"learning_rate": 0.1})
+        for batch in it:
+            mod.forward_backward(batch)
+            mod.update()
+        results.append(mod.get_params()[0]["v"].asnumpy())
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="discard"):
+        mx.io.NDArrayIter(mx.nd.array(dense).tostype("csr"), batch_size=4)
