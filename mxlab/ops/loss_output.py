@@ -47,61 +47,60 @@ def _softmax_output_backward(xp, inputs, attrs):
     """The data gradient and the label's (zeros), MXNet's two backward outputs."""
     data, label = inputs
     out = _softmax_output(xp, [data], attrs)
-    if not attrs["multi_output"] and not attrs["preserve_shape"] and data.ndim > 2:
-        grad = _flat_backward(xp, out, label, attrs).reshape(data.shape)
+    if label.shape == out.shape:   # NOTE: a probability target: no normalisation (MXNet's)
+        grad = (out - label) * attrs["grad_scale"]
+    elif attrs["multi_output"] and data.ndim > 2:
+        spatial = out.size // (out.shape[0] * out.shape[1])
+        grad = _class_backward(xp, out, label, attrs, 1, label.shape[0], spatial)
+    elif attrs["preserve_shape"] or data.ndim <= 2:
+        grad = _class_backward(xp, out, label, attrs, data.ndim - 1, label.size)
     else:
-        grad = _class_backward(xp, out, label, attrs, _class_axis(attrs, data.ndim))
-    return grad, xp.zeros_like(label)
+        grad = _flat_backward(xp, out, label, attrs).reshape(data.shape)
+    return grad.astype(data.dtype, copy=False), xp.zeros_like(label)
 
 
 def _flat_backward(xp, out, label, attrs):
+    """MXNet's default mode on N-d data: softmax over each sample's flattened values, and the
+    label read as its first ``n`` values (the label is inferred as ``data.shape[:-1]``)."""
     flat = out.reshape(out.shape[0], -1)
-    if label.size == out.size:
-        label = label.reshape(flat.shape)
-    return _class_backward(xp, flat, label, attrs, 1)
+    return _class_backward(xp, flat, label.reshape(-1)[:flat.shape[0]], attrs, 1, label.size,
+                           full_label=label)
 
 
-def _class_backward(xp, out, label, attrs, axis):
-    """``out - target`` along ``axis`` with ignore/normalisation/smoothing applied."""
-    if label.shape == out.shape:   # NOTE: a probability target (MXNet's same-shape label)
-        grad = out - label
-        return (grad * _scale(attrs, out.shape[0], None)).astype(out.dtype, copy=False)
+def _class_backward(xp, out, label, attrs, axis, batch_count, spatial=1, full_label=None):
+    """``out - one_hot(label)`` along ``axis``, scaled as MXNet's kernel: ``grad_scale`` over
+    the count ``normalization`` names ('batch': ``batch_count``; 'valid': labels that are not
+    ``ignore_label``), and with ``multi_output`` over the positions per sample too."""
     moved = xp.moveaxis(out, axis, -1)
     classes = moved.shape[-1]
     index = label.reshape(moved.shape[:-1]).astype(numpy.int64)
-    valid = index != int(attrs["ignore_label"]) if attrs["use_ignore"] else None
-    safe = xp.clip(index, 0, classes - 1)
+    ignore = int(attrs["ignore_label"])
     alpha = attrs["smooth_alpha"]
-    target = xp.full(moved.shape, alpha / max(classes - 1, 1), dtype=out.dtype)
-    xp.put_along_axis(target, safe[..., None], 1.0 - alpha, axis=-1)
+    # NOTE: as MXNet's kernel, a label outside [0, classes) matches no class (no -1 anywhere)
+    hot = xp.arange(classes) == index[..., None]
+    target = xp.where(hot, 1.0 - alpha, alpha / max(classes - 1, 1)).astype(out.dtype)
     grad = moved - target
-    if valid is not None:
-        grad = grad * valid[..., None]
-    count = int(valid.sum()) if valid is not None else index.size
-    grad = grad * _scale(attrs, out.shape[0], count)
-    return xp.moveaxis(grad, -1, axis).astype(out.dtype, copy=False)
-
-
-def _scale(attrs, batch, valid_count):
-    scale = attrs["grad_scale"]
-    if attrs["normalization"] == "batch":
-        return scale / batch
-    if attrs["normalization"] == "valid" and valid_count is not None:
-        return scale / max(valid_count, 1)
-    return scale
+    if attrs["use_ignore"]:
+        grad = grad * (index != ignore)[..., None]
+    normalization = attrs["normalization"]
+    count = 1
+    if normalization == "batch":
+        count = batch_count
+    elif normalization == "valid":
+        counted = full_label if full_label is not None else label
+        count = max(int((counted.astype(numpy.int64) != ignore).sum()), 1)
+        spatial = 1
+    grad = grad * (attrs["grad_scale"] / spatial / count)
+    return xp.moveaxis(grad, -1, axis)
 
 
 def _softmax_output_shape(attrs, in_shapes, out_shapes=None):
-    """The label is ``data``'s shape without the class axis (or ``data``'s own shape)."""
+    """The label is ``data``'s shape without the class axis (axis 1 with ``multi_output``, else
+    the last; a label shaped like ``data`` is given, never inferred)."""
     data = merge_shapes("SoftmaxOutput", [in_shapes[0]] + list(out_shapes or []))
     label = in_shapes[1]
     if data is not None and label is None:
-        if attrs["multi_output"] and len(data) > 2:
-            label = data[:1] + data[2:]
-        elif attrs["preserve_shape"]:
-            label = data[:-1]
-        else:
-            label = data[:1]
+        label = data[:1] + data[2:] if attrs["multi_output"] and len(data) > 2 else data[:-1]
     return [data, label], [data]
 
 
