@@ -290,10 +290,11 @@ class Module(BaseModule):
                 kvstore.set_gradient_compression(self._compression_params)
             if update_on_kvstore:
                 kvstore.set_optimizer(self._optimizer)
+                _single_items(getattr(kvstore, "_updater", None))
             _initialize_kvstore(kvstore, self._exec_group.param_arrays, self._arg_params,
                                 self._param_names, update_on_kvstore)
         if not update_on_kvstore:
-            self._updater = opt.get_updater(optimizer)
+            self._updater = _single_items(opt.get_updater(optimizer))
         self.optimizer_initialized = True
         if self._preload_opt_states is not None:
             self.load_optimizer_states(self._preload_opt_states)
@@ -449,6 +450,13 @@ def no_decay_but_weights(optimizer):
         if not name.endswith(("_weight", "_gamma")) and name not in optimizer.wd_mult:
             optimizer.wd_mult[name] = 0.0
     return optimizer
+
+
+def _single_items(updater):
+    """Updaters of the 1.x API call ``update`` one parameter at a time, with single items."""
+    if updater is not None:
+        updater.single_items = True
+    return updater
 
 
 _STYPES = {"0": "default", "1": "row_sparse", "2": "csr"}
