@@ -37,6 +37,8 @@ from ..imperative import invoke
 from ..ops.context import op_context
 from ..ops.registry import OpReq, get_op
 from .planning import gradient_graph, head_entry_ids, infer_graph, plan_graph
+from .placement import check_group2ctx as _check_group2ctx
+from .placement import group_devices as _group_devices
 from .runtime import Frame, Program
 
 __all__ = ["GraphExecutor", "Executor", "bind", "simple_bind", "HEAD_GRAD_MSG", "GRAD_REQS"]
@@ -572,25 +574,3 @@ def bind(symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None, g
     if aux_states is None and not symbol.list_auxiliary_states():
         aux_states = []
     return GraphExecutor(symbol, ctx, args, args_grad, grad_req, aux_states, shared_exec)
-
-
-def _check_group2ctx(group2ctx, ctx):
-    """Groups may sit on other CPU devices (one host memory, so the executor reads them as
-    they are); other devices than ``ctx`` on accelerators are not supported."""
-    if group2ctx and any(c != ctx and (c.device_type != "cpu" or ctx.device_type != "cpu")
-                         for c in group2ctx.values()):
-        raise MXNetNotImplementedError("bind: group2ctx placing groups on other devices than ctx "
-                                       "is not supported (one device per executor)")
-
-
-def _group_devices(symbol, group2ctx, ctx):
-    """``{variable: device}`` for the variables whose ``ctx_group`` attribute group2ctx maps
-    (MXNet's model-parallel placement of arguments and their gradients)."""
-    if not group2ctx:
-        return {}
-    placed = {}
-    for name, attrs in symbol.attr_dict().items():
-        group = attrs.get("__ctx_group__")
-        if group in group2ctx:
-            placed[name] = group2ctx[group]
-    return placed
