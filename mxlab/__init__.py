@@ -35,6 +35,8 @@ from .gluon import metric_v1 as metric  # noqa: E402,F401  (MXNet 1.x: mx.metric
 from . import image, io, recordio  # noqa: E402,F401
 from . import model  # noqa: E402,F401  (MXNet 1.x checkpoints: mx.model)
 from . import rnn  # noqa: E402,F401  (MXNet 1.x symbolic cells: mx.rnn)
+from . import callback, monitor, monitor as mon  # noqa: E402,F401  (1.x: mx.callback, mx.mon)
+from . import module, module as mod  # noqa: E402,F401  (MXNet 1.x: mx.mod)
 from . import viz, notebook  # noqa: E402,F401
 from . import onnx, contrib  # noqa: E402,F401  (onnx itself is imported on first use)
 from .notebook import load_ipython_extension  # noqa: E402,F401  (`%load_ext mxlab`)

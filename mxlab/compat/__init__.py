@@ -41,6 +41,8 @@ ALIASES = {
     "mxnet.visualization": "mxlab.viz",
     "mxnet.amp": "mxlab.compat.internal.amp",
     "mxnet.amp.amp": "mxlab.compat.internal.amp",
+    "mxnet.contrib.amp": "mxlab.compat.internal.amp",
+    "mxnet.contrib.amp.amp": "mxlab.compat.internal.amp",
     "mxnet.operator": "mxlab.compat.internal.operator",
     "mxnet.numpy_op_signature": "mxlab.compat.internal.numpy_op_signature",
     "mxnet.numpy_dispatch_protocol": "mxlab.compat.internal.numpy_dispatch_protocol",

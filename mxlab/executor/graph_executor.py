@@ -37,6 +37,8 @@ from ..imperative import invoke
 from ..ops.context import op_context
 from ..ops.registry import OpReq, get_op
 from .planning import gradient_graph, head_entry_ids, infer_graph, plan_graph
+from .placement import check_group2ctx as _check_group2ctx
+from .placement import group_devices as _group_devices
 from .runtime import Frame, Program
 
 __all__ = ["GraphExecutor", "Executor", "bind", "simple_bind", "HEAD_GRAD_MSG", "GRAD_REQS"]
@@ -530,26 +532,28 @@ def simple_bind(symbol, ctx, grad_req="write", type_dict=None, stype_dict=None, 
     cls, arg_names = symbol._array_class(), symbol.list_arguments()
     reqs = _normalize_reqs(grad_req, arg_names)
     shared = set(shared_arg_names or ())
+    placed = _group_devices(symbol, group2ctx, ctx)
     args, grads = {}, {}
     for name, req in zip(arg_names, reqs):
         shape, dtype = values[name]
+        device = placed.get(name, ctx)
         if name in shared and shared_exec is not None:
             args[name] = _shared_array(shared_exec.arg_dict, name, shape, dtype)
             if req != "null":
                 grads[name] = _shared_array(shared_exec.grad_dict, name, shape, dtype)
             continue
         if shared_buffer is not None and name not in shared:
-            args[name] = _shared_data_array(name, shape, dtype, shared_buffer, cls, ctx)
+            args[name] = _shared_data_array(name, shape, dtype, shared_buffer, cls, device)
         else:
-            args[name] = _zeros(cls, ctx, shape, dtype)
+            args[name] = _zeros(cls, device, shape, dtype)
         if req != "null":
-            grads[name] = _zeros(cls, ctx, shape, dtype)
+            grads[name] = _zeros(cls, device, shape, dtype)
     aux = {}
     for name in symbol.list_auxiliary_states():
         shape, dtype = values[name]
         source = shared_exec.aux_dict if shared_exec is not None else {}
         aux[name] = (_shared_array(source, name, shape, dtype) if name in source
-                     else _zeros(cls, ctx, shape, dtype))
+                     else _zeros(cls, placed.get(name, ctx), shape, dtype))
     return GraphExecutor(symbol, ctx, args, grads, dict(zip(arg_names, reqs)), aux, shared_exec)
 
 
@@ -570,9 +574,3 @@ def bind(symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None, g
     if aux_states is None and not symbol.list_auxiliary_states():
         aux_states = []
     return GraphExecutor(symbol, ctx, args, args_grad, grad_req, aux_states, shared_exec)
-
-
-def _check_group2ctx(group2ctx, ctx):
-    if group2ctx and any(c != ctx for c in group2ctx.values()):
-        raise MXNetNotImplementedError("bind: group2ctx placing groups on other devices than ctx "
-                                       "is not supported (one device per executor)")

@@ -326,7 +326,9 @@ class Perplexity(EvalMetric):
             raise MXNetValueError("Perplexity: as many labels as predictions are needed")
         for label, pred in zip(labels, preds):
             pred, label = _host(pred), _host(label).ravel().astype("int64")
-            picked = numpy.take_along_axis(pred.reshape(-1, pred.shape[-1]), label[:, None],
+            rows = pred.reshape(-1, pred.shape[-1])
+            # NOTE: MXNet picks with mode='clip': an out-of-range label reads the last class
+            picked = numpy.take_along_axis(rows, numpy.clip(label, 0, rows.shape[-1] - 1)[:, None],
                                            axis=-1)[:, 0]
             count = picked.size
             if self.ignore_label is not None:

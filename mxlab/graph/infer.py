@@ -89,6 +89,8 @@ def shape_from_user(shape, np_shape):
     """Internal form of a user shape (tuple with 0 or -1 for unknown dims, ``()`` or ``None``)."""
     if shape is None:
         return None
+    if isinstance(shape, int):   # NOTE: var(shape=(1)) is the int 1; MXNet reads it as (1,)
+        shape = (shape,)
     shape = tuple(int(d) for d in shape)
     if np_shape:
         return tuple(None if d < 0 else d for d in shape)

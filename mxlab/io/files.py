@@ -36,7 +36,13 @@ class CSVIter(NDArrayIter):
         if label.shape[-1] == 1 and tuple(label_shape) == (1,):
             label = label.reshape(-1)
         super().__init__(data, label, batch_size,
-                         last_batch_handle="pad" if round_batch else "discard")
+                         last_batch_handle="pad" if round_batch else "discard",
+                         **_names(kwargs))
+
+
+def _names(kwargs):
+    """The input names every MXNet C++ iterator takes (``label_name='sm_label'``)."""
+    return {k: kwargs[k] for k in ("data_name", "label_name") if k in kwargs}
 
 
 def _open(path):
@@ -67,7 +73,7 @@ class MNISTIter(NDArrayIter):
         if shuffle:
             order = numpy.random.RandomState(seed).permutation(len(labels))
             images, labels = images[order], labels[order]
-        super().__init__(images, labels, batch_size, last_batch_handle="pad")
+        super().__init__(images, labels, batch_size, last_batch_handle="pad", **_names(kwargs))
 
 
 def LibSVMIter(*args, **kwargs):   # noqa: N802 - MXNet's name

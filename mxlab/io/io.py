@@ -114,16 +114,25 @@ def _sources(data, allow_empty, default_name, np_names=None):
     out = []
     for name, value in data.items():
         stype = getattr(value, "stype", None) or getattr(value, "format", None)
+        if stype == "csr" and hasattr(value, "asnumpy"):
+            out.append((name, value))   # NOTE: kept sparse; batches are its row slices
+            continue
         if isinstance(stype, str) and stype != "default":   # NOTE: scipy.sparse has `format`
             raise MXNetNotImplementedError(f"NDArrayIter: sparse source {name!r} "
                                            f"({stype}) is not supported in mxlab")
         if np_names is not None and getattr(value, "_flavour", None) == "np":
             np_names.add(name)
         host = value.asnumpy() if hasattr(value, "asnumpy") else numpy.asarray(value)
-        if host.dtype == numpy.float64 and not isinstance(value, numpy.ndarray):
-            host = host.astype(numpy.float32)  # NOTE: Python lists become float32, as mx.nd
+        if not hasattr(value, "asnumpy"):
+            # NOTE: MXNet wraps other sources with mx.nd.array, whose default dtype is float32
+            #   for anything but an NDArray: NumPy int64 data and float64 labels become float32
+            host = host.astype(numpy.float32)
         out.append((name, host))
     return sorted(out, key=lambda item: item[0])
+
+
+def _is_csr(value):
+    return getattr(value, "stype", None) == "csr"
 
 
 class NDArrayIter(DataIter):
@@ -139,6 +148,11 @@ class NDArrayIter(DataIter):
         self.data = _sources(data, False, data_name, self._np_names)
         self.label = _sources(label, True, label_name, self._np_names)
         self.layout, self.shuffle, self.last_batch_handle = layout, shuffle, last_batch_handle
+        if any(_is_csr(v) for _, v in self.data + self.label) and \
+                (shuffle or last_batch_handle != "discard"):
+            raise MXNetNotImplementedError("NDArrayIter: a CSRNDArray source needs "
+                                           "last_batch_handle='discard' and shuffle=False (as "
+                                           "MXNet)")
         self._axis = layout.find("N")
         self.num_data = self.data[0][1].shape[self._axis]
         self.idx = numpy.arange(self.num_data)
@@ -201,7 +215,7 @@ class NDArrayIter(DataIter):
         section = slice(start, self.num_data if end is None else end)
         index = [slice(None)] * (self._axis + 1)
         index[self._axis] = section
-        return [v[tuple(index)] for _, v in sources]
+        return [v[section] if _is_csr(v) else v[tuple(index)] for _, v in sources]
 
     def _join(self, first, second):
         if not first or not second:
@@ -235,7 +249,8 @@ class NDArrayIter(DataIter):
     def _wrap(self, host_arrays, sources):
         from ..ndarray.ndarray import NDArray, array, ndarray
 
-        return [array(a, dtype=a.dtype, cls=ndarray if name in self._np_names else NDArray)
+        return [a if _is_csr(a) else
+                array(a, dtype=a.dtype, cls=ndarray if name in self._np_names else NDArray)
                 for a, (name, _) in zip(host_arrays, sources)]
 
     def getdata(self):

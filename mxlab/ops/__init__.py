@@ -26,7 +26,7 @@ from . import gather  # noqa: F401
 from . import sorting  # noqa: F401
 from . import nn  # noqa: F401
 from . import optimizer_ops  # noqa: F401
-from . import loss_grad  # noqa: F401
+from . import loss_grad, loss_output  # noqa: F401
 from . import sequence  # noqa: F401
 from . import categorical  # noqa: F401
 from . import linalg  # noqa: F401

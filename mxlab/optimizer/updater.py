@@ -31,6 +31,9 @@ class Updater:
         self.states = {}
         self.states_synced = {}
         self.aggregate_updates = getattr(optimizer, "aggregate_num", 1) > 1
+        # NOTE: MXNet 2 calls update with one-element lists, MXNet 1.x with single items (what a
+        #   1.x subclass's update(index, weight, grad, state) expects); mx.mod sets this
+        self.single_items = False
 
     def __call__(self, index, grad, weight):
         """Update ``weight`` in place (``index``/``grad``/``weight`` may also be equal-length lists,
@@ -52,7 +55,10 @@ class Updater:
                                                       [self.states[i] for i in indices])
                 return
             for i, w, g in zip(indices, weights, grads):
-                self.optimizer.update_multi_precision([i], [w], [g], [self.states[i]])
+                if self.single_items:
+                    self.optimizer.update_multi_precision(i, w, g, self.states[i])
+                else:
+                    self.optimizer.update_multi_precision([i], [w], [g], [self.states[i]])
             return
         by_dtype = {}
         for i, w, g in zip(indices, weights, grads):

@@ -38,6 +38,11 @@ def compose_op(op, args, kwargs, cls, name=None, attr=None, hint=None):
     kwargs = dict(kwargs)
     hidden = {k: kwargs.pop(k) for k in list(kwargs)
               if k in HIDDEN_KEYS and k not in op._attr_specs}
+    # NOTE: MXNet: a `__key__` keyword (`Activation(..., __layout__='TNC')`) is a node attribute
+    dunder = {k: str(kwargs.pop(k)) for k in list(kwargs)
+              if k.startswith("__") and k.endswith("__") and k not in op._attr_specs}
+    if dunder:
+        attr = {**dunder, **(attr or {})}
     if hidden:   # NOTE: MXNet: `Convolution(..., lr_mult=2)` sets the attribute __lr_mult__
         attr = {**{f"__{k}__": str(v) for k, v in hidden.items()}, **(attr or {})}
     dunder = {k: str(kwargs.pop(k)) for k in list(kwargs)

@@ -150,6 +150,22 @@ register(
 )
 register(
     Op(
+        name="_contrib_SparseEmbedding",
+        compute=_embedding_forward,
+        attrs=_EMBED_ATTRS,
+        num_inputs=2,
+        input_names=("data", "weight"),
+        infer_shape=_embedding_infer,
+        infer_type=_embedding_dtype,
+        gradient=lambda node, g: [None, F._backward_Embedding(g[0], node.inputs[0], **node.attrs)],
+        save_inputs=(0,),
+        save_outputs=False,
+        ignored_attrs=("deterministic",),
+        doc="MXNet 1.x's contrib.SparseEmbedding: Embedding (its gradient is computed dense).",
+    )
+)
+register(
+    Op(
         name="_backward_Embedding",
         compute=_embedding_backward,
         attrs=_EMBED_ATTRS,
