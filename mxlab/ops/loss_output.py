@@ -110,8 +110,9 @@ def _data_dtype(attrs, dtypes):
 
 
 def _softmax_output_grad(node, g):
+    """A loss head ignores its head gradient unless ``out_grad`` (then it scales elementwise)."""
     data_grad, _ = F._backward_SoftmaxOutput(node.inputs[0], node.inputs[1], **node.attrs)
-    return [data_grad, None]
+    return [F.elemwise_mul(data_grad, g[0]) if node.attrs["out_grad"] else data_grad, None]
 
 
 _SOFTMAX_ATTRS = (
@@ -122,7 +123,7 @@ _SOFTMAX_ATTRS = (
     Attr("preserve_shape", "bool", False, doc="softmax over the last axis, shape kept"),
     Attr("normalization", "str", "null", choices=("null", "batch", "valid"),
          doc="divide the gradient by nothing, the batch size, or the valid count"),
-    Attr("out_grad", "bool", False, doc="(MXNet: multiply by the head gradient; unused)"),
+    Attr("out_grad", "bool", False, doc="multiply the gradient by the head gradient"),
     Attr("smooth_alpha", "float", 0.0, doc="label smoothing mass spread over other classes"),
 )
 

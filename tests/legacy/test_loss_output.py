@@ -84,3 +84,17 @@ def test_label_shape_and_dtype_are_inferred_from_data():
         arg_shapes, _, _ = net.infer_shape(data=(4, 3))
         assert arg_shapes[1] == label_shape
         assert net.infer_type(data="float64")[0] == [numpy.float64, numpy.float64]
+
+
+def test_softmax_output_out_grad_scales_by_the_head_gradient():
+    data = mx.nd.array([[1.0, 2.0, 0.5], [0.1, 0.2, 3.0]])
+    label = mx.nd.array([1, 2])
+    grads = []
+    for out_grad in (False, True):
+        x = data.copy()
+        x.attach_grad()
+        with mx.autograd.record():
+            y = mx.nd.SoftmaxOutput(x, label, out_grad=out_grad)
+        y.backward(mx.nd.full(y.shape, 3.0))
+        grads.append(x.grad.asnumpy())
+    numpy.testing.assert_allclose(grads[1], 3.0 * grads[0], rtol=1e-6)
