@@ -12,11 +12,13 @@ Example
 >>> w.asnumpy()
 array([0.9, 0.9], dtype=float32)
 """
+import io
 import pickle
 
 import numpy
 
-from .optimizer import Optimizer
+from ..base import MXNetValueError
+from .optimizer import _REGISTRY, Optimizer
 
 __all__ = ["Updater", "get_updater"]
 
@@ -83,13 +85,42 @@ class Updater:
 
     def set_states(self, states):
         """Restore what :meth:`get_states` returned (the optimizer too when it was dumped)."""
-        loaded = pickle.loads(states)
+        loaded = _StatesUnpickler(io.BytesIO(states)).load()
         if isinstance(loaded, tuple):
             loaded, optimizer = loaded
             optimizer.param_dict = self.optimizer.param_dict
             self.optimizer = optimizer
         self.states = {i: _from_numpy(s) for i, s in loaded.items()}
         self.states_synced = dict.fromkeys(self.states, False)
+
+
+_NUMPY_GLOBALS = {("numpy", "ndarray"), ("numpy", "dtype"),
+                  ("numpy._core.multiarray", "_reconstruct"),
+                  ("numpy.core.multiarray", "_reconstruct")}
+
+
+class _StatesUnpickler(pickle.Unpickler):
+    """Optimizer states are pickles (MXNet's ``.states`` format too), but a file is data: only
+    NumPy arrays and the optimizer and LR-scheduler classes mxlab has (or a user registered) are
+    rebuilt, so a crafted ``.states`` file cannot run code."""
+
+    def find_class(self, module, name):
+        if (module, name) in _NUMPY_GLOBALS:
+            return super().find_class(module, name)
+        from ..lr_scheduler import LRScheduler
+        known = list(_REGISTRY.values()) + _subclasses(LRScheduler)
+        for klass in known:
+            if klass.__module__ == module and klass.__qualname__ == name:
+                return klass
+        raise MXNetValueError(f"optimizer states: refusing to load {module}.{name} (only arrays, "
+                              "optimizers and LR schedulers are read from a states file)")
+
+
+def _subclasses(klass):
+    found = [klass]
+    for sub in klass.__subclasses__():
+        found += _subclasses(sub)
+    return found
 
 
 def get_updater(optimizer):

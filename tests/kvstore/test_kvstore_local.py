@@ -292,3 +292,26 @@ def test_local_variant_names_and_sparse_storage_error():
     kv.pull("a", out=out)
     assert out.asnumpy().tolist() == [3.0, 3.0]
     assert mx.nd.zeros((2, 2), stype="row_sparse").stype == "row_sparse"
+
+
+def test_a_states_file_that_would_run_code_is_refused(tmp_path):
+    """States files are pickles (MXNet's format), read with only arrays, optimizers and LR
+    schedulers allowed: a pickle calling os.system raises instead of running."""
+    import os
+    import pickle
+
+    class Payload:
+        def __reduce__(self):
+            return (os.system, ("echo pwned > " + str(tmp_path / "pwned"),))
+
+    updater = mx.optimizer.get_updater(mx.optimizer.SGD(learning_rate=0.1))
+    with pytest.raises(ValueError, match="refusing to load .*system"):
+        updater.set_states(pickle.dumps(Payload()))
+    assert not (tmp_path / "pwned").exists()
+    adam = mx.optimizer.get_updater(mx.optimizer.Adam(
+        lr_scheduler=mx.lr_scheduler.FactorScheduler(10)))
+    adam(0, mx.nd.ones((2,)), mx.nd.ones((2,)))
+    restored = mx.optimizer.get_updater(mx.optimizer.SGD())
+    restored.set_states(adam.get_states(dump_optimizer=True))
+    assert isinstance(restored.optimizer, mx.optimizer.Adam)
+    assert isinstance(restored.optimizer.lr_scheduler, mx.lr_scheduler.FactorScheduler)
