@@ -168,7 +168,8 @@ def _broadcast_reduced_into(xp, inputs, attrs, outs):
     data, like = inputs
     axes = _helper_axes("_broadcast_reduced", attrs, like.ndim)
     kept = data.reshape(_kept_shape(like.shape, axes))
-    if attrs["mean"]:
+    if attrs["mean"]:   # NOTE: divided in the output's dtype (a float16 head of a float32 input)
+        kept = kept.astype(outs[0].dtype, copy=False)
         xp.divide(kept, _divisor(like.shape, axes, attrs), out=outs[0])
     else:
         xp.copyto(outs[0], kept)
