@@ -108,6 +108,7 @@ def _monitored(sym):
     exe = sym.simple_bind(ctx=mx.cpu(), grad_req="null")
     exe.set_monitor_callback(lambda name, arr: names.append(name), monitor_all=True)
     exe.forward()
+    mx.nd.waitall()   # NOTE: the callbacks run with their ops (on engine threads when threaded)
     return names
 
 
