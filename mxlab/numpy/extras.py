@@ -558,18 +558,10 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
                       result)
     result = np.where(result == -_onp.inf, _filled(x, info.min if neginf is None else neginf),
                       result)
-    if not copy and not _tracing():
-        x[...] = result
+    if not copy and not STATE.deferred:   # NOTE: a traced graph has no in-place writes: a new
+        x[...] = result                     # output, as MXNet's symbol gives
         return x
     return result
-
-
-def _tracing():
-    """True while a HybridBlock is traced (deferred compute): a graph has no in-place writes, so
-    ``copy=False`` gives a new output there, as MXNet's symbol does."""
-    from ..deferred_compute import is_deferred_compute
-
-    return is_deferred_compute()
 
 
 def _filled(like, value):

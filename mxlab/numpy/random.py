@@ -155,9 +155,9 @@ for _name, (_params, _) in NP_DISTRIBUTIONS.items():
 
 def choice(a, size=None, replace=True, p=None, ctx=None, device=None, out=None):
     """Draws from ``range(a)`` (an int) or from the 1-d array ``a``, with probabilities ``p``."""
-    from ..deferred_compute import is_deferred_compute
+    from ..imperative import STATE
 
-    if is_deferred_compute():
+    if STATE.deferred:
         result = _traced_choice(a, size, replace, p)
         return result if out is None else result.copyto(out)
     if isinstance(p, ndarray):
@@ -177,8 +177,7 @@ def _traced_choice(a, size, replace, p):
     block's inputs, so they are never read on the host): the Gumbel-max trick, ``argmax(log p +
     g)`` per draw with replacement, the top ``k`` of one ``log p + g`` without (the law of
     sequential draws without replacement)."""
-    from ..numpy_extension import topk
-    from . import argmax, log, ones, take
+    from . import argmax, argsort, log, ones, take
 
     n = a if isinstance(a, int) else a.shape[0]
     shape = _size(size) or ()
@@ -190,7 +189,7 @@ def _traced_choice(a, size, replace, p):
         if count > n:
             raise MXNetValueError("np.random.choice: cannot take a larger sample than the "
                                   "population without replacement")
-        picks = topk(logits + _gumbel((n,)), k=count, ret_typ="indices", dtype="int64")
+        picks = argsort(-(logits + _gumbel((n,))))[:count]
     picks = picks.astype("int64").reshape(shape)
     return picks if isinstance(a, int) else take(a, picks, axis=0)
 
