@@ -129,3 +129,40 @@ def test_np_forms_against_mxnet():
     for key, value in expected.items():
         assert got[key].dtype == value.dtype, key
         onp.testing.assert_array_equal(got[key], value, err_msg=key)
+
+
+@pytest.mark.parametrize("flavour", ["nd", "np"])
+def test_take_raise_mode_rejects_negative_indices(flavour):
+    """MXNet (1.9.1 and 2.0) checks raise-mode indices against [0, n): -1 raises, not wraps."""
+    mod = getattr(mx, flavour)
+    x = mod.arange(3)
+    assert mod.take(x, mod.array([2, 0], dtype="int64"), mode="raise").asnumpy().tolist() == \
+        [2, 0]
+    for bad in ([-1], [3]):
+        with pytest.raises(MXNetError, match="out of range"):
+            mod.take(x, mod.array(bad, dtype="int64"), mode="raise").wait_to_read()
+
+
+TAKE_ORACLE_CODE = """
+out = []
+for flavour in ('nd', 'np'):
+    if flavour == 'np':
+        mx.npx.set_np()
+    mod = getattr(mx, flavour)
+    for idx in ([-1], [-3], [2], [3]):
+        try:
+            mod.take(mod.arange(3), mod.array(idx, dtype='int64'), mode='raise').asnumpy()
+            out.append(1)
+        except mx.base.MXNetError:
+            out.append(0)
+outputs['accepted'] = np.array(out)
+"""
+
+
+@pytest.mark.oracle
+@requires_mxnet
+def test_take_raise_mode_against_mxnet():
+    expected = run_mxnet(TAKE_ORACLE_CODE, {})
+    mx.npx.reset_np()
+    got = run_mxlab(TAKE_ORACLE_CODE, {})
+    onp.testing.assert_array_equal(got["accepted"], expected["accepted"])
