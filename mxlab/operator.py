@@ -29,7 +29,8 @@ from .ops import registry
 
 __all__ = ["CustomOp", "CustomOpProp", "register", "registered_op_types", "PythonOp", "NumpyOp",
            "NDArrayOp",
-           "get_all_registered_operators", "get_all_registered_operators_grouped"]
+           "get_all_registered_operators", "get_all_registered_operators_grouped",
+           "OperatorArguments", "get_operator_arguments"]
 
 
 def get_all_registered_operators():
@@ -44,3 +45,50 @@ def get_all_registered_operators_grouped():
     for name in get_all_registered_operators():
         groups[name.removeprefix("_backward_").lstrip("_")].append(name)
     return dict(groups)
+
+
+OperatorArguments = collections.namedtuple("OperatorArguments", ["narg", "names", "types"])
+
+# MXNet's (dmlc parameter) type names for mxlab's attribute kinds.
+_KIND_NAMES = {"int": "int", "float": "float", "bool": "boolean", "shape": "Shape(tuple)",
+               "axis": "int or Shape(tuple)", "dtype": "dtype", "str": "string",
+               "floats": "tuple of <float>", "any": "any", "scalar": "double"}
+
+
+def _attr_type(attr):
+    """MXNet's description of one parameter: ``"{'relu', 'tanh'}, required"``,
+    ``"boolean, optional, default=0"``."""
+    if attr.choices:
+        names = sorted(repr(c) for c in attr.choices)
+        kind = "{" + ", ".join((["None"] if attr.optional else []) + names) + "}"
+    else:
+        kind = _KIND_NAMES[attr.kind] + (" or None" if attr.optional else "")
+    if attr.default is registry.REQUIRED:
+        return kind + ", required"
+    default = attr.default
+    if isinstance(default, bool):
+        default = int(default)
+    elif isinstance(default, tuple):
+        default = list(default)
+    return f"{kind}, optional, default={default}"
+
+
+def get_operator_arguments(op_name):
+    """An op's arguments as MXNet lists them: ``OperatorArguments(narg, names, types)``, the
+    array inputs (``NDArray-or-Symbol``; ``NDArray-or-Symbol[]`` for a variable count) first,
+    then the parameters.
+
+    Examples
+    --------
+    >>> get_operator_arguments("Reshape").names[:3]
+    ['data', 'shape', 'reverse']
+    """
+    op = registry.get_op(op_name)
+    inputs, input_type = ["args"], "NDArray-or-Symbol[]"
+    try:   # NOTE: an op whose inputs depend on its parameters lists them for the defaults
+        inputs, input_type = list(op.get_input_names(dict(op._defaults))), "NDArray-or-Symbol"
+    except (KeyError, TypeError, ValueError):   # NOTE: a required count (num_args): variadic
+        pass
+    names = inputs + [a.name for a in op.attrs]
+    types = [input_type] * len(inputs) + [_attr_type(a) for a in op.attrs]
+    return OperatorArguments(len(names), names, types)

@@ -116,6 +116,9 @@ SPECIAL = {
     "_npi_concatenate": {"attrs": {"num_args": 2}},
     "where": {"ints": {0: 2}},
     "squeeze": {"shapes": [(2, 1, 3)]},
+    "LRN": {"attrs": {"nsize": 3}, "shapes": [(2, 3, 4, 4)]},
+    # NOTE: a loss head: its gradient is the hinge loss's, whatever the head gradient
+    "SVMOutput": {"shapes": [(2, 3), (2,)], "ints": {1: 3}, "numeric": False},
     "Pooling": {"attrs": {"kernel": (2, 2)}, "shapes": [(2, 3, 4, 4)]},
     # NOTE: their gradient rules are not derivatives (stop / loss gradients): no central
     #   differences, the paths are still compared with each other.

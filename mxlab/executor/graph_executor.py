@@ -36,6 +36,7 @@ from ..graph.segments import Segment
 from ..imperative import invoke
 from ..ops.context import op_context
 from ..ops.registry import OpReq, get_op
+from . import op_hook
 from .planning import gradient_graph, head_entry_ids, infer_graph, plan_graph
 from .placement import check_group2ctx as _check_group2ctx
 from .placement import group_devices as _group_devices
@@ -64,7 +65,7 @@ class _Monitor:
         self.variables = variables
 
     def before(self, step, frame):
-        names = step.op.get_input_names(step.attrs)
+        names = op_hook.input_names(step.op, step.attrs, len(step.ins))
         pairs = []
         for name, eid in zip(names, step.ins):
             if eid in self.variables:
@@ -263,6 +264,8 @@ class GraphExecutor:
                 step = seg.steps[0]
                 seg.kernels.insert(0, self._monitor.before(step, self._frame))
                 seg.steps.insert(0, None)
+                if seg.takes_ctx is not None:   # NOTE: kept aligned with the kernels (the op
+                    seg.takes_ctx.insert(0, False)   # after it may take the op context)
         return bound
 
     # -- dictionaries ----------------------------------------------------------------------------
@@ -305,6 +308,11 @@ class GraphExecutor:
     def symbol(self):
         """The bound Symbol (partitioned when MXNET_SUBGRAPH_BACKEND was set at bind)."""
         return self._symbol
+
+    @property
+    def _ctx(self):
+        """The device bound to (MXNet 1.x's private ``Executor._ctx``, which its tests read)."""
+        return self._device
 
     # -- running ---------------------------------------------------------------------------------
     def forward(self, is_train=False, **kwargs):

@@ -3,7 +3,8 @@ outputs (and inputs with ``monitor_all``) while a hybridized block runs forward.
 
 Names follow MXNet's ``ExecuteMonOutputCallback``/``ExecuteMonInputCallback``: ``<node>_<output
 name>`` and ``<node>_<input name>``, where an op that declares no input names (MXNet's ops without
-``FListInputNames``, such as Activation) names its inputs ``input0``, ``input1``, ...; the callback
+``FListInputNames``, such as Activation) names its inputs ``input0``, ``input1``, ..., and one
+taking any number of inputs (concat, add_n) ``arg0``, ``arg1``, ...; the callback
 gets ``(name, op name, NDArray)``. It runs with its node (a HybridBlock with a hook runs its
 CachedOp inline, so the callbacks have run when the call returns, as in MXNet).
 """
@@ -23,6 +24,8 @@ def input_names(op, attrs, count):
     """The names MXNet's monitor gives a node's inputs."""
     if op.input_names is _DEFAULT_INPUT_NAMES:
         return [f"input{i}" for i in range(count)]
+    if not callable(op.input_names) and len(op.input_names) == 1 and count != 1:
+        return [f"arg{i}" for i in range(count)]   # NOTE: variadic ops (concat, add_n)
     names = list(op.get_input_names(attrs))
     return names + [f"input{i}" for i in range(len(names), count)]
 

@@ -558,8 +558,8 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
                       result)
     result = np.where(result == -_onp.inf, _filled(x, info.min if neginf is None else neginf),
                       result)
-    if not copy:
-        x[...] = result
+    if not copy and not STATE.deferred:   # NOTE: a traced graph has no in-place writes: a new
+        x[...] = result                     # output, as MXNet's symbol gives
         return x
     return result
 

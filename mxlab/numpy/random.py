@@ -9,6 +9,9 @@ Example
 (2, 2)
 """
 
+import numpy
+
+from ..base import MXNetNotImplementedError, MXNetValueError
 from ..ndarray.ndarray import ndarray
 from ..ndarray.random import array_params, bernoulli_into, sample
 from ..ndarray.random import bind_params
@@ -17,7 +20,7 @@ from ..ops.random import check_pvals, check_randint
 from .random_arrays import draw_with_arrays
 
 __all__ = ["uniform", "normal", "randint", "rand", "randn", "shuffle", "bernoulli", "multinomial",
-           "choice", *NP_DISTRIBUTIONS]
+           "choice", "multivariate_normal", *NP_DISTRIBUTIONS]
 
 
 def _size(size):
@@ -87,6 +90,19 @@ def multinomial(n, pvals, size=None, ctx=None, device=None, out=None):
                   size=_size(size))
 
 
+def multivariate_normal(mean, cov, size=None, check_valid=None, tol=None):
+    """Samples of ``N(mean, cov)``, shape ``size + broadcast(mean, cov[..., 0])`` (MXNet 1.9.1's
+    ``np.random.multivariate_normal``; ``check_valid`` and ``tol`` are not built)."""
+    from ..imperative import invoke
+    from ..ops.registry import get_op
+
+    if check_valid is not None or tol is not None:
+        raise MXNetNotImplementedError("np.random.multivariate_normal: check_valid and tol are "
+                                       "not built in mxlab")
+    op = get_op("_npi_mvn_fallback")
+    return invoke(op, [mean, cov], op.parse_attrs({"size": _size(size)}))[0]
+
+
 def rand(*size, **kwargs):
     """Uniform samples in [0, 1) of shape ``size``."""
     return uniform(size=size, **kwargs)
@@ -139,6 +155,11 @@ for _name, (_params, _) in NP_DISTRIBUTIONS.items():
 
 def choice(a, size=None, replace=True, p=None, ctx=None, device=None, out=None):
     """Draws from ``range(a)`` (an int) or from the 1-d array ``a``, with probabilities ``p``."""
+    from ..imperative import STATE
+
+    if STATE.deferred:
+        result = _traced_choice(a, size, replace, p)
+        return result if out is None else result.copyto(out)
     if isinstance(p, ndarray):
         p = p.asnumpy()
     probs = None if p is None else tuple(float(v) for v in p)
@@ -149,3 +170,32 @@ def choice(a, size=None, replace=True, p=None, ctx=None, device=None, out=None):
                    replace=replace, p=probs)
     result = a[picks]
     return result if out is None else result.copyto(out)
+
+
+def _traced_choice(a, size, replace, p):
+    """``choice`` inside a traced HybridBlock, from recorded ops only (``p`` and ``a`` may be the
+    block's inputs, so they are never read on the host): the Gumbel-max trick, ``argmax(log p +
+    g)`` per draw with replacement, the top ``k`` of one ``log p + g`` without (the law of
+    sequential draws without replacement)."""
+    from . import argmax, argsort, log, ones, take
+
+    n = a if isinstance(a, int) else a.shape[0]
+    shape = _size(size) or ()
+    count = int(numpy.prod(shape, dtype=numpy.int64))
+    logits = log(ones(n) if p is None else p.astype("float64"))
+    if replace:
+        picks = argmax(logits + _gumbel((count, n)), axis=-1)
+    else:
+        if count > n:
+            raise MXNetValueError("np.random.choice: cannot take a larger sample than the "
+                                  "population without replacement")
+        picks = argsort(-(logits + _gumbel((n,))))[:count]
+    picks = picks.astype("int64").reshape(shape)
+    return picks if isinstance(a, int) else take(a, picks, axis=0)
+
+
+def _gumbel(shape):
+    """Standard Gumbel noise ``-log(-log(u))`` (float64, recorded ops)."""
+    from . import log
+
+    return -log(-log(uniform(1e-300, 1.0, size=shape, dtype="float64")))

@@ -43,4 +43,5 @@ from . import image, image_random  # noqa: F401
 from . import khatri_rao, straight_through, storage  # noqa: F401
 from . import legacy_misc, stats  # noqa: F401
 from . import attention  # noqa: F401
+from . import legacy_nn  # noqa: F401
 from .registry import F, Op, get_op, list_ops, register  # noqa: F401

@@ -148,6 +148,8 @@ for _name, (_params, _draw) in NP_DISTRIBUTIONS.items():
 
 def _choice(xp, gen, a, shape):
     probs = None if a["p"] is None else xp.asarray(a["p"], dtype="float64")
+    if probs is not None and probs.sum() > 0:   # NOTE: float16 weights sum to 1 only roughly;
+        probs = probs / probs.sum()             # MXNet samples from their cumulative sum
     return gen.choice(a["a"], size=shape, replace=a["replace"], p=probs)
 
 
@@ -260,3 +262,36 @@ register(Op(
     compute=lambda xp, inputs, a: inputs[0] * _gamma_dx_dalpha(xp, inputs[1], inputs[2]),
     infer_shape=lambda a, s: [s[1]], infer_type=lambda a, d: [d[1]], hidden=True,
     save_inputs=False, save_outputs=False, doc="Gradient of ``_npi_gamma_implicit``."))
+
+
+# -- multivariate normal (MXNet 1.9.1's np.random.multivariate_normal, ``_npi_mvn_fallback``) -----
+def _mvn_shape(a, s):
+    mean, cov = s
+    if mean is None or cov is None:
+        return [None]
+    if len(cov) < 2 or cov[-1] != cov[-2] or mean[-1:] != cov[-1:]:
+        raise MXNetValueError(f"multivariate_normal: mean {tuple(mean)} and cov {tuple(cov)} "
+                              f"do not match (cov must be (..., k, k), mean (..., k))")
+    batch = numpy.broadcast_shapes(tuple(mean), tuple(cov[:-1]))
+    return [tuple(a["size"] or ()) + tuple(batch)]
+
+
+def _mvn(xp, inputs, a, ctx):
+    """``mean + z @ sqrt(s) vh`` for ``cov = u s vh`` (NumPy's SVD recipe), per batch entry."""
+    mean, cov = inputs
+    (shape,) = _mvn_shape(a, [mean.shape, cov.shape])
+    k = mean.shape[-1]
+    z = ctx.draw(xp, lambda gen: gen.standard_normal(shape))
+    _, s, vh = xp.linalg.svd(cov.astype("float64"))
+    root = xp.sqrt(s)[..., :, None] * vh            # (..., k, k): z @ root has covariance cov
+    out = (z[..., None, :] @ root)[..., 0, :] + mean.astype("float64")
+    return out.reshape(shape[:-1] + (k,)).astype(mean.dtype)
+
+
+register(Op(
+    name="_npi_mvn_fallback", compute=_mvn, num_inputs=2, input_names=("mean", "cov"),
+    attrs=(Attr("size", "shape", None, optional=True),),
+    infer_shape=_mvn_shape, infer_type=lambda a, d: [d[0]],
+    gradient=lambda node, g: [None, None], resources=("rng",), is_random=True, hidden=True,
+    save_inputs=False, save_outputs=False,
+    doc="Multivariate normal samples: ``size + broadcast(mean, cov[:-1])`` (mx.np.random)."))

@@ -137,9 +137,11 @@ def _wrap_indices(xp, op_name, idx, n, mode):
         return xp.minimum(idx, n - 1, out=idx)
     if mode == "wrap":
         return idx % n
-    if idx.size and (int(idx.max()) >= n or int(idx.min()) < -n):
+    # NOTE: raise mode accepts [0, n) only, negative indices too raise (MXNet 1.9.1 and 2.0's
+    #   CheckIndexOutOfBound(idx, 0, n - 1); NumPy would wrap them)
+    if idx.size and (int(idx.max()) >= n or int(idx.min()) < 0):
         raise MXNetIndexError(f"{op_name}: index out of range for an axis of size {n}")
-    return idx % n
+    return idx
 
 
 def _take(xp, inputs, a):

@@ -260,6 +260,7 @@ register(
         name="SliceChannel",
         aliases=("split",),
         compute=_slice_channel_compute,
+        input_names=("data",),   # NOTE: declared: the monitor names it data
         num_outputs=lambda a: a["num_outputs"],
         attrs=(
             Attr("num_outputs", "int", check=(lambda n: n > 0, "must be positive")),

@@ -168,17 +168,19 @@ def _broadcast_reduced_into(xp, inputs, attrs, outs):
     data, like = inputs
     axes = _helper_axes("_broadcast_reduced", attrs, like.ndim)
     kept = data.reshape(_kept_shape(like.shape, axes))
-    if attrs["mean"]:
+    if attrs["mean"]:   # NOTE: divided in the output's dtype (a float16 head of a float32 input)
+        kept = kept.astype(outs[0].dtype, copy=False)
         xp.divide(kept, _divisor(like.shape, axes, attrs), out=outs[0])
     else:
         xp.copyto(outs[0], kept)
 
 
 def _spread_dtype(attrs, data, like):
-    """The data's dtype, but a mean spreads an integer head (``mean(x, dtype=int8)``) in the
-    float dtype of ``like``, as MXNet's gradient has the input's dtype."""
+    """The data's dtype, but a mean spreads its head (``mean(x, dtype=int8)``,
+    ``mean(x, dtype=float16)``) in the float dtype of ``like``: MXNet casts the head to the
+    input's dtype and divides there, so a float32 input gets ``1 / n`` exactly."""
     data, like = numpy.dtype(data), numpy.dtype(like)
-    return like if attrs["mean"] and data.kind in "biu" and like.kind == "f" else data
+    return like if attrs["mean"] and data.kind in "biuf" and like.kind == "f" else data
 
 
 def _broadcast_reduced(xp, inputs, attrs):

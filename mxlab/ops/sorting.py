@@ -33,8 +33,10 @@ def _order(xp, x, axis, ascend):
 
 
 def _ascending(a):
-    """Legacy ops say ``is_ascend``; mx.np's (MXNet 2.0) say ``descending``."""
-    return a["is_ascend"] and not a.get("descending", False)
+    """Legacy ops say ``is_ascend``; mx.np's (MXNet 2.0) say ``descending``, where MXNet 1.9.1's
+    ``np.sort(a, axis, kind)`` has NumPy's algorithm name (ignored: sorting is stable)."""
+    descending = a.get("descending", False)
+    return a["is_ascend"] and not (descending and not isinstance(descending, str))
 
 
 def _sort(xp, inputs, a):
@@ -62,7 +64,17 @@ def _sorted_grad(node, g):
 _SORT_ATTRS = (Attr("axis", "int", -1, optional=True), Attr("is_ascend", "bool", True))
 # NOTE: MXNet 2.0's np.sort / np.argsort(a, axis, descending, stable); is_ascend stays for
 # callers of the 1.x internal ops. Sorting is always stable.
-_NP_SORT_ATTRS = (Attr("axis", "int", -1, optional=True), Attr("descending", "bool", False),
+_SORT_KINDS = ("quicksort", "mergesort", "heapsort", "stable")
+
+
+def _descending_ok(value):
+    return value is None or isinstance(value, (bool, int, numpy.bool_, numpy.integer)) or \
+        value in _SORT_KINDS
+
+
+_NP_SORT_ATTRS = (Attr("axis", "int", -1, optional=True),
+                  Attr("descending", "any", False, optional=True,
+                       check=(_descending_ok, "must be a bool (MXNet 1.9.1: or a sort kind)")),
                   Attr("stable", "bool", True), Attr("is_ascend", "bool", True))
 for _name, _np, _attrs in (("sort", None, _SORT_ATTRS), ("_npi_sort", "sort", _NP_SORT_ATTRS)):
     register(

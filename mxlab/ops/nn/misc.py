@@ -52,6 +52,7 @@ register(
     Op(
         name="Dropout",
         compute=_dropout_forward,
+        input_names=("data",),   # NOTE: declared: the monitor names it data
         attrs=(
             Attr("p", "float", 0.5, check=(lambda v: 0 <= v <= 1, "must be in [0, 1]")),
             Attr("mode", "str", "training", choices=("training", "always")),

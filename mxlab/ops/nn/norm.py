@@ -313,6 +313,30 @@ _register_batch_norm(
         "devices sharing statistics under key are not built; ndev must be 1).")
 
 
+# MXNet 1.x's BatchNorm_v1: BatchNorm over axis 1 with no ``axis`` parameter, whose third output
+# is the batch variance (as SyncBatchNorm's here).
+def _v1_attrs(attrs):
+    return dict(attrs, axis=1)
+
+
+def _bn_v1_grad(node, out_grads):
+    attrs = _v1_attrs(node.attrs)
+    inv_std = F.rsqrt(F._plus_scalar(node.outputs[2], scalar=attrs["eps"]))
+    grads = F._backward_BatchNorm(out_grads[0], node.outputs[1], inv_std, *node.inputs, **attrs)
+    return list(grads) + [None, None]
+
+
+register(Op(name="BatchNorm_v1", attrs=_BN_ATTRS[:-1],
+            compute=lambda xp, inputs, attrs, ctx: _sync_bn_forward(xp, inputs, _v1_attrs(attrs),
+                                                                     ctx),
+            num_inputs=5, input_names=_BN_INPUTS, num_outputs=3,
+            output_names=("output", "mean", "var"), num_visible_outputs=_visible,
+            infer_shape=lambda attrs, s: _bn_infer(_v1_attrs(attrs), s),
+            infer_type=_fill_dtypes(3), gradient=_bn_v1_grad, mutate_inputs=(3, 4),
+            save_outputs=(1, 2), never_mirror=True, ignored_attrs=_BN_IGNORED,
+            doc="MXNet 1.x's BatchNorm_v1: BatchNorm over axis 1 returning the batch variance."))
+
+
 # -- LayerNorm -------------------------------------------------------------------------------------
 def _ln_shape(x, axis):
     return tuple(x.shape[axis] if i == axis else 1 for i in range(x.ndim))
