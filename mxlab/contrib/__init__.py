@@ -8,3 +8,4 @@ from ..symbol import contrib as sym  # noqa: F401
 from ..symbol import contrib as symbol  # noqa: F401
 from . import onnx  # noqa: F401
 from . import io  # noqa: F401
+from . import autograd  # noqa: F401

@@ -230,7 +230,9 @@ class Optimizer:
 
     def update_multi_precision(self, indices, weights, grads, states):
         """:meth:`update` on the float32 master copies of float16 weights (``multi_precision``),
-        which are then cast back into the weights."""
+        which are then cast back into the weights. One parameter (MXNet 1.x's call) reaches
+        :meth:`update` as one parameter too, as a 1.x subclass's ``update`` expects."""
+        one = not isinstance(indices, (list, tuple))
         indices, weights, grads, states = _as_lists(indices, weights, grads, states)
         masters, inner, grads32 = [], [], []
         for weight, grad, state in zip(weights, grads, states):
@@ -242,7 +244,10 @@ class Optimizer:
                 masters.append(weight)
                 inner.append(state)
                 grads32.append(grad)
-        self.update(indices, masters, grads32, inner)
+        if one:
+            self.update(indices[0], masters[0], grads32[0], inner[0])
+        else:
+            self.update(indices, masters, grads32, inner)
         for master, weight in zip(masters, weights):
             if master is not weight:
                 _assign(weight, master.astype(weight.dtype))
