@@ -67,25 +67,25 @@ class DummyIter(_io.DataIter):
         return self.the_batch
 
 
-def _unzip_unless_present(url, names):
-    """Make ``data/``; unless every one of ``names`` exists there, fetch ``url`` and unzip it."""
-    os.makedirs("data", exist_ok=True)
-    if not all(os.path.exists(os.path.join("data", n)) for n in names):
-        with zipfile.ZipFile(download(url, dirname="data")) as zf:
-            zf.extractall("data")
+def _unzip_unless_present(url, path, names):
+    """Make ``path``; unless every one of ``names`` exists there, fetch ``url`` and unzip it."""
+    os.makedirs(path, exist_ok=True)
+    if not all(os.path.exists(os.path.join(path, n)) for n in names):
+        with zipfile.ZipFile(download(url, dirname=path)) as zf:
+            zf.extractall(path)
 
 
-def get_mnist_ubyte():
-    """MNIST's four idx files in ``./data`` (fetched from MXNet's data site when missing)."""
-    _unzip_unless_present("http://data.mxnet.io/mxnet/data/mnist.zip",
+def get_mnist_ubyte(path="data"):
+    """MNIST's four idx files in ``path`` (fetched from MXNet's data site when missing)."""
+    _unzip_unless_present("http://data.mxnet.io/mxnet/data/mnist.zip", path,
                           ["train-images-idx3-ubyte", "train-labels-idx1-ubyte",
                            "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"])
 
 
-def get_cifar10():
-    """CIFAR-10's RecordIO files in ``./data/cifar`` (fetched when missing)."""
-    _unzip_unless_present("http://data.mxnet.io/mxnet/data/cifar10.zip",
-                          [f"cifar/{part}.{ext}" for part in ("train", "test")
+def get_cifar10(path="data"):
+    """CIFAR-10's RecordIO files in ``path/cifar`` (fetched when missing)."""
+    _unzip_unless_present("http://data.mxnet.io/mxnet/data/cifar10.zip", path,
+                          [os.path.join("cifar", f"{part}.{ext}") for part in ("train", "test")
                            for ext in ("rec", "lst")])
 
 
