@@ -213,3 +213,30 @@ def test_compat_cachedop_symbol_runs_a_json_subgraph():
     y = symbol_internal._CachedOp(mx.sym.var("a"), mx.sym.var("b"), subgraph=inner) * 2
     out = y.eval(a=mx.nd.array([1.0, 2.0]), b=mx.nd.array([3.0, 4.0]))[0]
     np.testing.assert_array_equal(out.asnumpy(), [6, 16])
+
+
+def test_hybridized_v1_cond_names_its_subgraphs_and_reshape_to_0d():
+    from collections import defaultdict
+
+    class Block(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, data):
+            return F.contrib.cond(data > 0.5, then_func=lambda: data * 2,
+                                  else_func=lambda: data * 3, name="v1_cond")
+
+    saved = mx.AttrScope._subgraph_names
+    mx.AttrScope._subgraph_names = defaultdict(int)
+    try:
+        block = Block()
+        block.initialize()
+        mx.nd.contrib.cond(mx.nd.ones((1,)), lambda: 1, lambda: 0, name="v1_cond")
+        assert dict(mx.AttrScope._subgraph_names) == {}   # NOTE: imperative: no names
+        block.hybridize()
+        out = block(mx.nd.ones((1,)))
+        names = dict(mx.AttrScope._subgraph_names)
+    finally:
+        mx.AttrScope._subgraph_names = saved
+    np.testing.assert_array_equal(out.asnumpy(), [2])
+    assert names == {"v1_cond_pred": 1, "v1_cond_then": 1, "v1_cond_else": 1}
+    assert mx.nd.ones((1, 1)).reshape(()).shape == ()
+    with pytest.raises(mx.MXNetError, match="shape"):
+        mx.nd.ones((2,)).reshape(())
