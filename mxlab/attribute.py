@@ -8,7 +8,20 @@ from .base import MXNetValueError
 __all__ = ["AttrScope", "current", "unique_subgraph_name"]
 
 
-class AttrScope:
+class _AttrScopeClass(type):
+    """``AttrScope.current``: MXNet 1.x's class attribute for this thread's scope, readable and
+    assignable."""
+
+    @property
+    def current(cls):
+        return current()
+
+    @current.setter
+    def current(cls, scope):
+        _current.set(scope)
+
+
+class AttrScope(metaclass=_AttrScopeClass):
     """Attributes set for all symbol creations in the scope (values must be strings)."""
     _subgraph_names = collections.defaultdict(int)   # control-flow subgraph name -> uses
 

@@ -34,7 +34,20 @@ def cupy_or_none():
     return _cupy
 
 
-class Device:
+class _DeviceClass(type):
+    """``Device.default_ctx``: MXNet 1.x's (deprecated) class attribute for this thread's default
+    device, readable and assignable."""
+
+    @property
+    def default_ctx(cls):
+        return current_device()
+
+    @default_ctx.setter
+    def default_ctx(cls, device):
+        Device._local.value = device
+
+
+class Device(metaclass=_DeviceClass):
     """A device such as ``cpu(0)`` or ``gpu(1)``; usable as a context manager to set the default
     device.
 

@@ -7,7 +7,20 @@ from .graph.node import new_node_name
 __all__ = ["NameManager", "Prefix", "current"]
 
 
-class NameManager:
+class _NameManagerClass(type):
+    """``NameManager.current``: MXNet 1.x's class attribute for this thread's manager, readable
+    and assignable."""
+
+    @property
+    def current(cls):
+        return current()
+
+    @current.setter
+    def current(cls, manager):
+        _current.set(manager)
+
+
+class NameManager(metaclass=_NameManagerClass):
     """Names symbols: an explicit ``name`` is kept, otherwise ``hint`` plus a counter."""
 
     def __init__(self):

@@ -236,6 +236,8 @@ def set_state(state="stop", profile_process="worker"):
     if state not in ("run", "stop"):
         raise MXNetValueError(f"profiler.set_state: state must be 'run' or 'stop', got {state!r}")
     running = state == "run"
+    if running:
+        _PROFILER.paused = False   # NOTE: as MXNet, a pause does not outlive a stop and a run
     if running == _PROFILER.running:
         return
     _PROFILER.running = running

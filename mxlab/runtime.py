@@ -8,11 +8,13 @@ from .base import MXNetRuntimeError
 
 __all__ = ["Feature", "Features", "feature_list"]
 
-# MXNet's feature names (src/libinfo.cc), in its order.
-_NAMES = ("CUDA", "CUDNN", "NCCL", "TENSORRT", "CUTENSOR", "CPU_SSE", "CPU_SSE2", "CPU_SSE3",
-          "CPU_SSE4_1", "CPU_SSE4_2", "CPU_SSE4A", "CPU_AVX", "CPU_AVX2", "OPENMP", "SSE", "F16C",
-          "JEMALLOC", "BLAS_OPEN", "BLAS_ATLAS", "BLAS_MKL", "BLAS_APPLE", "LAPACK", "ONEDNN",
-          "OPENCV", "DIST_KVSTORE", "INT64_TENSOR_SIZE", "SIGNAL_HANDLER", "DEBUG", "TVM_OP")
+# MXNet's feature names (src/libinfo.cc), in its order: 2.0's, with 1.9's CUDA_RTC, MKLDNN,
+# CAFFE, PROFILER and CXX14 where 1.9 lists them.
+_NAMES = ("CUDA", "CUDNN", "NCCL", "CUDA_RTC", "TENSORRT", "CUTENSOR", "CPU_SSE", "CPU_SSE2",
+          "CPU_SSE3", "CPU_SSE4_1", "CPU_SSE4_2", "CPU_SSE4A", "CPU_AVX", "CPU_AVX2", "OPENMP",
+          "SSE", "F16C", "JEMALLOC", "BLAS_OPEN", "BLAS_ATLAS", "BLAS_MKL", "BLAS_APPLE",
+          "LAPACK", "MKLDNN", "ONEDNN", "OPENCV", "CAFFE", "PROFILER", "DIST_KVSTORE", "CXX14",
+          "INT64_TENSOR_SIZE", "SIGNAL_HANDLER", "DEBUG", "TVM_OP")
 
 
 def _has(module):
@@ -21,9 +23,9 @@ def _has(module):
 
 def _enabled():
     """The features mxlab has: CUDA through CuPy, LAPACK through NumPy, 64-bit sizes (NumPy
-    indexes with int64), the dist kvstore through mpi4py."""
+    indexes with int64), the dist kvstore through mpi4py, the profiler (``mx.profiler``)."""
     return {"CUDA": _has("cupy"), "LAPACK": True, "INT64_TENSOR_SIZE": True,
-            "DIST_KVSTORE": _has("mpi4py")}
+            "DIST_KVSTORE": _has("mpi4py"), "PROFILER": True}
 
 
 class Feature(collections.namedtuple("Feature", ["name", "enabled"])):

@@ -389,10 +389,16 @@ from contextlib import contextmanager  # noqa: E402,F401
 from .util import use_np_default_dtype  # noqa: E402,F401
 import numpy.testing as npt  # noqa: E402,F401
 from .symbol import Symbol  # noqa: E402,F401
+from .device import Context, current_context  # noqa: E402,F401  (MXNet 1.x's test_utils has them)
+from .runtime import Features  # noqa: E402,F401
+from .util import get_cuda_compute_capability  # noqa: E402,F401
+from .ndarray import array  # noqa: E402,F401
 
 mx = sys.modules[__name__.rpartition(".")[0]]   # NOTE: the package, still importing us
 _IMPORTED_BY_MXNET = ["mx", "np", "npt", "rnd", "NDArray", "Symbol", "current_device", "os",
                       "numbers", "functools", "sys", "time", "gzip", "struct", "traceback",
                       "platform", "errno", "logging", "bz2", "zipfile", "json", "OrderedDict",
-                      "contextmanager", "use_np", "use_np_default_dtype", "getenv", "setenv"]
+                      "contextmanager", "use_np", "use_np_default_dtype", "getenv", "setenv",
+                      "Context", "current_context", "Features", "get_cuda_compute_capability",
+                      "array"]
 __all__ += _more + _IMPORTED_BY_MXNET

@@ -63,6 +63,14 @@ def is_np_shape():
     return _get("shape")
 
 
+def is_np_shape_global():
+    """Whether NumPy shape semantics is on process-wide (``set_np_shape``/``set_np``), not only
+    in a thread's ``np_shape()`` scope: MXNet's ``GlobalOn``, under which ``mx.nd.load`` also
+    reads files saved without NumPy shape semantics."""
+    stack = getattr(_scoped, "shape", None)
+    return _global["shape"] and (not stack or stack[-1])
+
+
 def is_np_array():
     """Whether NumPy array semantics is on: Gluon creates ``mx.np.ndarray`` objects."""
     return _get("array")

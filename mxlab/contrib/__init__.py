@@ -11,3 +11,4 @@ from . import onnx  # noqa: F401
 from . import io  # noqa: F401
 from . import text  # noqa: F401
 from . import svrg_optimization  # noqa: F401
+from . import autograd  # noqa: F401

@@ -156,7 +156,8 @@ class GraphExecutor:
     Build it with :meth:`Symbol.bind` or :meth:`Symbol.simple_bind`.
     """
 
-    def __init__(self, symbol, device, args, args_grad, grad_req, aux_states, shared_exec=None):
+    def __init__(self, symbol, device, args, args_grad, grad_req, aux_states, shared_exec=None,
+                 share_outputs=False):
         self._symbol = symbol
         self._device = device
         self._cls = symbol._array_class()
@@ -170,7 +171,7 @@ class GraphExecutor:
         self.grad_arrays = [g if r != "null" else None for g, r in zip(grads, self._grad_reqs)]
         self._check_arrays()
         self._monitor = None
-        self._build(shared_exec)
+        self._build(shared_exec, shared_exec if share_outputs else None)
 
     # -- building --------------------------------------------------------------------------------
     def _check_arrays(self):
@@ -180,7 +181,7 @@ class GraphExecutor:
                 if arr is None:
                     raise MXNetValueError(f"key `{name}` is missing in `{what}`")
 
-    def _build(self, shared_exec):
+    def _build(self, shared_exec, output_source=None):
         names = self._arg_names + self._aux_names
         arrays = self.arg_arrays + self.aux_arrays
         shapes = {n: tuple(a.shape) for n, a in zip(names, arrays)}
@@ -195,10 +196,10 @@ class GraphExecutor:
         self._planned = plan_graph(infer_graph(graph, shapes, dtypes), "joint")
         self._graph = self._planned.graph
         self._num_forward_nodes = self._graph.num_forward_nodes
-        self._allocate(shared_exec)
+        self._allocate(shared_exec, output_source)
         self._compile()
 
-    def _allocate(self, shared_exec):
+    def _allocate(self, shared_exec, output_source):
         graph, idx = self._graph, self._graph.indexed
         self._frame = frame = Frame(idx.num_entries, self._device, ordered=True)
         shared = shared_exec._frame.blocks.get("joint") if shared_exec is not None else None
@@ -214,6 +215,9 @@ class GraphExecutor:
         # NOTE: an entry listed several times (Group([e, e])) is one buffer, shared by those
         # outputs.
         by_eid = {e: self._zeros(entries[e].shape, entries[e].dtype) for e in self._output_eids}
+        for eid, old in zip(self._output_eids, getattr(output_source, "outputs", ())):
+            if _view_fits(old, entries[eid].shape, entries[eid].dtype):  # NOTE: reshape's
+                by_eid[eid] = _view_of(old, entries[eid].shape)
         self.outputs = [by_eid[e] for e in self._output_eids]
         frame.arrays.update(by_eid)
         self._grad_eids = {}
@@ -397,7 +401,7 @@ class GraphExecutor:
                                  partial_shaping, allow_up_sizing)
         reqs = dict(zip(self._arg_names, self._grad_reqs))
         return GraphExecutor(self._symbol, self._device, new_args, new_grads or None, reqs,
-                             new_aux, shared_exec=self)
+                             new_aux, shared_exec=self, share_outputs=True)
 
     @staticmethod
     def _reshaped(kind, names, arrays, shapes, given, partial_shaping, allow_up_sizing):
@@ -465,6 +469,10 @@ def _resized(kind, name, arr, shape, allow_up_sizing):
                 f"to up size, set allow_up_sizing=True to enable allocation of new arrays.")
         return type(arr)._wrap(arr._device.xp.zeros(shape, dtype=arr.dtype), arr._device)
     return _view_of(arr, shape)
+
+
+def _view_fits(arr, shape, dtype):
+    return shape is not None and arr.dtype == numpy.dtype(dtype) and numpy.prod(shape) <= arr.size
 
 
 def _view_of(arr, shape):

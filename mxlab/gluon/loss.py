@@ -104,15 +104,24 @@ class SigmoidBinaryCrossEntropyLoss(Loss):
         super().__init__(weight, batch_axis)
         self._from_sigmoid = from_sigmoid
 
-    def hybrid_forward(self, F, pred, label, sample_weight=None):
+    def hybrid_forward(self, F, pred, label, sample_weight=None, pos_weight=None):
+        """``pos_weight`` (broadcast against ``label``) scales the positive term, as MXNet's."""
         label = _like(label, pred)
         if self._from_sigmoid:
             eps = 1e-12
-            loss = -(_F.log(pred + eps) * label + _F.log(1.0 - pred + eps) * (1.0 - label))
-        else:
+            positive = _F.log(pred + eps) * label
+            if pos_weight is not None:
+                positive = _F.broadcast_mul(positive, pos_weight)
+            loss = -(positive + _F.log(1.0 - pred + eps) * (1.0 - label))
+        elif pos_weight is None:
             # NOTE: max(x, 0) - x * z + log(1 + exp(-|x|)) never overflows.
             loss = (_F.relu(pred) - pred * label
                     + _F.Activation(-_F.abs(pred), act_type="softrelu"))
+        else:
+            # NOTE: x - x * z + (1 + z * (pos_weight - 1)) * (log(1 + exp(-|x|)) + max(-x, 0))
+            log_weight = _F.broadcast_mul(pos_weight - 1, label) + 1
+            loss = pred - pred * label + log_weight * (
+                _F.Activation(-_F.abs(pred), act_type="softrelu") + _F.relu(-pred))
         return self._finish(loss, sample_weight)
 
 

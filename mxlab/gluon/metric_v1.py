@@ -24,7 +24,7 @@ from ..base import MXNetValueError
 
 __all__ = ["EvalMetric", "CompositeEvalMetric", "Accuracy", "TopKAccuracy", "F1", "MCC",
            "Perplexity", "MAE", "MSE", "RMSE", "CrossEntropy", "NegativeLogLikelihood",
-           "PearsonCorrelation", "Loss", "CustomMetric", "create", "register", "np",
+           "PearsonCorrelation", "PCC", "Loss", "CustomMetric", "create", "register", "np",
            "check_label_shapes"]
 
 _REGISTRY = {}
@@ -444,6 +444,57 @@ class PearsonCorrelation(EvalMetric):
         return self.name, float(numpy.corrcoef(preds, labels)[0, 1])
 
 
+class PCC(EvalMetric):
+    """Multiclass MCC: the Pearson correlation of the one-hot confusion matrix, which grows with
+    the largest class seen; ``nan`` while a row or column sum is degenerate. Local and global
+    matrices, as MXNet 1.9's."""
+
+    def __init__(self, name="pcc", output_names=None, label_names=None):
+        self.k = 2
+        super().__init__(name, output_names, label_names)
+
+    @staticmethod
+    def _calc_mcc(cmat):
+        n = cmat.sum()
+        x, y = cmat.sum(axis=1), cmat.sum(axis=0)
+        cov_xx, cov_yy = numpy.sum(x * (n - x)), numpy.sum(y * (n - y))
+        if cov_xx == 0 or cov_yy == 0:
+            return float("nan")
+        return numpy.sum(numpy.diag(cmat) * n - x * y) / (cov_xx * cov_yy) ** 0.5
+
+    def update(self, labels, preds):
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            label, pred = _host(label).astype("int32"), _host(pred)
+            pred = pred.argmax(axis=1) if pred.shape != label.shape else pred
+            pred, label = pred.astype("int32").ravel(), label.ravel()
+            grow = int(max(pred.max(initial=0), label.max(initial=0))) + 1 - self.k
+            if grow > 0:
+                self.lcm, self.gcm = (numpy.pad(m, ((0, grow), (0, grow))) for m in
+                                      (self.lcm, self.gcm))
+                self.k += grow
+            counts = numpy.zeros((self.k, self.k))
+            numpy.add.at(counts, (pred, label), 1)
+            self.lcm += counts
+            self.gcm += counts
+        self.num_inst += 1
+        self.global_num_inst += 1
+
+    sum_metric = property(lambda self: self._calc_mcc(self.lcm) * self.num_inst,
+                          lambda self, _: None)   # NOTE: derived; reset assigns it
+    global_sum_metric = property(lambda self: self._calc_mcc(self.gcm) * self.global_num_inst,
+                                 lambda self, _: None)
+
+    def reset(self):
+        super().reset()
+        self.gcm = numpy.zeros((self.k, self.k))
+        self.lcm = numpy.zeros((self.k, self.k))
+
+    def reset_local(self):
+        super().reset_local()
+        self.lcm = numpy.zeros((self.k, self.k))
+
+
 class Loss(EvalMetric):
     """The mean of the given loss values (labels are ignored)."""
 
@@ -494,5 +545,6 @@ for _cls, _aliases in ((CompositeEvalMetric, ("composite",)), (Accuracy, ("acc",
                        (TopKAccuracy, ("top_k_accuracy", "top_k_acc")), (F1, ()), (MCC, ()),
                        (Perplexity, ()), (MAE, ()), (MSE, ()), (RMSE, ()),
                        (CrossEntropy, ("ce",)), (NegativeLogLikelihood, ("nll_loss",)),
-                       (PearsonCorrelation, ("pearsonr",)), (Loss, ()), (CustomMetric, ())):
+                       (PearsonCorrelation, ("pearsonr",)), (PCC, ()), (Loss, ()),
+                       (CustomMetric, ())):
     register(_cls, *_aliases)

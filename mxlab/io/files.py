@@ -7,14 +7,14 @@ import struct
 import numpy
 
 from ..base import MXNetFileNotFoundError, MXNetNotImplementedError, MXNetValueError
-from .io import NDArrayIter
+from .io import DataBatch, NDArrayIter
 
 __all__ = ["CSVIter", "MNISTIter", "LibSVMIter"]
 
 
 def _read_csv(path, shape, what):
     try:
-        values = numpy.loadtxt(path, delimiter=",", dtype=numpy.float32, ndmin=2)
+        values = numpy.loadtxt(path, delimiter=",", dtype=numpy.float64, ndmin=2)
     except OSError:
         raise MXNetFileNotFoundError(f"CSVIter: {what} file {path!r} not found") from None
     width = int(numpy.prod(shape))
@@ -24,14 +24,34 @@ def _read_csv(path, shape, what):
     return values.reshape((-1,) + tuple(shape))
 
 
-class CSVIter(NDArrayIter):
+class _BackendIter(NDArrayIter):
+    """MXNet's C++ iterators (``MXDataIter``): ``getdata()``/``getlabel()`` give the current
+    batch's one array, not a list; batches still hold lists."""
+
+    def getdata(self):
+        return NDArrayIter.getdata(self)[0]
+
+    def getlabel(self):
+        return NDArrayIter.getlabel(self)[0]
+
+    def next(self):
+        if not self.iter_next():
+            raise StopIteration
+        data, label = NDArrayIter.getdata(self), NDArrayIter.getlabel(self)
+        if data[0].shape[self._axis] != self.batch_size:   # NOTE: 'discard' drops it
+            raise StopIteration
+        return DataBatch(data=data, label=label, pad=self.getpad(), index=None)
+
+
+class CSVIter(_BackendIter):
     """Rows of ``data_csv`` reshaped to ``data_shape`` (labels from ``label_csv`` or zeros);
     ``round_batch`` pads the last batch from the start, else it is dropped."""
 
     def __init__(self, data_csv, data_shape, label_csv=None, label_shape=(1,), batch_size=1,
                  round_batch=True, dtype="float32", **kwargs):
         data = _read_csv(data_csv, data_shape, "data").astype(dtype)
-        label = (_read_csv(label_csv, label_shape, "label") if label_csv is not None
+        label = (_read_csv(label_csv, label_shape, "label").astype(numpy.float32)
+                 if label_csv is not None
                  else numpy.zeros((len(data),) + tuple(label_shape), numpy.float32))
         if label.shape[-1] == 1 and tuple(label_shape) == (1,):
             label = label.reshape(-1)
@@ -53,7 +73,7 @@ def _open(path):
                                      f"download data sets)") from None
 
 
-class MNISTIter(NDArrayIter):
+class MNISTIter(_BackendIter):
     """MNIST idx files (``image``, ``label``; raw or .gz) as float32 in [0, 1], shape
     (N, 1, 28, 28) or (N, 784) with ``flat``; shuffled with ``seed`` when ``shuffle``."""
 

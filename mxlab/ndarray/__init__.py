@@ -19,14 +19,15 @@ __all__ = ["NDArray", "array", "save", "load", "load_frombuffer", "waitall", "fr
 
 def load(fname, ctx=None):
     """Load arrays saved by ``mx.nd.save`` or real MXNet (a list, or a dict when names were
-    saved)."""
+    saved). As in MXNet 1.x, records saved with NumPy shape semantics load only under them, and
+    others not inside an ``np_shape()`` scope."""
     from .serialization import load as _load
-    return _load(fname, device=ctx)
+    return _load(fname, device=ctx, check_np_shape=True)
 
 
 def load_frombuffer(buf):
     """Like :func:`load` from the bytes of a file."""
-    arrays, names, _ = _load_frombuffer(buf)
+    arrays, names, _ = _load_frombuffer(buf, check_np_shape=True)
     values = [None if a is None else _to_array(a, None, NDArray) for a in arrays]
     return dict(zip(names, values)) if names else values
 

@@ -16,6 +16,7 @@ Example
 import math
 
 from ..attribute import unique_subgraph_name
+from ..imperative import STATE
 from .frontend import make_array_frontend
 from .namespace import populate_prefixed
 from . import optimizer_updates as _updates
@@ -144,6 +145,9 @@ def cond(pred, then_func, else_func, inputs=None, name="cond"):
     MXNet 2.0's ``npx.cond(pred, then_func, else_func, inputs)`` form: ``pred``, ``then_func``
     and ``else_func`` are functions of the ``inputs`` (an array or a list of arrays)."""
     if inputs is None and not callable(pred):
+        if STATE.deferred:   # NOTE: a hybridized 1.x block: MXNet's symbolic cond names these
+            for part in ("_pred", "_then", "_else"):
+                unique_subgraph_name(name + part)
         return then_func() if bool(_truth(pred)) else else_func()
     for part in ("_pred", "_then", "_else"):
         unique_subgraph_name(name + part)

@@ -19,6 +19,7 @@ import numpy
 
 from ..base import MXNetTypeError, MXNetValueError
 from ..device import Device, current_device
+from ..util import is_np_shape, is_np_shape_global
 
 __all__ = ["save", "load", "load_frombuffer", "DTYPE_FLAGS", "raw_bytes",
            "from_raw_bytes"]
@@ -175,11 +176,13 @@ def _read_name(reader, i):
                               f"byte at {exc.start})") from None
 
 
-def load_frombuffer(buffer, source="<buffer>"):
+def load_frombuffer(buffer, source="<buffer>", check_np_shape=False):
     """Decode a saved list/dict of arrays from bytes; returns ``(arrays, names, np_semantics)``.
 
     Everything read is validated (magic numbers, ndim, dims, device, dtype flag, sizes against
     the bytes left, UTF-8 names); errors name ``source``, the array or name and what was expected.
+    ``check_np_shape`` (``mx.nd.load``'s rule in MXNet 1.x) refuses a record saved with NumPy
+    shape semantics outside them, and one saved without them inside an ``np_shape()`` scope.
     """
     reader = _Reader(buffer, source)
     header, _reserved = reader.unpack("QQ")
@@ -189,6 +192,8 @@ def load_frombuffer(buffer, source="<buffer>"):
     arrays, np_semantics = [], False
     for i in range(count):
         item = _read_array(reader, i)
+        if check_np_shape and item is not None:
+            _check_np_shape(item[1] == _V3, source, i)
         arrays.append(None if item is None else item[0])
         np_semantics = np_semantics or (item is not None and item[1] == _V3)
     (n_names,) = reader.unpack("Q")
@@ -196,6 +201,19 @@ def load_frombuffer(buffer, source="<buffer>"):
         raise MXNetValueError(f"{source}: {n_names} names for {len(arrays)} arrays")
     names = [_read_name(reader, i) for i in range(n_names)]
     return arrays, names, np_semantics
+
+
+def _check_np_shape(saved_np, source, i):
+    if saved_np and not is_np_shape():
+        raise MXNetValueError(f"{source}: array {i}: ndarray was saved in np shape semantics, "
+                              "must be loaded in the same semantics. Please turn on np shape "
+                              "semantics in Python using `with np_shape(True)` or decorator "
+                              "`use_np_shape` to scope the code of loading the ndarray.")
+    if not saved_np and is_np_shape() and not is_np_shape_global():
+        raise MXNetValueError(f"{source}: array {i}: ndarray was not saved in np shape "
+                              "semantics, but being loaded in np shape semantics. Please turn "
+                              "off np shape semantics in Python using `with np_shape(False)` to "
+                              "scope the code of loading the ndarray.")
 
 
 def raw_bytes(host, np_semantics=False):
@@ -262,7 +280,8 @@ def save(fname, data, np_semantics=None):
     """Save an array, a list of arrays or a ``{name: array}`` dict in MXNet's format
     (``mx.nd.save``).
 
-    ``np_semantics`` (default: True for ``mx.np`` arrays) writes V3 records that keep 0-d shapes.
+    ``np_semantics`` (default: True for ``mx.np`` arrays and under NumPy shape semantics, as
+    MXNet) writes V3 records that keep 0-d shapes.
     """
     from .ndarray import NDArray, ndarray
     if isinstance(data, NDArray):
@@ -275,7 +294,7 @@ def save(fname, data, np_semantics=None):
         raise MXNetTypeError("save: data must be an NDArray, a list or a dict, got "
                              f"{type(data).__name__}")
     if np_semantics is None:
-        np_semantics = any(isinstance(a, ndarray) for a in arrays)
+        np_semantics = is_np_shape() or any(isinstance(a, ndarray) for a in arrays)
     out = io.BytesIO()
     out.write(struct.pack("<QQQ", _LIST_MAGIC, 0, len(arrays)))
     for array in arrays:
@@ -356,8 +375,9 @@ def npz_entries(name, array):
     return entries
 
 
-def load(fname, device=None, cls=None):
-    """Load arrays saved by ``save`` or by real MXNet: a list, or a dict when the file has names."""
+def load(fname, device=None, cls=None, check_np_shape=False):
+    """Load arrays saved by ``save`` or by real MXNet: a list, or a dict when the file has names
+    (``check_np_shape``: see :func:`load_frombuffer`)."""
     from .ndarray import NDArray, ndarray
     if not isinstance(fname, (str, os.PathLike)):
         raise MXNetTypeError(f"load: fname must be a path, got {type(fname).__name__}")
@@ -366,7 +386,8 @@ def load(fname, device=None, cls=None):
     if content.startswith(_NUMPY_MAGICS):
         arrays, names, np_semantics = _load_numpy_file(fname)
     else:
-        arrays, names, np_semantics = load_frombuffer(content, os.fspath(fname))
+        arrays, names, np_semantics = load_frombuffer(content, os.fspath(fname),
+                                                      check_np_shape)
     cls = cls or (ndarray if np_semantics else NDArray)
     device = Device(device) if device is not None else current_device()
     values = [None if a is None else to_array(a, device, cls) for a in arrays]

@@ -44,7 +44,7 @@ def _fc_backward_into(xp, inputs, a, outs):
     if outs[1] is not None:
         xp.matmul(g2.T, x.reshape(-1, width), out=outs[1])
     if len(outs) > 2 and outs[2] is not None:
-        g2.sum(axis=0, out=outs[2])
+        g2.sum(axis=0, out=outs[2].reshape(-1))   # NOTE: a (num_hidden, 1) bias's buffer too
 
 
 _fc_backward_into.skips_none = True   # runtime: outputs with request null are passed as None

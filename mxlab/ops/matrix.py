@@ -312,8 +312,13 @@ def _fc_compute(xp, inputs, a):
         )
     out = x2 @ w.T
     if not a["no_bias"]:
-        out += inputs[2]
+        out += _bias(inputs[2])
     return out
+
+
+def _bias(b):
+    """MXNet accepts a ``(num_hidden, 1)`` bias as well as ``(num_hidden,)``."""
+    return b.reshape(-1) if b.ndim == 2 else b
 
 
 def _fc_infer(a, in_shapes, out_shapes=None):
@@ -345,7 +350,7 @@ def _fc_infer(a, in_shapes, out_shapes=None):
         ):
             shapes[0] = tuple(data[:-1]) + (weight[1],)
         out = None
-    if not a["no_bias"]:
+    if not a["no_bias"] and tuple(shapes[2] or ()) != (hidden, 1):
         shapes[2] = (hidden,)
     return shapes, [out]
 
@@ -356,7 +361,10 @@ def _fc_grad(node, g):
     grads = F._backward_FullyConnected(g[0], node.inputs[0], node.inputs[1],
                                        num_hidden=a["num_hidden"], no_bias=a["no_bias"],
                                        flatten=a["flatten"])
-    return list(grads)
+    grads = list(grads)
+    if not a["no_bias"] and len(getattr(node.inputs[2], "shape", None) or ()) == 2:
+        grads[2] = F.reshape_like(grads[2], node.inputs[2])   # NOTE: a (num_hidden, 1) bias
+    return grads
 
 
 def _fc_into(xp, inputs, a, outs):
@@ -364,7 +372,7 @@ def _fc_into(xp, inputs, a, outs):
     x, w, out = inputs[0], inputs[1], outs[0]
     xp.matmul(x.reshape(x.shape[0], -1) if a["flatten"] else x, w.T, out=out)
     if not a["no_bias"]:
-        out += inputs[2]
+        out += _bias(inputs[2])
 
 
 register(

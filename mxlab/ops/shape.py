@@ -13,6 +13,7 @@ Example
 (6, 4)
 """
 
+import math
 import numpy
 
 from ..base import MXNetAxisError, MXNetValueError
@@ -276,6 +277,8 @@ def _legacy_rule(attrs, src):
         return mx_reshape_shape(src, attrs["shape"], attrs["reverse"])
     target = attrs["target_shape"]
     if not target:
+        if None not in src and math.prod(src) == 1:
+            return ()   # NOTE: MXNet 1.9 reshapes a one-element array to () for shape=()
         raise MXNetValueError("Reshape: attribute 'shape' is required")
     target = list(target)
     if attrs["keep_highest"]:

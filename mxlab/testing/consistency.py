@@ -120,10 +120,57 @@ def _compare(opt1, opt2, shapes, dtype, w_stype, g_stype, rtol, atol, compare_st
     compare_ndarray_tuple(tuple(w1), tuple(w2), rtol=rtol, atol=atol)
 
 
+def _is_one_shape(shapes):
+    """MXNet 1.x passes one shape (a tuple of ints), 2.0 a list of shapes."""
+    return isinstance(shapes, tuple) and all(isinstance(d, (int, np.integer)) for d in shapes)
+
+
+def _compare_one(opt1, opt2, shape, dtype, w_stype, g_stype, rtol, atol, compare_states):
+    """MXNet 1.x's single-tensor form: both optimizers update index ``0`` (a scalar index)."""
+    ((w1, w2, g1, g2),) = _weights_and_grads([shape], dtype, w_stype, g_stype)
+    s1 = opt1.create_state_multi_precision(0, w1)
+    s2 = opt2.create_state_multi_precision(0, w2)
+    if compare_states:
+        compare_ndarray_tuple(s1, s2)
+    opt1.update_multi_precision(0, w1, g1, s1)
+    opt2.update_multi_precision(0, w2, g2, s2)
+    if compare_states:
+        compare_ndarray_tuple(s1, s2, rtol=rtol, atol=atol)
+    _assert_close(w1, w2, rtol, atol)
+
+
+def _compare_multi_tensor(opt1, opt2, shapes, dtype, rtol, atol, compare_states, ntensors):
+    """MXNet 1.x's multi-tensor form: ``opt2`` updates all ``ntensors`` in one call, ``opt1``
+    (the single-tensor reference) one at a time."""
+    from .. import random
+    from ..test_utils import default_device
+    w1 = [random.uniform(shape=s, ctx=default_device(), dtype=dtype) for s in shapes]
+    g1 = [random.uniform(shape=s, ctx=default_device(), dtype=dtype) for s in shapes]
+    w2, g2 = [w.copy() for w in w1], [g.copy() for g in g1]
+    s2 = [opt2.create_state_multi_precision(0, w2[i]) for i in range(ntensors)]
+    opt2.update_multi_precision(list(range(ntensors)), w2, g2, s2)
+    for i in range(ntensors):
+        s1 = opt1.create_state_multi_precision(i, w1[i])
+        opt1.update_multi_precision(i, w1[i], g1[i], s1)
+        if compare_states:
+            compare_ndarray_tuple(s1, s2[i], rtol, atol)
+        compare_ndarray_tuple(w1[i], w2[i], rtol, atol)
+
+
 def compare_optimizer(opt1, opt2, shapes, dtype, w_stype="default", g_stype="default",
-                      rtol=1e-4, atol=1e-5, compare_states=True):
-    """One multi-precision update of random weights by both optimizers must agree."""
-    _compare(opt1, opt2, shapes, dtype, w_stype, g_stype, rtol, atol, compare_states, None)
+                      rtol=1e-4, atol=1e-5, compare_states=True, ntensors=None):
+    """One multi-precision update of random weights by both optimizers must agree.
+
+    ``shapes`` is a list of shapes (MXNet 2.0: both update all at once), or, as in MXNet 1.x,
+    one shape (both update index 0); MXNet 1.x's ``ntensors`` with a list compares ``opt2``'s
+    multi-tensor update with ``opt1`` updating one tensor at a time.
+    """
+    if _is_one_shape(shapes):
+        _compare_one(opt1, opt2, shapes, dtype, w_stype, g_stype, rtol, atol, compare_states)
+    elif ntensors is not None:
+        _compare_multi_tensor(opt1, opt2, shapes, dtype, rtol, atol, compare_states, ntensors)
+    else:
+        _compare(opt1, opt2, shapes, dtype, w_stype, g_stype, rtol, atol, compare_states, None)
 
 
 def compare_optimizer_noise_seeded(opt1, opt2, shapes, dtype, noise_seed, w_stype="default",
