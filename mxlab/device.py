@@ -5,7 +5,6 @@ every CPU id (MXNet allows ``cpu(1)`` etc. as separate logical devices) and CuPy
 mx.gpu(0):`` changes the thread's default device.
 """
 import threading
-import warnings
 
 import numpy
 
@@ -156,14 +155,4 @@ def current_device():
 current_context = current_device
 
 
-class _DeprecatedDefault:
-    """MXNet 1.x's ``Context.default_ctx`` (deprecated there too): the current device."""
-
-    def __get__(self, obj, cls=None):
-        warnings.warn("Context.default_ctx has been deprecated. Please use "
-                      "Context.current_context() instead.", DeprecationWarning, stacklevel=2)
-        return current_device()
-
-
-Device.default_ctx = _DeprecatedDefault()
 _DEFAULT_CPU = Device("cpu", 0)

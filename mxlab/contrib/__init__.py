@@ -2,7 +2,8 @@
 (``DataLoaderIter``), ``mx.contrib.svrg_optimization`` (``SVRGModule``), and ``mx.contrib.nd`` /
 ``mx.contrib.ndarray`` / ``mx.contrib.sym`` /
 ``mx.contrib.symbol``, the contrib ops of ``mx.nd.contrib`` and ``mx.sym.contrib`` under MXNet
-1.x's other names; ``mx.contrib.text`` (vocabularies and token embeddings from local files)."""
+1.x's other names; ``mx.contrib.text`` (vocabularies and token embeddings from local files);
+``mx.contrib.autograd`` (the API before ``mx.autograd``)."""
 from ..ndarray import contrib as ndarray  # noqa: F401
 from ..ndarray import contrib as nd  # noqa: F401
 from ..symbol import contrib as sym  # noqa: F401
