@@ -7,6 +7,7 @@ import struct
 import numpy
 
 from ..base import MXNetFileNotFoundError, MXNetNotImplementedError, MXNetValueError
+from ..ndarray.ndarray import NDArray, array
 from .io import DataBatch, NDArrayIter
 
 __all__ = ["CSVIter", "MNISTIter", "LibSVMIter"]
@@ -49,7 +50,8 @@ class CSVIter(_BackendIter):
 
     def __init__(self, data_csv, data_shape, label_csv=None, label_shape=(1,), batch_size=1,
                  round_batch=True, dtype="float32", **kwargs):
-        data = _read_csv(data_csv, data_shape, "data").astype(dtype)
+        # NOTE: an NDArray source keeps ``dtype`` (NDArrayIter makes NumPy sources float32)
+        data = array(_read_csv(data_csv, data_shape, "data"), dtype=dtype, cls=NDArray)
         label = (_read_csv(label_csv, label_shape, "label").astype(numpy.float32)
                  if label_csv is not None
                  else numpy.zeros((len(data),) + tuple(label_shape), numpy.float32))
