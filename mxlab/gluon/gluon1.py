@@ -26,9 +26,10 @@ import contextvars
 import functools
 import inspect
 import itertools
+import re
 import threading
 
-__all__ = ["BlockMeta", "BlockScope", "create_prefix"]
+__all__ = ["BlockMeta", "BlockScope", "collect_gluon1", "create_prefix", "layer_child"]
 
 _naming_counter = contextvars.ContextVar("naming_counter", default=None)
 _scope_prefix = contextvars.ContextVar("scope_prefix", default="")
@@ -124,6 +125,31 @@ def create_prefix(prefix, params, hint):
     else:
         params = ParameterDict(params.prefix, params)
     return scope._block.prefix + prefix, params
+
+
+def layer_child(parent, cls, *args, prefix, **kwargs):
+    """A built-in layer's own child, named under ``parent`` as MXNet 1.x names it (a Dense's
+    ``relu`` activation is ``dense0_relu_``), without marking the tree as Gluon 1 code."""
+    with BlockScope(parent):
+        child = cls(*args, prefix=prefix, **kwargs)
+    child._gluon1 = False
+    return child
+
+
+def collect_gluon1(block, select=None):
+    """MXNet 1.x's ``collect_params``: ``{full name: Parameter}`` of ``block`` and its children
+    in a dict with the block's prefix; ``select`` is a regex matched at the start of full names."""
+    from .parameter import ParameterDict
+    pattern = re.compile(select) if select else None
+    found = ParameterDict(block.params.prefix)
+
+    def visit(current):
+        found.update((name, param) for name, param in current.params.items()
+                     if pattern is None or pattern.match(name))
+        for child in current._children.values():
+            visit(child)
+    visit(block)
+    return found
 
 
 @contextlib.contextmanager

@@ -27,6 +27,7 @@ from ..util import is_np_array, is_np_shape, np_shape
 __all__ = ["Parameter", "Constant", "ParameterDict", "DeferredInitializationError"]
 
 _var_count = itertools.count()
+_var_owners = weakref.WeakValueDictionary()   # variable name -> the Parameter holding it
 GRAD_REQS = ("write", "add", "null")
 
 
@@ -383,14 +384,19 @@ class Parameter:
     def var(self):
         """The symbolic variable standing for this parameter in traced graphs.
 
-        Its name is unique (``<name>_<k>``); ``HybridBlock.export`` renames it to the structured
-        name.
+        Its name is MXNet 1.x's, the parameter's full name (``dense0_weight``) when no other live
+        parameter's variable has it, else made unique (``<name>_<k>``); ``HybridBlock.export``
+        renames it to the structured name.
         """
         if self._var is None:
             from .. import symbol
 
             if self._var_name is None:
-                self._var_name = f"{self.name}_{next(_var_count)}"
+                name = self.__dict__.get("_gluon1_name", self.name)
+                if _var_owners.get(name) not in (None, self):
+                    name = f"{self.name}_{next(_var_count)}"
+                _var_owners[name] = self
+                self._var_name = name
             self._var = symbol.var(self._var_name, shape=self._shape, dtype=self.dtype,
                                    lr_mult=self.lr_mult, wd_mult=self.wd_mult)
         return self._var
@@ -453,6 +459,7 @@ class ParameterDict(dict):
         super().__init__(() if is_prefix else prefix_or_items)
         self._prefix = prefix_or_items if is_prefix else ""
         self._shared = shared
+        self._created = False   # NOTE: Gluon 1 code called get(): see Block.collect_params
 
     @property
     def prefix(self):
@@ -463,8 +470,7 @@ class ParameterDict(dict):
         for candidate in (key, self._prefix + key):
             if dict.__contains__(self, candidate):
                 return dict.__getitem__(self, candidate)
-        found = [p for p in self.values()
-                 if p.name == key or p.__dict__.get("_gluon1_name") == key]
+        found = [p for p in self.values() if p.__dict__.get("_gluon1_name", p.name) == key]
         if found:
             return found[0]
         return self._shared._lookup(key) if self._shared is not None else None
@@ -484,6 +490,7 @@ class ParameterDict(dict):
             return found if found is not None else (default[0] if default else None)
         full = self._prefix + name
         param = self._lookup(full)
+        self._created = True
         if param is None:
             param = Parameter(full, **kwargs)
             dict.__setitem__(self, full, param)
@@ -495,6 +502,7 @@ class ParameterDict(dict):
         """Gluon 1: the :class:`Constant` ``prefix + name`` (created from ``value``)."""
         full = self._prefix + name
         param = self._lookup(full)
+        self._created = True
         if param is None:
             if value is None:
                 raise MXNetValueError(f"No constant named '{full}'. Please specify value if you "
@@ -549,7 +557,8 @@ class ParameterDict(dict):
         plain dict, so ``str(net.collect_params())`` names each parameter on one line)."""
         if not self._prefix:
             return dict.__repr__(self)
-        body = "\n".join(f"  {p!r}" for p in self.values())
+        body = "\n".join(f"  {type(p).__name__} {key} (shape={p.shape}, dtype={p.dtype})"
+                          for key, p in self.items())
         return f"{self._prefix} (\n{body}\n)"
 
     def initialize(self, init=None, ctx=None, verbose=False, force_reinit=False, device=None):

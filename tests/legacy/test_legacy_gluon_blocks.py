@@ -1,0 +1,186 @@
+"""Gluon 1 (MXNet 1.9.1) block behaviour next to Gluon 2's: collect_params keys of Gluon 1 code,
+blocks called on symbols, parameter variable names, SymbolBlock inside a Gluon 1 trace, uneven
+split_data, Estimator(context=)."""
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import mxlab as mx
+from mxlab import gluon
+from mxlab.gluon import nn
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent.parent / "oracle"))
+from mxnet_oracle import requires_mxnet, run_mxlab, run_mxnet  # noqa: E402
+
+
+# -- collect_params: Gluon 1 code gets full names, Gluon 2 code structural names ----------------
+def test_prefix_and_name_scope_give_full_name_keys():
+    net = nn.HybridSequential(prefix="test_")
+    with net.name_scope():
+        net.add(nn.Conv2D(10, 3))
+        net.add(nn.Dense(10, activation="relu"))
+    assert set(net.collect_params()) == {"test_conv0_weight", "test_conv0_bias",
+                                         "test_dense0_weight", "test_dense0_bias"}
+    assert set(net.collect_params(".*weight")) == {"test_conv0_weight", "test_dense0_weight"}
+    assert net.collect_params().prefix == "test_"
+
+
+def test_gluon2_tree_keeps_structural_keys():
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(10, 3), nn.Dense(10, activation="relu"))
+    assert set(net.collect_params()) == {"0.weight", "0.bias", "1.weight", "1.bias"}
+    assert net.collect_params().prefix == ""
+
+
+def test_params_get_marks_gluon1_and_str_lists_full_names():
+    class Net(gluon.Block):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.dense0 = nn.Dense(10, in_units=5, use_bias=False)
+
+    lines = str(Net(prefix="net1_").collect_params()).splitlines()
+    assert lines[0] == "net1_ ("
+    assert lines[1].strip() == "Parameter net1_dense0_weight (shape=(10, 5), dtype=float32)"
+    assert lines[2] == ")"
+
+    class Own(gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.w = self.params.get("w", shape=(2,))
+
+    own = Own()
+    assert list(own.collect_params()) == [own.prefix + "w"]
+
+
+def test_sharing_through_collect_params_of_a_named_tree():
+    class Net(gluon.Block):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.dense0 = nn.Dense(5, in_units=5)
+
+        def forward(self, x):
+            return self.dense0(x)
+
+    net1 = Net(prefix="net1_")
+    net2 = Net(prefix="net2_", params=net1.collect_params())
+    assert net2.dense0.weight is net1.dense0.weight
+    net1.initialize(mx.init.One())
+    assert net2(mx.nd.ones((1, 5))).asnumpy().tolist() == [[5.0] * 5]
+
+
+def test_shared_structural_dict_does_not_match_by_local_name():
+    base = nn.HybridSequential()
+    base.add(nn.Conv2D(4, 3), nn.Dense(3))
+    # NOTE: MXNet 1.x looks the new layer's parameters up by full name (dense<k>_weight): absent
+    other = nn.Dense(7, in_units=2, params=base.collect_params())
+    assert other.weight is not base[0].weight
+    assert other.weight.shape == (7, 2)
+
+
+# -- calling blocks on symbols -------------------------------------------------------------------
+def test_dense_on_symbol_names_ops_under_its_prefix():
+    model = nn.Dense(128, activation="tanh", in_units=10, flatten=False, prefix="test_")
+    out = model(mx.sym.var("data"))
+    assert set(model.collect_params()) == {"test_weight", "test_bias"}
+    assert out.list_outputs() == ["test_tanh_fwd_output"]
+    assert out.infer_shape(data=(2, 3, 10))[1] == [(2, 3, 128)]
+
+
+def test_sequential_container_on_symbols():
+    model = nn.HybridSequential()
+    model.add(nn.Dense(8, activation="tanh", in_units=4), nn.Dropout(0.5), nn.Dense(3, in_units=8))
+    out = model(mx.sym.var("data"))
+    assert len(out.list_arguments()) == 5
+    assert out.infer_shape(data=(2, 4))[1] == [(2, 3)]
+
+
+def test_mixed_symbol_and_array_inputs_are_value_and_type_errors():
+    class Add(gluon.HybridBlock):
+        def hybrid_forward(self, F, a, b):
+            return a + b
+
+    for args in ((mx.nd.ones((2,)), mx.sym.var("a")), (mx.sym.var("a"), mx.nd.ones((2,)))):
+        with pytest.raises(ValueError, match="mix"):
+            Add()(*args)
+        with pytest.raises(TypeError, match="mix"):
+            Add()(*args)
+
+
+def test_parameter_variable_takes_its_gluon1_name():
+    p = gluon.Parameter("weight_v1test", shape=(2, 2))
+    assert p.var().name == "weight_v1test"
+    twin = gluon.Parameter("weight_v1test", shape=(2, 2))
+    assert twin.var().name != "weight_v1test"     # NOTE: a live parameter already holds it
+    dense = nn.Dense(3, in_units=2, prefix="v1var_")
+    assert dense(mx.sym.var("data")).list_arguments() == ["data", "v1var_weight", "v1var_bias"]
+
+
+def test_symbol_block_from_structural_params_and_inside_gluon1_trace():
+    model = nn.HybridSequential()
+    model.add(nn.Dense(4, activation="tanh", in_units=3), nn.Dense(2, in_units=4))
+    model.initialize(mx.init.One())
+    data = mx.sym.var("data")
+    smodel = gluon.SymbolBlock(model(data), data, params=model.collect_params())
+    x = mx.nd.ones((2, 3))
+    expected = model(x).asnumpy()
+    np.testing.assert_allclose(smodel(x).asnumpy(), expected, rtol=1e-6)
+
+    class Outer(gluon.HybridBlock):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def hybrid_forward(self, F, x):
+            return self.inner(x) * 2
+
+    outer = Outer(smodel)
+    outer.hybridize()
+    np.testing.assert_allclose(outer(x).asnumpy(), expected * 2, rtol=1e-6)
+    np.testing.assert_allclose(outer(x).asnumpy(), expected * 2, rtol=1e-6)
+
+
+# -- split_data, Estimator ------------------------------------------------------------------------
+def test_uneven_split_data_follows_mxnet_191():
+    sizes = [s.shape for s in gluon.utils.split_data(mx.nd.zeros((10, 33)), 4, 1,
+                                                      even_split=False)]
+    assert sizes == [(10, 9), (10, 8), (10, 8), (10, 8)]   # MXNet 1.9.1's answer
+    sizes = [s.shape for s in gluon.utils.split_data(mx.nd.zeros((2, 3)), 3, even_split=False)]
+    assert sizes == [(1, 3), (1, 3), (0, 3)]
+
+
+def test_estimator_takes_mxnet1_context_keyword():
+    from mxlab.gluon.contrib.estimator import Estimator
+
+    net = nn.Dense(2, in_units=3)
+    net.initialize()
+    est = Estimator(net, loss=gluon.loss.L2Loss(), context=mx.cpu())
+    assert est.context == [mx.cpu()] or est.context == mx.cpu()
+    with pytest.raises(ValueError, match="not both"):
+        Estimator(net, loss=gluon.loss.L2Loss(), context=mx.cpu(), device=mx.cpu())
+
+
+_ORACLE_CODE = """
+net = mx.gluon.nn.HybridSequential(prefix='orc_')
+with net.name_scope():
+    net.add(mx.gluon.nn.Conv2D(2, 3), mx.gluon.nn.MaxPool2D(),
+            mx.gluon.nn.Dense(3, activation='relu'))
+keys = sorted(net.collect_params().keys())
+outputs['keys'] = np.array(keys)
+dense = mx.gluon.nn.Dense(4, activation='sigmoid', in_units=2, prefix='orcd_')
+outputs['outs'] = np.array(dense(mx.sym.var('data')).list_outputs())
+outputs['args'] = np.array(dense(mx.sym.var('data')).list_arguments())
+outputs['split'] = np.array([s.shape for s in mx.gluon.utils.split_data(
+    mx.nd.zeros((7, 2)), 3, even_split=False)])
+"""
+
+
+@pytest.mark.oracle
+@requires_mxnet
+def test_gluon1_names_match_mxnet_191():
+    ours, theirs = run_mxlab(_ORACLE_CODE, {}), run_mxnet(_ORACLE_CODE, {})
+    for key in ("keys", "outs", "args", "split"):
+        assert ours[key].tolist() == theirs[key].tolist(), key
