@@ -45,8 +45,9 @@ from .op_hooks import OpHooks
 from .nesting import (_flatten, _regroup, check_array_inputs, check_np_outputs, check_symbol_inputs,
                       same_but_trailing_nones)
 from .gluon1 import (BlockMeta, BlockScope, _block_scope, collect_gluon1,  # noqa: F401
-                     create_prefix)
-from .parameter import Parameter, ParameterDict, shape_is_known
+                     create_prefix, gluon1_param, uses_gluon1)
+from .parameter import Parameter, shape_is_known
+from .parameter_dict import ParameterDict
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock", "HookHandle"]
 
@@ -124,7 +125,7 @@ class Block(BlockCheckpoints, OpHooks, metaclass=BlockMeta):
         if isinstance(value, Block):
             self.register_child(value, name)
         elif isinstance(value, Parameter):
-            value = self._gluon1_param(name, value)
+            value = gluon1_param(self, name, value)
             self.__dict__["_reg_params"][name] = value
         super().__setattr__(name, value)
 
@@ -165,26 +166,6 @@ class Block(BlockCheckpoints, OpHooks, metaclass=BlockMeta):
         self._gluon1 = True
         return BlockScope(self)
 
-    def _gluon1_param(self, name, param):
-        """The parameter to register as attribute ``name``: with ``params=`` given, the shared
-        dict's parameter of that local name; it is also entered in the prefixed dict."""
-        params = self.__dict__.get("_params")
-        if params is None:
-            return param
-        full = params.prefix + name
-        shared = params._shared._lookup(full) if params._shared is not None else None
-        if shared is not None:
-            param = shared
-        if not any(p is param for p in params.values()):
-            dict.__setitem__(params, full, param)
-            param.__dict__.setdefault("_gluon1_name", full)
-        return param
-
-    def _uses_gluon1(self):
-        """Whether this block or a descendant was written as Gluon 1 code (see collect_params)."""
-        return self._gluon1 or self._params._created or \
-            any(child._uses_gluon1() for child in self._children.values())
-
     def _collect_params_with_prefix(self, prefix=""):
         prefix = prefix + "." if prefix else ""
         found = ParameterDict((prefix + key, p) for key, p in self._reg_params.items())
@@ -198,13 +179,10 @@ class Block(BlockCheckpoints, OpHooks, metaclass=BlockMeta):
 
     def collect_params(self, select=None):
         """``{structured name: Parameter}`` of this block and its children; ``select`` is a
-        regex (``'.*weight|.*bias'``) matched at the start of each name.
-
-        A tree written as Gluon 1 code (a block given ``prefix=``/``params=``, a ``name_scope``
-        entered or ``self.params.get`` called) gets MXNet 1.x's answer instead: the prefixed dict
-        of full names (``dense0_weight``), ``select`` matched against those."""
+        regex (``'.*weight|.*bias'``) matched at the start of each name. A tree written as Gluon 1
+        code (``gluon1.uses_gluon1``) gets MXNet 1.x's prefixed dict of full names instead."""
         self._check_container_with_block()
-        if self._uses_gluon1():
+        if uses_gluon1(self):
             return collect_gluon1(self, select)
         params = self._collect_params_with_prefix()
         if not select:

@@ -76,6 +76,11 @@ def _unique_params(params):
 class Trainer:
     """Updates ``params`` with ``optimizer`` (a name plus ``optimizer_params``, or an instance)."""
 
+    def __call__(self):
+        """The Trainer itself: MXNet 2.0 code dereferences ``param._trainer()`` as a weak
+        reference (see :attr:`Parameter._trainer <mxlab.gluon.Parameter>`)."""
+        return self
+
     def __init__(self, params, optimizer, optimizer_params=None, kvstore="device",
                  compression_params=None, update_on_kvstore=None):
         self._params = _unique_params(params)
@@ -137,6 +142,10 @@ class Trainer:
             update_on_kvstore = env_int("MXNET_UPDATE_ON_KVSTORE", 1) != 0
             if config["update_on_kvstore"] is not None:
                 update_on_kvstore = bool(config["update_on_kvstore"])
+            elif any(p._grad_stype != "default" for p in self._params):
+                # NOTE: MXNet 1.x: dense weights with sparse gradients update here, not in the
+                #   store, unless the store is distributed (its servers update)
+                update_on_kvstore = _is_dist(kvstore.type)
             elif kvstore.type == "local" and _largest_param(self._params) > 16 * 1024 * 1024:
                 update_on_kvstore = False
             if update_on_kvstore and not kvstore.is_capable("optimizer"):

@@ -184,3 +184,43 @@ def test_gluon1_names_match_mxnet_191():
     ours, theirs = run_mxlab(_ORACLE_CODE, {}), run_mxnet(_ORACLE_CODE, {})
     for key in ("keys", "outs", "args", "split"):
         assert ours[key].tolist() == theirs[key].tolist(), key
+
+
+# -- Trainer and ParameterDict as MXNet 1.9.1 code reads them -------------------------------------
+def test_parameter_trainer_reads_as_trainer_and_as_weak_reference():
+    x = gluon.Parameter("x", shape=(3,))
+    x.initialize()
+    trainer = gluon.Trainer([x], "sgd")
+    assert x._trainer is trainer          # MXNet 1.x code
+    assert x._trainer() is trainer        # MXNet 2.0 code (a weak reference, called)
+    x._set_trainer(None)
+    assert x._trainer is None
+
+
+def test_unprefixed_parameter_dict_get_with_attributes_creates():
+    params = gluon.ParameterDict()
+    x = params.get("x", shape=(4,), lr_mult=2.0)
+    assert list(params) == ["x"] and x.shape == (4,) and x.lr_mult == 2.0
+    assert params.get("x") is x and params.get("absent") is None
+
+
+def test_gluon1_trainer_params_carry_full_names_in_order():
+    net = nn.Sequential()
+    for name in ("ones_", "zeros_"):
+        net.add(nn.Dense(2, in_units=2, use_bias=False, prefix=name))
+    net.initialize()
+    trainer = gluon.Trainer(net.collect_params(), "sgd")
+    assert [p.name for p in trainer._params] == ["ones_weight", "zeros_weight"]
+
+
+def test_sparse_gradient_dense_weight_updates_outside_a_local_store():
+    params = gluon.ParameterDict()
+    x = params.get("x", shape=(4, 1), grad_stype="row_sparse")
+    params.initialize(ctx=[mx.cpu(0), mx.cpu(1)], init="zeros")
+    trainer = gluon.Trainer(params, "sgd", {"learning_rate": 0.1}, kvstore="local")
+    with mx.autograd.record():
+        for w in x.list_data():
+            (w + 1).backward()
+    trainer.step(1)
+    assert trainer._update_on_kvstore is False      # MXNet 1.9.1's choice
+    np.testing.assert_allclose(x.data(mx.cpu(0)).asnumpy(), -0.2 * np.ones((4, 1)), rtol=1e-6)
