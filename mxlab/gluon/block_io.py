@@ -17,6 +17,7 @@ Example
 True
 """
 import collections
+import json
 import warnings
 
 from ..base import MXNetAssertionError, MXNetValueError
@@ -117,6 +118,58 @@ class BlockCheckpoints:
                 )
             params[name]._load_init(value, device, cast_dtype=cast_dtype,
                                     dtype_source=dtype_source)
+
+    def save(self, prefix):
+        """MXNet 1.x's ``Block.save``: the block tree (each block's name, whether it is
+        hybridized, its traced graph) in ``prefix-model.json`` and the parameters in
+        ``prefix-model.params``; :meth:`load` restores them into a tree built by the same code."""
+        model = {}
+
+        def visit(block, index, structure):
+            entry = {"orig_name": block.name, "hybridized": False}
+            structure[type(block).__name__.lower() + str(index[0])] = entry
+            graph = getattr(block, "_cached_graph", ())
+            if graph and getattr(block, "_active", False):
+                entry.update(hybridized=True, in_format=block._in_format,
+                             out_format=block._out_format, symbol=graph[1].tojson(),
+                             inputs=[sym.tojson() for sym in graph[0]])
+            entry["children"] = children = {}
+            for key, child in block._children.items():
+                index[0] += 1
+                children[child.name] = key
+                visit(child, index, entry)
+
+        visit(self, [0], model)
+        with open(prefix + "-model.json", "w") as out:
+            json.dump(model, out)
+        self.save_parameters(prefix + "-model.params")
+
+    def load(self, prefix):
+        """Restore what :meth:`save` wrote: children take their saved names and keys (so the
+        parameters' structured names match), saved hybridized blocks hybridize again (traced on
+        their next call), then the parameters load."""
+        with open(prefix + "-model.json") as source:
+            model = json.load(source)
+
+        def visit(block, index, structure):
+            key = type(block).__name__.lower() + str(index[0])
+            if key not in structure:
+                raise MXNetValueError(f"Block {key} is not in the saved model {prefix}-model.json:"
+                                      f" the tree must be built by the code that saved it")
+            entry = structure[key]
+            block._name = entry["orig_name"]
+            if entry.get("hybridized") and hasattr(block, "_active"):
+                block._active = True
+                block._clear_cached_op()
+            for child in block._children.values():
+                index[0] += 1
+                visit(child, index, entry)
+            names = entry["children"]
+            block._children = collections.OrderedDict(
+                (names.get(child.name, k), child) for k, child in block._children.items())
+
+        visit(self, [0], model)
+        self.load_parameters(prefix + "-model.params")
 
     # -- summary -----------------------------------------------------------------------------------
     def summary(self, *inputs):

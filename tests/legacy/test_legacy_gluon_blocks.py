@@ -224,3 +224,41 @@ def test_sparse_gradient_dense_weight_updates_outside_a_local_store():
     trainer.step(1)
     assert trainer._update_on_kvstore is False      # MXNet 1.9.1's choice
     np.testing.assert_allclose(x.data(mx.cpu(0)).asnumpy(), -0.2 * np.ones((4, 1)), rtol=1e-6)
+
+
+def test_block_save_load_restores_child_names_and_values(tmp_path):
+    class Chain(gluon.Block):
+        def add(self, block):
+            self._children[block.name + str(len(self._children))] = block
+
+        def forward(self, x):
+            for block in self._children.values():
+                x = block(x)
+            return x
+
+    def build():
+        net = Chain()
+        net.add(nn.Dense(3, in_units=2))
+        net.add(nn.Dense(2, in_units=3))
+        return net
+
+    net = build()
+    net.initialize()
+    net.hybridize()
+    x = mx.nd.ones((1, 2))
+    expected = net(x).asnumpy()
+    net.save(str(tmp_path / "chain"))
+    twin = build()                      # NOTE: new blocks, new names: keys differ until load
+    assert list(twin._children) != list(net._children)
+    twin.load(str(tmp_path / "chain"))
+    assert list(twin._children) == list(net._children)
+    np.testing.assert_allclose(twin(x).asnumpy(), expected, rtol=1e-6)
+
+
+def test_dataloader_takes_auto_reload():
+    data = gluon.data.ArrayDataset(mx.nd.arange(4))
+    for auto_reload in (True, False):
+        loader = gluon.data.DataLoader(data, batch_size=1, num_workers=2, thread_pool=True,
+                                       auto_reload=auto_reload)
+        assert loader.auto_reload is auto_reload
+        assert [b.asscalar() for b in loader] == [0.0, 1.0, 2.0, 3.0]
