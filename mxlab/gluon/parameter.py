@@ -20,7 +20,7 @@ import numpy
 
 from .. import autograd
 from .. import deferred_compute as dc
-from ..base import MXNetRuntimeError, MXNetValueError
+from ..base import MXNetRuntimeError, MXNetTypeError, MXNetValueError
 from ..device import Device, cpu, current_device
 from ..util import is_np_array, is_np_shape, np_shape
 
@@ -150,7 +150,7 @@ class Parameter:
         if req == "null":
             self._grad = None
             if self._data is not None:
-                self._data = {d: a.detach() for d, a in self._data.items()}
+                self._data = _PerDevice((d, a.detach()) for d, a in self._data.items())
         elif self._data is not None:
             self._init_grad()
 
@@ -212,7 +212,10 @@ class Parameter:
         return data
 
     def _init_impl(self, data, devices):
-        self._data = {d: data.copyto(d) if d != data.device else data.copy() for d in devices}
+        if self._stype != "default" and getattr(data, "_flavour", "nd") == "nd":
+            data = data.tostype(self._stype)   # NOTE: mx.np arrays stay dense
+        self._data = _PerDevice((d, data.copyto(d) if d != data.device else data.copy())
+                                for d in devices)
         self._init_grad()
 
     def _init_grad(self):
@@ -267,6 +270,9 @@ class Parameter:
                 )
             if dtype_source == "saved":   # NOTE: the array's dtype (a NumPy type), as MXNet
                 self.dtype = data.dtype
+                if self._data is not None:   # NOTE: the arrays take the saved dtype too (1.9.1)
+                    self._init_impl(_as_module_array(data), list(self._data))
+                    return
             else:
                 data = data.astype(self.dtype)
         data = _as_module_array(data)
@@ -307,8 +313,15 @@ class Parameter:
                                     f"{ctx}. It was only initialized on {list(arrays)}.")
         return found
 
+    def _check_dense(self, method):
+        if self._stype != "default":
+            raise MXNetRuntimeError(
+                f"Cannot return a copy of Parameter '{self.name}' via {method}() because its "
+                f"storage type is {self._stype}. Please use row_sparse_data() instead.")
+
     def data(self, ctx=None, device=None):
         """The array on ``ctx``, bound to :meth:`var` so deferred-compute traces see an input."""
+        self._check_dense("data")
         self._check_initialized()
         arr = self._pick(self._data, device if device is not None else ctx)
         if arr._dc is None or arr._dc.node is not self.var()._outputs[0].node:
@@ -317,8 +330,44 @@ class Parameter:
         return arr
 
     def list_data(self):
+        self._check_dense("list_data")
+        return self._list_data()
+
+    def _list_data(self):
+        """Every device's array, whatever the storage type (the Trainer's access)."""
         self._check_initialized()
         return list(self._data.values())
+
+    def row_sparse_data(self, row_id):
+        """MXNet 1.x: the rows ``row_id`` of a row_sparse parameter, on ``row_id``'s device."""
+        return self._row_sparse(row_id, row_id.device)[0]
+
+    def list_row_sparse_data(self, row_id):
+        """MXNet 1.x: the rows ``row_id`` of a row_sparse parameter, on every device."""
+        return self._row_sparse(row_id, None)
+
+    def _row_sparse(self, row_id, device):
+        """The rows ``row_id`` as row_sparse arrays. MXNet pulls them from the Trainer's store;
+        here every device keeps all rows (the Trainer updates them in place), so they are
+        retained from the device's own array, which a Trainer must still exist for, as in MXNet.
+
+        NOTE: the result is a new array: gradients reach the parameter through ``grad()``'s
+        buffers only when the forward pass uses the parameter's own array."""
+        from ..ndarray.ndarray import NDArray
+        from ..ndarray.sparse_ops import retain
+
+        if self._stype != "row_sparse":
+            raise MXNetRuntimeError(
+                f"Cannot return a copy of Parameter {self.name} via row_sparse_data() because "
+                f"its storage type is {self._stype}. Please use data() instead.")
+        if not isinstance(row_id, NDArray):
+            raise MXNetTypeError(f"row_id must have NDArray type, but {type(row_id)} is given")
+        if self._trainer is None:
+            raise MXNetRuntimeError(f"Cannot get row_sparse data for Parameter '{self.name}' "
+                                    "when no Trainer is created with it.")
+        self._check_initialized()
+        arrays = self._data.values() if device is None else [self._pick(self._data, device)]
+        return [retain(arr, row_id.as_in_context(arr.device)) for arr in arrays]
 
     def grad(self, ctx=None, device=None):
         """The gradient buffer on ``ctx``."""
@@ -382,7 +431,7 @@ class Parameter:
 
     def _reduce(self):
         """The value on the CPU (the mean over devices), as saved by ``save_parameters``."""
-        arrays = [a.as_in_context(cpu()) for a in self.list_data()]
+        arrays = [a.as_in_context(cpu()) for a in self._list_data()]
         total = arrays[0].copy()
         for arr in arrays[1:]:
             total = total + arr
@@ -405,7 +454,8 @@ class Parameter:
                 _var_owners[name] = self
                 self._var_name = name
             self._var = symbol.var(self._var_name, shape=self._shape, dtype=self.dtype,
-                                   lr_mult=self.lr_mult, wd_mult=self.wd_mult)
+                                   lr_mult=self.lr_mult, wd_mult=self.wd_mult,
+                                   stype=None if self._stype == "default" else self._stype)
         return self._var
 
     def cast(self, dtype):
@@ -415,8 +465,18 @@ class Parameter:
         if self._data is None:
             return
         with autograd.pause(), dc.context(False):
-            self._data = {d: a.astype(dtype) for d, a in self._data.items()}
+            self._data = _PerDevice((d, a.astype(dtype)) for d, a in self._data.items())
         self._init_grad()
+
+
+class _PerDevice(dict):
+    """``{Device: array}`` that MXNet 1.x code may also index by position (``p._data[0]``, its
+    list of per-device arrays)."""
+
+    def __getitem__(self, key):
+        if isinstance(key, int):
+            return list(self.values())[key]
+        return dict.__getitem__(self, key)
 
 
 def _as_module_array(data):

@@ -141,6 +141,10 @@ class ParameterDict(dict):
         for param in self.values():
             setattr(param, name, value)
 
+    def list_ctx(self):
+        """MXNet 1.x: every device some parameter lives on."""
+        return list({d: None for p in self.values() for d in p.list_ctx()})
+
     def reset_ctx(self, ctx=None, device=None):
         for param in self.values():
             param.reset_ctx(ctx, device)

@@ -172,7 +172,7 @@ class Trainer:
             if param._data is None:
                 waiting.append(param)
             elif self._kvstore is not None:
-                self._kvstore.broadcast(index, param.list_data()[0], param.list_data())
+                self._kvstore.broadcast(index, param._list_data()[0], param._list_data())
         self._params_to_init = waiting
 
     def _prepare(self):
@@ -209,11 +209,11 @@ class Trainer:
         grads = [p.list_grad() for _, p in indexed]
         if not isinstance(store, kvs.KVStore):   # NOTE: a user's store: one call per key
             for i, p in indexed:
-                out = p.list_data() if self._update_on_kvstore else None
+                out = p._list_data() if self._update_on_kvstore else None
                 store.pushpull(i, p.list_grad(), out=out, priority=-i)
             return
         if self._update_on_kvstore:
-            store.pushpull(keys, grads, out=[p.list_data() for _, p in indexed])
+            store.pushpull(keys, grads, out=[p._list_data() for _, p in indexed])
         else:
             store.pushpull(keys, grads)
 

@@ -262,3 +262,43 @@ def test_dataloader_takes_auto_reload():
                                        auto_reload=auto_reload)
         assert loader.auto_reload is auto_reload
         assert [b.asscalar() for b in loader] == [0.0, 1.0, 2.0, 3.0]
+
+
+# -- row_sparse parameters -------------------------------------------------------------------------
+def test_row_sparse_parameter_data_access_rules():
+    p = gluon.Parameter("rsp_w", shape=(4, 2), stype="row_sparse", grad_stype="row_sparse")
+    p.initialize(init=mx.init.One(), ctx=[mx.cpu(0), mx.cpu(1)])
+    assert p._data[0].stype == "row_sparse" and p._data[1].context == mx.cpu(1)
+    with pytest.raises(RuntimeError, match="row_sparse_data"):
+        p.data()
+    with pytest.raises(RuntimeError, match="row_sparse_data"):
+        p.list_data()
+    rows = mx.nd.array([0, 2], ctx=mx.cpu(1))
+    with pytest.raises(RuntimeError, match="no Trainer"):
+        p.row_sparse_data(rows)
+    trainer = gluon.Trainer([p], "sgd")   # noqa: F841 (a parameter holds it weakly)
+    got = p.row_sparse_data(rows)
+    assert got.stype == "row_sparse" and got.context == mx.cpu(1)
+    assert got.indices.asnumpy().tolist() == [0, 2]
+    assert got.asnumpy().tolist() == [[1, 1], [0, 0], [1, 1], [0, 0]]
+    assert len(p.list_row_sparse_data(rows)) == 2
+    assert p.var().attr("__storage_type__") == "1"
+    dense = gluon.Parameter("dense_w", shape=(2,))
+    dense.initialize()
+    with pytest.raises(RuntimeError, match="Please use data"):
+        dense.row_sparse_data(rows)
+
+
+def test_load_with_saved_dtype_recasts_initialised_arrays(tmp_path):
+    path = str(tmp_path / "p.params")
+    params0 = gluon.ParameterDict("")
+    params0.get("w0", shape=(2, 2), dtype="float32")
+    params0.initialize(mx.init.One())
+    params0.save(path)
+    params1 = gluon.ParameterDict("")
+    params1.get("w0", shape=(2, 2), dtype="float16")
+    params1.load(path, cast_dtype=True, dtype_source="current")
+    assert params1["w0"].data().dtype == np.float16
+    params1.load(path, cast_dtype=True, dtype_source="saved")
+    assert params1["w0"].data().dtype == np.float32      # MXNet 1.9.1's answer
+    assert set(params1.list_ctx()) == {mx.cpu()}
