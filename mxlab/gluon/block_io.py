@@ -76,10 +76,33 @@ class BlockCheckpoints:
         are matched in order when that pairing is unambiguous.
         """
         from ..ndarray import serialization
+        from .gluon1 import uses_gluon1
 
-        self._load_named(serialization.load(filename), f"file '{filename}'", allow_missing,
+        loaded = serialization.load(filename)
+        if loaded and not any("." in name for name in loaded) and uses_gluon1(self):
+            # NOTE: MXNet 1.x: a file of full names (save_params, collect_params().save)
+            self.collect_params().load(filename, device if device is not None else ctx,
+                                       allow_missing, ignore_extra, self.prefix, cast_dtype,
+                                       dtype_source)
+            return
+        self._load_named(loaded, f"file '{filename}'", allow_missing,
                          ignore_extra, cast_dtype, dtype_source, device if device is not None
                          else ctx)
+
+    def save_params(self, filename):
+        """MXNet 1.x (deprecated there): the parameters under their full names less this block's
+        prefix, as ``collect_params().save(filename, strip_prefix=prefix)``."""
+        warnings.warn("save_params is deprecated. Please use save_parameters. Note that if you "
+                      "want load from SymbolBlock later, please use export instead.",
+                      DeprecationWarning, stacklevel=2)
+        from .gluon1 import collect_gluon1
+        collect_gluon1(self).save(filename, strip_prefix=self.prefix)
+
+    def load_params(self, filename, ctx=None, allow_missing=False, ignore_extra=False):
+        """MXNet 1.x (deprecated there): :meth:`load_parameters`."""
+        warnings.warn("load_params is deprecated. Please use load_parameters.",
+                      DeprecationWarning, stacklevel=2)
+        self.load_parameters(filename, ctx, allow_missing, ignore_extra)
 
     def load_dict(self, param_dict, device=None, allow_missing=False, ignore_extra=False,
                   cast_dtype=False, dtype_source="current", ctx=None):

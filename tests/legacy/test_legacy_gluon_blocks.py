@@ -302,3 +302,26 @@ def test_load_with_saved_dtype_recasts_initialised_arrays(tmp_path):
     params1.load(path, cast_dtype=True, dtype_source="saved")
     assert params1["w0"].data().dtype == np.float32      # MXNet 1.9.1's answer
     assert set(params1.list_ctx()) == {mx.cpu()}
+
+
+def test_save_params_full_names_load_into_symbol_block_and_back(tmp_path):
+    net = nn.HybridSequential(prefix="")
+    with net.name_scope():
+        net.add(nn.Dense(3, in_units=2))
+    net.initialize(mx.init.One())
+    out = net(mx.sym.var("data"))
+    path = str(tmp_path / "legacy.params")
+    with pytest.warns(DeprecationWarning):
+        net.save_params(path)
+    names = sorted(mx.nd.load(path))
+    assert names == sorted(out.list_arguments()[1:])          # full names, no prefix stripped
+    model = gluon.SymbolBlock(out, mx.sym.var("data"))
+    with pytest.warns(DeprecationWarning):
+        model.load_params(path, ctx=mx.cpu())
+    x = mx.nd.ones((1, 2))
+    np.testing.assert_allclose(model(x).asnumpy(), net(x).asnumpy())
+    twin = nn.HybridSequential(prefix="")
+    with twin.name_scope():
+        twin.add(nn.Dense(3, in_units=2))
+    twin.load_parameters(path)      # NOTE: names count per name scope: the same full names
+    np.testing.assert_allclose(twin(x).asnumpy(), net(x).asnumpy())
