@@ -32,7 +32,7 @@ from . import initializer, initializer as init, lr_scheduler, optimizer  # noqa:
 from . import kvstore, kvstore as kv  # noqa: E402,F401
 from . import gluon  # noqa: E402,F401
 from .gluon import metric_v1 as metric  # noqa: E402,F401  (MXNet 1.x: mx.metric)
-from . import image, io, recordio  # noqa: E402,F401
+from . import image, image as img, io, recordio  # noqa: E402,F401  (MXNet: mx.img)
 from . import model  # noqa: E402,F401  (MXNet 1.x checkpoints: mx.model)
 from . import viz, notebook  # noqa: E402,F401
 from . import onnx, contrib  # noqa: E402,F401  (onnx itself is imported on first use)

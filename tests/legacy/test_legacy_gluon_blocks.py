@@ -325,3 +325,9 @@ def test_save_params_full_names_load_into_symbol_block_and_back(tmp_path):
         twin.add(nn.Dense(3, in_units=2))
     twin.load_parameters(path)      # NOTE: names count per name scope: the same full names
     np.testing.assert_allclose(twin(x).asnumpy(), net(x).asnumpy())
+
+
+def test_mx_img_is_mx_image():
+    assert mx.img is mx.image
+    with pytest.raises(mx.base.MXNetError):
+        mx.img.image.imread("/no-such-dir-v1gluon/blah.jpg")
