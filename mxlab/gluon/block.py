@@ -474,7 +474,8 @@ class HybridBlock(Block):
         from .. import symbol
 
         flat, self._in_format = _flatten(args, "input")
-        inputs = [None if x is None else x.detach() for x in flat]
+        inputs = [None if x is None else x.detach() if getattr(x, "stype", "default") == "default"
+                  else x.tostype("default") for x in flat]   # NOTE: sparse inputs run densely
         real = [x for x in inputs if x is not None]
         if not real:
             raise MXNetValueError(

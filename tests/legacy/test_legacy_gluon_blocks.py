@@ -331,3 +331,24 @@ def test_mx_img_is_mx_image():
     assert mx.img is mx.image
     with pytest.raises(mx.base.MXNetError):
         mx.img.image.imread("/no-such-dir-v1gluon/blah.jpg")
+
+
+def test_hybridized_gluon1_block_runs_a_csr_input_densely():
+    class Linear(gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            with self.name_scope():
+                self.w = self.params.get("w", shape=(2, 2), init=mx.init.One())
+
+        def hybrid_forward(self, F, x, w):
+            return F.dot(x, w) * x
+
+    block = Linear()
+    block.initialize()
+    block.hybridize()
+    x = mx.nd.array([[1, 0], [0, 2]]).tostype("csr")
+    with mx.autograd.record():
+        z = block(x) + block(x)
+    z.backward()
+    assert z.asnumpy().tolist() == [[2.0, 0.0], [0.0, 8.0]]
+    assert block.w.grad().asnumpy().tolist() == [[2.0, 0.0], [0.0, 8.0]]
