@@ -76,6 +76,8 @@ def split_data(data, num_slice, batch_axis=0, even_split=True):
     bounds = [sum(sizes[:i]) for i in range(num_slice + 1)]
     from ..ops.registry import F
 
+    if getattr(data, "stype", "default") != "default" and batch_axis == 0:
+        return [data[lo:hi] for lo, hi in itertools.pairwise(bounds)]   # NOTE: stays sparse
     return [F.slice_axis(data, axis=batch_axis, begin=lo, end=hi)
             for lo, hi in itertools.pairwise(bounds)]
 

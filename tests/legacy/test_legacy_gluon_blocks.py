@@ -352,3 +352,23 @@ def test_hybridized_gluon1_block_runs_a_csr_input_densely():
     z.backward()
     assert z.asnumpy().tolist() == [[2.0, 0.0], [0.0, 8.0]]
     assert block.w.grad().asnumpy().tolist() == [[2.0, 0.0], [0.0, 8.0]]
+
+
+def test_inplace_squeeze_inside_a_trace_and_sparse_split_and_load():
+    class Squeeze(gluon.HybridBlock):
+        def forward(self, x):
+            return x.squeeze(inplace=True)
+
+    block = Squeeze()
+    block.hybridize()
+    assert block(mx.nd.ones((2, 3, 1))).shape == (2, 3)
+    x = mx.nd.ones((2, 1))
+    view = x.squeeze(inplace=True)       # NOTE: imperative: still a view sharing the data
+    view[:] = 5
+    assert x.asnumpy().tolist() == [[5.0], [5.0]]
+    import scipy.sparse as sps
+    csr = mx.nd.sparse.csr_matrix(sps.coo_matrix(([2.0], ([3], [4])), shape=(4, 5)).tocsr())
+    parts = gluon.utils.split_and_load(csr, [mx.cpu(0), mx.cpu(0)])
+    assert all(p.stype == "csr" for p in parts)
+    assert [p.shape for p in parts] == [(2, 5), (2, 5)]
+    assert parts[1].asnumpy()[1, 4] == 2.0
