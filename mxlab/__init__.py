@@ -32,7 +32,7 @@ from . import initializer, initializer as init, lr_scheduler, optimizer  # noqa:
 from . import kvstore, kvstore as kv  # noqa: E402,F401
 from . import gluon  # noqa: E402,F401
 from .gluon import metric_v1 as metric  # noqa: E402,F401  (MXNet 1.x: mx.metric)
-from . import image, io, recordio  # noqa: E402,F401
+from . import image, image as img, io, recordio  # noqa: E402,F401  (MXNet: mx.img)
 from . import model  # noqa: E402,F401  (MXNet 1.x checkpoints: mx.model)
 from . import rnn  # noqa: E402,F401  (MXNet 1.x symbolic cells: mx.rnn)
 from . import callback, monitor, monitor as mon  # noqa: E402,F401  (1.x: mx.callback, mx.mon)

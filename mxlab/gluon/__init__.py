@@ -8,7 +8,8 @@ Example
 >>> net(mx.nd.array([[1.0, 2.0]])).asnumpy()
 array([[3.]], dtype=float32)
 """
-from .parameter import Constant, DeferredInitializationError, Parameter, ParameterDict  # noqa
+from .parameter import Constant, DeferredInitializationError, Parameter  # noqa
+from .parameter_dict import ParameterDict  # noqa
 from .block import Block, HybridBlock  # noqa: F401
 from .symbol_block import SymbolBlock  # noqa: F401
 from . import nn  # noqa: F401

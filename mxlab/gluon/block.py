@@ -35,16 +35,19 @@ import weakref
 
 from .. import autograd
 from .. import deferred_compute as dc
+from .. import name as _name
 from ..base import (MXNetNotImplementedError, MXNetRuntimeError, MXNetTypeError,
                     MXNetValueError)
 from ..ndarray.ndarray import NDArray, ndarray
 from ..symbol.symbol import Symbol
 from .block_io import BlockCheckpoints, export_traced
 from .op_hooks import OpHooks
-from .nesting import (_flatten, _regroup, check_array_inputs, check_np_outputs,
+from .nesting import (_flatten, _regroup, check_array_inputs, check_np_outputs, check_symbol_inputs,
                       same_but_trailing_nones)
-from .gluon1 import BlockMeta, BlockScope, _block_scope, create_prefix  # noqa: F401
-from .parameter import Parameter, ParameterDict, shape_is_known
+from .gluon1 import (BlockMeta, BlockScope, _block_scope, collect_gluon1,  # noqa: F401
+                     create_prefix, gluon1_param, uses_gluon1)
+from .parameter import Parameter, shape_is_known
+from .parameter_dict import ParameterDict
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock", "HookHandle"]
 
@@ -101,9 +104,11 @@ class Block(BlockCheckpoints, OpHooks, metaclass=BlockMeta):
 
     def __init__(self, prefix=None, params=None):
         held = self.__dict__.pop("_gluon1_held", {})
-        prefix, self._params = create_prefix(prefix if prefix is not None else held.get("prefix"),
-                                             params if params is not None else held.get("params"),
-                                             type(self).__name__.lower())
+        prefix = prefix if prefix is not None else held.get("prefix")
+        params = params if params is not None else held.get("params")
+        # NOTE: prefix=/params= exist only in Gluon 1: such a block's tree is 1.x code
+        self._gluon1 = prefix is not None or params is not None
+        prefix, self._params = create_prefix(prefix, params, self._alias())
         self._prefix, self._name = prefix, prefix[:-1] if prefix.endswith("_") else prefix
         self._children = collections.OrderedDict()
         self._reg_params = collections.OrderedDict()
@@ -120,7 +125,7 @@ class Block(BlockCheckpoints, OpHooks, metaclass=BlockMeta):
         if isinstance(value, Block):
             self.register_child(value, name)
         elif isinstance(value, Parameter):
-            value = self._gluon1_param(name, value)
+            value = gluon1_param(self, name, value)
             self.__dict__["_reg_params"][name] = value
         super().__setattr__(name, value)
 
@@ -136,6 +141,10 @@ class Block(BlockCheckpoints, OpHooks, metaclass=BlockMeta):
             name = str(len(self._children))
         self._children[name] = block
         self._clear_cached_op()    # NOTE: a graph traced before the child came is stale
+
+    def _alias(self):
+        """Gluon 1: the hint a block's default prefix is counted from (``dense`` -> ``dense0_``)."""
+        return type(self).__name__.lower()
 
     @property
     def params(self):
@@ -154,22 +163,8 @@ class Block(BlockCheckpoints, OpHooks, metaclass=BlockMeta):
 
     def name_scope(self):
         """Gluon 1: ``with self.name_scope():`` prefixes the children created inside."""
+        self._gluon1 = True
         return BlockScope(self)
-
-    def _gluon1_param(self, name, param):
-        """The parameter to register as attribute ``name``: with ``params=`` given, the shared
-        dict's parameter of that local name; it is also entered in the prefixed dict."""
-        params = self.__dict__.get("_params")
-        if params is None:
-            return param
-        full = params.prefix + name
-        shared = params._shared._lookup(full) if params._shared is not None else None
-        if shared is not None:
-            param = shared
-        if not any(p is param for p in params.values()):
-            dict.__setitem__(params, full, param)
-            param.__dict__.setdefault("_gluon1_name", full)
-        return param
 
     def _collect_params_with_prefix(self, prefix=""):
         prefix = prefix + "." if prefix else ""
@@ -184,8 +179,11 @@ class Block(BlockCheckpoints, OpHooks, metaclass=BlockMeta):
 
     def collect_params(self, select=None):
         """``{structured name: Parameter}`` of this block and its children; ``select`` is a
-        regex (``'.*weight|.*bias'``) matched at the start of each name."""
+        regex (``'.*weight|.*bias'``) matched at the start of each name. A tree written as Gluon 1
+        code (``gluon1.uses_gluon1``) gets MXNet 1.x's prefixed dict of full names instead."""
         self._check_container_with_block()
+        if uses_gluon1(self):
+            return collect_gluon1(self, select)
         params = self._collect_params_with_prefix()
         if not select:
             return params
@@ -422,13 +420,15 @@ class HybridBlock(Block):
         raise MXNetNotImplementedError(f"{type(self).__name__} must implement forward")
 
     def _call_symbolic(self, *args):
+        """MXNet 1.x's call on Symbols: ``hybrid_forward(mx.sym, ...)`` with the parameters'
+        variables, ops named under the block's prefix; a block with its own ``forward`` (the
+        containers, ``HybridSequential``) runs it on the symbols."""
+        check_symbol_inputs(args)
         if not self._is_gluon1():
-            raise MXNetTypeError(
-                f"{type(self).__name__} is a Gluon 2 block (forward); call it with arrays, not "
-                f"Symbols"
-            )
+            return Block.__call__(self, *args)
         params = {name: p.var() for name, p in self._reg_params.items()}
-        return self.hybrid_forward(_namespace(args[0]), *args, **params)
+        with _name.Prefix(self.prefix):
+            return self.hybrid_forward(_namespace(args[0]), *args, **params)
 
     def infer_shape(self, *args):
         """Set unknown parameter shapes from the inputs.
@@ -474,7 +474,8 @@ class HybridBlock(Block):
         from .. import symbol
 
         flat, self._in_format = _flatten(args, "input")
-        inputs = [None if x is None else x.detach() for x in flat]
+        inputs = [None if x is None else x.detach() if getattr(x, "stype", "default") == "default"
+                  else x.tostype("default") for x in flat]   # NOTE: sparse inputs run densely
         real = [x for x in inputs if x is not None]
         if not real:
             raise MXNetValueError(

@@ -17,6 +17,7 @@ Example
 True
 """
 import collections
+import json
 import warnings
 
 from ..base import MXNetAssertionError, MXNetValueError
@@ -75,10 +76,33 @@ class BlockCheckpoints:
         are matched in order when that pairing is unambiguous.
         """
         from ..ndarray import serialization
+        from .gluon1 import uses_gluon1
 
-        self._load_named(serialization.load(filename), f"file '{filename}'", allow_missing,
+        loaded = serialization.load(filename)
+        if loaded and not any("." in name for name in loaded) and uses_gluon1(self):
+            # NOTE: MXNet 1.x: a file of full names (save_params, collect_params().save)
+            self.collect_params().load(filename, device if device is not None else ctx,
+                                       allow_missing, ignore_extra, self.prefix, cast_dtype,
+                                       dtype_source)
+            return
+        self._load_named(loaded, f"file '{filename}'", allow_missing,
                          ignore_extra, cast_dtype, dtype_source, device if device is not None
                          else ctx)
+
+    def save_params(self, filename):
+        """MXNet 1.x (deprecated there): the parameters under their full names less this block's
+        prefix, as ``collect_params().save(filename, strip_prefix=prefix)``."""
+        warnings.warn("save_params is deprecated. Please use save_parameters. Note that if you "
+                      "want load from SymbolBlock later, please use export instead.",
+                      DeprecationWarning, stacklevel=2)
+        from .gluon1 import collect_gluon1
+        collect_gluon1(self).save(filename, strip_prefix=self.prefix)
+
+    def load_params(self, filename, ctx=None, allow_missing=False, ignore_extra=False):
+        """MXNet 1.x (deprecated there): :meth:`load_parameters`."""
+        warnings.warn("load_params is deprecated. Please use load_parameters.",
+                      DeprecationWarning, stacklevel=2)
+        self.load_parameters(filename, ctx, allow_missing, ignore_extra)
 
     def load_dict(self, param_dict, device=None, allow_missing=False, ignore_extra=False,
                   cast_dtype=False, dtype_source="current", ctx=None):
@@ -117,6 +141,58 @@ class BlockCheckpoints:
                 )
             params[name]._load_init(value, device, cast_dtype=cast_dtype,
                                     dtype_source=dtype_source)
+
+    def save(self, prefix):
+        """MXNet 1.x's ``Block.save``: the block tree (each block's name, whether it is
+        hybridized, its traced graph) in ``prefix-model.json`` and the parameters in
+        ``prefix-model.params``; :meth:`load` restores them into a tree built by the same code."""
+        model = {}
+
+        def visit(block, index, structure):
+            entry = {"orig_name": block.name, "hybridized": False}
+            structure[type(block).__name__.lower() + str(index[0])] = entry
+            graph = getattr(block, "_cached_graph", ())
+            if graph and getattr(block, "_active", False):
+                entry.update(hybridized=True, in_format=block._in_format,
+                             out_format=block._out_format, symbol=graph[1].tojson(),
+                             inputs=[sym.tojson() for sym in graph[0]])
+            entry["children"] = children = {}
+            for key, child in block._children.items():
+                index[0] += 1
+                children[child.name] = key
+                visit(child, index, entry)
+
+        visit(self, [0], model)
+        with open(prefix + "-model.json", "w") as out:
+            json.dump(model, out)
+        self.save_parameters(prefix + "-model.params")
+
+    def load(self, prefix):
+        """Restore what :meth:`save` wrote: children take their saved names and keys (so the
+        parameters' structured names match), saved hybridized blocks hybridize again (traced on
+        their next call), then the parameters load."""
+        with open(prefix + "-model.json") as source:
+            model = json.load(source)
+
+        def visit(block, index, structure):
+            key = type(block).__name__.lower() + str(index[0])
+            if key not in structure:
+                raise MXNetValueError(f"Block {key} is not in the saved model {prefix}-model.json:"
+                                      f" the tree must be built by the code that saved it")
+            entry = structure[key]
+            block._name = entry["orig_name"]
+            if entry.get("hybridized") and hasattr(block, "_active"):
+                block._active = True
+                block._clear_cached_op()
+            for child in block._children.values():
+                index[0] += 1
+                visit(child, index, entry)
+            names = entry["children"]
+            block._children = collections.OrderedDict(
+                (names.get(child.name, k), child) for k, child in block._children.items())
+
+        visit(self, [0], model)
+        self.load_parameters(prefix + "-model.params")
 
     # -- summary -----------------------------------------------------------------------------------
     def summary(self, *inputs):

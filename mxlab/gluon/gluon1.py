@@ -26,9 +26,11 @@ import contextvars
 import functools
 import inspect
 import itertools
+import re
 import threading
 
-__all__ = ["BlockMeta", "BlockScope", "create_prefix"]
+__all__ = ["BlockMeta", "BlockScope", "collect_gluon1", "create_prefix", "gluon1_param",
+           "layer_child", "uses_gluon1"]
 
 _naming_counter = contextvars.ContextVar("naming_counter", default=None)
 _scope_prefix = contextvars.ContextVar("scope_prefix", default="")
@@ -107,7 +109,7 @@ def _block_name(hint):
 def create_prefix(prefix, params, hint):
     """``(prefix, ParameterDict)`` of a new block, as MXNet 1.x's ``_BlockScope.create``."""
     from .. import name as _name
-    from .parameter import ParameterDict
+    from .parameter_dict import ParameterDict
     scope = BlockScope.current()
     if scope is None:
         if prefix is None:
@@ -124,6 +126,59 @@ def create_prefix(prefix, params, hint):
     else:
         params = ParameterDict(params.prefix, params)
     return scope._block.prefix + prefix, params
+
+
+def gluon1_param(block, name, param):
+    """The parameter ``block`` registers as attribute ``name``: with ``params=`` given, the shared
+    dict's parameter of that local name; it is also entered in the prefixed dict. In a block
+    written as Gluon 1 code it takes its full name (``dense0_weight``)."""
+    params = block.__dict__.get("_params")
+    if params is None:
+        return param
+    full = params.prefix + name
+    shared = params._shared._lookup(full) if params._shared is not None else None
+    if shared is not None:
+        param = shared
+    if not any(p is param for p in params.values()):
+        dict.__setitem__(params, full, param)
+        param.__dict__.setdefault("_gluon1_name", full)
+    if block.__dict__.get("_gluon1"):
+        param.name = param.__dict__.get("_gluon1_name", param.name)
+    return param
+
+
+def uses_gluon1(block):
+    """Whether ``block`` or a descendant was written as Gluon 1 code: given ``prefix=`` or
+    ``params=``, entered its ``name_scope`` or called ``self.params.get`` (MXNet 2.0 has none)."""
+    return block._gluon1 or block._params._created or \
+        any(uses_gluon1(child) for child in block._children.values())
+
+
+def layer_child(parent, cls, *args, prefix, **kwargs):
+    """A built-in layer's own child, named under ``parent`` as MXNet 1.x names it (a Dense's
+    ``relu`` activation is ``dense0_relu_``), without marking the tree as Gluon 1 code."""
+    with BlockScope(parent):
+        child = cls(*args, prefix=prefix, **kwargs)
+    child._gluon1 = False
+    return child
+
+
+def collect_gluon1(block, select=None):
+    """MXNet 1.x's ``collect_params``: ``{full name: Parameter}`` of ``block`` and its children
+    in a dict with the block's prefix; ``select`` is a regex matched at the start of full names."""
+    from .parameter_dict import ParameterDict
+    pattern = re.compile(select) if select else None
+    found = ParameterDict(block.params.prefix)
+
+    def visit(current):
+        for name, param in current.params.items():
+            if pattern is None or pattern.match(name):
+                found.update([(name, param)])
+                param.name = name   # NOTE: Gluon 1 code reads full names (Trainer, repr)
+        for child in current._children.values():
+            visit(child)
+    visit(block)
+    return found
 
 
 @contextlib.contextmanager

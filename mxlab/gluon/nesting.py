@@ -42,16 +42,28 @@ def _leaves(args):
     return [args]
 
 
+class MixedInputsError(MXNetTypeError, ValueError):
+    """NDArrays and Symbols in one HybridBlock call: a TypeError, and the ValueError MXNet 1.x
+    raised for it."""
+
+
 def check_array_inputs(args):
     """MXNet 2.0's rule for calling a HybridBlock on arrays: at least one array among the
     (nested) inputs, and no symbol mixed in."""
     leaves = _leaves(args)
     if any(isinstance(x, Symbol) for x in leaves):
-        raise MXNetTypeError("HybridBlock inputs mix NDArrays and Symbols: call it with arrays "
-                             "only, or with symbols only (Gluon 1 blocks)")
+        raise MixedInputsError("HybridBlock inputs mix NDArrays and Symbols: call it with arrays "
+                               "only, or with symbols only (Gluon 1 blocks)")
     if not any(isinstance(x, NDArray) for x in leaves):
         raise MXNetValueError("In HybridBlock, there must be one NDArray in the input. Please "
                               "check the type of the args.")
+
+
+def check_symbol_inputs(args):
+    """MXNet 1.x's rule for calling a HybridBlock on symbols: no array mixed in."""
+    if any(isinstance(x, NDArray) for x in _leaves(args)):
+        raise MixedInputsError("HybridBlock inputs mix Symbols and NDArrays: call it with symbols "
+                               "only, or with arrays only")
 
 
 def check_np_outputs(out):

@@ -20,13 +20,14 @@ import numpy
 
 from .. import autograd
 from .. import deferred_compute as dc
-from ..base import MXNetRuntimeError, MXNetValueError
+from ..base import MXNetRuntimeError, MXNetTypeError, MXNetValueError
 from ..device import Device, cpu, current_device
 from ..util import is_np_array, is_np_shape, np_shape
 
-__all__ = ["Parameter", "Constant", "ParameterDict", "DeferredInitializationError"]
+__all__ = ["Parameter", "Constant", "DeferredInitializationError"]
 
 _var_count = itertools.count()
+_var_owners = weakref.WeakValueDictionary()   # variable name -> the Parameter holding it
 GRAD_REQS = ("write", "add", "null")
 
 
@@ -111,7 +112,7 @@ class Parameter:
             raise MXNetValueError(f"Parameter {name}: grad_req must be one of {GRAD_REQS}, "
                                   f"got {grad_req!r}")
         self._data = None      # {Device: array}
-        self._trainer = None   # a weakref to the Trainer updating it (MXNet's)
+        self._trainer_ref = None   # a weakref to the Trainer updating it (see _trainer)
         self._grad = None      # {Device: array}
         self._deferred_init = ()  # (init, devices, default_init, data) while waiting for a shape
         self._var = None
@@ -149,7 +150,7 @@ class Parameter:
         if req == "null":
             self._grad = None
             if self._data is not None:
-                self._data = {d: a.detach() for d, a in self._data.items()}
+                self._data = _PerDevice((d, a.detach()) for d, a in self._data.items())
         elif self._data is not None:
             self._init_grad()
 
@@ -211,7 +212,10 @@ class Parameter:
         return data
 
     def _init_impl(self, data, devices):
-        self._data = {d: data.copyto(d) if d != data.device else data.copy() for d in devices}
+        if self._stype != "default" and getattr(data, "_flavour", "nd") == "nd":
+            data = data.tostype(self._stype)   # NOTE: mx.np arrays stay dense
+        self._data = _PerDevice((d, data.copyto(d) if d != data.device else data.copy())
+                                for d in devices)
         self._init_grad()
 
     def _init_grad(self):
@@ -232,13 +236,20 @@ class Parameter:
     def _set_trainer(self, trainer):
         """Associate the Trainer updating this parameter (None: none); a sparse parameter takes
         one Trainer only, as in MXNet."""
-        current = self._trainer() if self._trainer is not None else None
+        current = self._trainer
         if self._stype != "default" and current is not None and trainer is not None \
                 and current is not trainer:
             raise MXNetRuntimeError(f"Failed to set the trainer for Parameter '{self.name}' "
                                     f"because it was already set. More than one trainers for a "
                                     f"{self._stype} Parameter is not supported.")
-        self._trainer = weakref.ref(trainer) if trainer is not None else None
+        self._trainer_ref = weakref.ref(trainer) if trainer is not None else None
+
+    @property
+    def _trainer(self):
+        """The Trainer updating this parameter, or None. MXNet 1.x code compares it with the
+        Trainer (``p._trainer is trainer``); MXNet 2.0 code calls the weak reference it keeps
+        (``p._trainer()``), which calling a Trainer answers with itself."""
+        return self._trainer_ref() if self._trainer_ref is not None else None
 
     def _load_init(self, data, ctx=None, cast_dtype=False, dtype_source="current"):
         """Set this parameter from a loaded array (shape checked, dtype checked or cast)."""
@@ -259,10 +270,13 @@ class Parameter:
                 )
             if dtype_source == "saved":   # NOTE: the array's dtype (a NumPy type), as MXNet
                 self.dtype = data.dtype
+                if self._data is not None:   # NOTE: the arrays take the saved dtype too (1.9.1)
+                    self._init_impl(_as_module_array(data), list(self._data))
+                    return
             else:
                 data = data.astype(self.dtype)
         data = _as_module_array(data)
-        trainer = self._trainer() if self._trainer is not None else None
+        trainer = self._trainer
         if trainer is not None and trainer._kv_initialized and trainer._update_on_kvstore \
                 and self not in trainer._params_to_init:
             trainer._reset_kvstore()   # NOTE: the store holds the old weights (MXNet's rule)
@@ -299,8 +313,15 @@ class Parameter:
                                     f"{ctx}. It was only initialized on {list(arrays)}.")
         return found
 
+    def _check_dense(self, method):
+        if self._stype != "default":
+            raise MXNetRuntimeError(
+                f"Cannot return a copy of Parameter '{self.name}' via {method}() because its "
+                f"storage type is {self._stype}. Please use row_sparse_data() instead.")
+
     def data(self, ctx=None, device=None):
         """The array on ``ctx``, bound to :meth:`var` so deferred-compute traces see an input."""
+        self._check_dense("data")
         self._check_initialized()
         arr = self._pick(self._data, device if device is not None else ctx)
         if arr._dc is None or arr._dc.node is not self.var()._outputs[0].node:
@@ -309,8 +330,44 @@ class Parameter:
         return arr
 
     def list_data(self):
+        self._check_dense("list_data")
+        return self._list_data()
+
+    def _list_data(self):
+        """Every device's array, whatever the storage type (the Trainer's access)."""
         self._check_initialized()
         return list(self._data.values())
+
+    def row_sparse_data(self, row_id):
+        """MXNet 1.x: the rows ``row_id`` of a row_sparse parameter, on ``row_id``'s device."""
+        return self._row_sparse(row_id, row_id.device)[0]
+
+    def list_row_sparse_data(self, row_id):
+        """MXNet 1.x: the rows ``row_id`` of a row_sparse parameter, on every device."""
+        return self._row_sparse(row_id, None)
+
+    def _row_sparse(self, row_id, device):
+        """The rows ``row_id`` as row_sparse arrays. MXNet pulls them from the Trainer's store;
+        here every device keeps all rows (the Trainer updates them in place), so they are
+        retained from the device's own array, which a Trainer must still exist for, as in MXNet.
+
+        NOTE: the result is a new array: gradients reach the parameter through ``grad()``'s
+        buffers only when the forward pass uses the parameter's own array."""
+        from ..ndarray.ndarray import NDArray
+        from ..ndarray.sparse_ops import retain
+
+        if self._stype != "row_sparse":
+            raise MXNetRuntimeError(
+                f"Cannot return a copy of Parameter {self.name} via row_sparse_data() because "
+                f"its storage type is {self._stype}. Please use data() instead.")
+        if not isinstance(row_id, NDArray):
+            raise MXNetTypeError(f"row_id must have NDArray type, but {type(row_id)} is given")
+        if self._trainer is None:
+            raise MXNetRuntimeError(f"Cannot get row_sparse data for Parameter '{self.name}' "
+                                    "when no Trainer is created with it.")
+        self._check_initialized()
+        arrays = self._data.values() if device is None else [self._pick(self._data, device)]
+        return [retain(arr, row_id.as_in_context(arr.device)) for arr in arrays]
 
     def grad(self, ctx=None, device=None):
         """The gradient buffer on ``ctx``."""
@@ -374,7 +431,7 @@ class Parameter:
 
     def _reduce(self):
         """The value on the CPU (the mean over devices), as saved by ``save_parameters``."""
-        arrays = [a.as_in_context(cpu()) for a in self.list_data()]
+        arrays = [a.as_in_context(cpu()) for a in self._list_data()]
         total = arrays[0].copy()
         for arr in arrays[1:]:
             total = total + arr
@@ -383,16 +440,22 @@ class Parameter:
     def var(self):
         """The symbolic variable standing for this parameter in traced graphs.
 
-        Its name is unique (``<name>_<k>``); ``HybridBlock.export`` renames it to the structured
-        name.
+        Its name is MXNet 1.x's, the parameter's full name (``dense0_weight``) when no other live
+        parameter's variable has it, else made unique (``<name>_<k>``); ``HybridBlock.export``
+        renames it to the structured name.
         """
         if self._var is None:
             from .. import symbol
 
             if self._var_name is None:
-                self._var_name = f"{self.name}_{next(_var_count)}"
+                name = self.__dict__.get("_gluon1_name", self.name)
+                if _var_owners.get(name) not in (None, self):
+                    name = f"{self.name}_{next(_var_count)}"
+                _var_owners[name] = self
+                self._var_name = name
             self._var = symbol.var(self._var_name, shape=self._shape, dtype=self.dtype,
-                                   lr_mult=self.lr_mult, wd_mult=self.wd_mult)
+                                   lr_mult=self.lr_mult, wd_mult=self.wd_mult,
+                                   stype=None if self._stype == "default" else self._stype)
         return self._var
 
     def cast(self, dtype):
@@ -402,8 +465,18 @@ class Parameter:
         if self._data is None:
             return
         with autograd.pause(), dc.context(False):
-            self._data = {d: a.astype(dtype) for d, a in self._data.items()}
+            self._data = _PerDevice((d, a.astype(dtype)) for d, a in self._data.items())
         self._init_grad()
+
+
+class _PerDevice(dict):
+    """``{Device: array}`` that MXNet 1.x code may also index by position (``p._data[0]``, its
+    list of per-device arrays)."""
+
+    def __getitem__(self, key):
+        if isinstance(key, int):
+            return list(self.values())[key]
+        return dict.__getitem__(self, key)
 
 
 def _as_module_array(data):
@@ -438,161 +511,3 @@ class Constant(Parameter):
     def grad_req(self, req):
         if req != "null":
             raise MXNetValueError("Constant parameter cannot have a gradient (grad_req='null')")
-
-
-class ParameterDict(dict):
-    """``{name: Parameter}``: what ``Block.collect_params`` returns (Gluon 2 structural names)
-    and, with a ``prefix``, a Gluon 1 block's ``params`` (full names such as ``dense0_weight``;
-    ``get`` creates parameters, ``shared`` is the dict of the block given as ``params=``).
-
-    Lookups also accept a parameter's Gluon 1 full name, and in a prefixed dict its local name.
-    """
-
-    def __init__(self, prefix_or_items=(), shared=None):
-        is_prefix = isinstance(prefix_or_items, str)
-        super().__init__(() if is_prefix else prefix_or_items)
-        self._prefix = prefix_or_items if is_prefix else ""
-        self._shared = shared
-
-    @property
-    def prefix(self):
-        """The prefix of the names this dict creates (Gluon 1)."""
-        return self._prefix
-
-    def _lookup(self, key):
-        for candidate in (key, self._prefix + key):
-            if dict.__contains__(self, candidate):
-                return dict.__getitem__(self, candidate)
-        found = [p for p in self.values()
-                 if p.name == key or p.__dict__.get("_gluon1_name") == key]
-        if found:
-            return found[0]
-        return self._shared._lookup(key) if self._shared is not None else None
-
-    def __getitem__(self, key):
-        found = self._lookup(key)
-        if found is None:
-            raise KeyError(key)
-        return found
-
-    def get(self, name, *default, **kwargs):
-        """Gluon 1 (a prefixed dict, no default): the parameter ``prefix + name``, created with
-        ``kwargs`` (``shape``, ``init``, ...) if neither this dict nor ``shared`` has it.
-        Otherwise ``dict.get``, also finding Gluon 1 full names."""
-        if not self._prefix or default:
-            found = self._lookup(name)
-            return found if found is not None else (default[0] if default else None)
-        full = self._prefix + name
-        param = self._lookup(full)
-        if param is None:
-            param = Parameter(full, **kwargs)
-            dict.__setitem__(self, full, param)
-        else:
-            _merge_attributes(param, kwargs)
-        return param
-
-    def get_constant(self, name, value=None):
-        """Gluon 1: the :class:`Constant` ``prefix + name`` (created from ``value``)."""
-        full = self._prefix + name
-        param = self._lookup(full)
-        if param is None:
-            if value is None:
-                raise MXNetValueError(f"No constant named '{full}'. Please specify value if you "
-                                      "want to create a new constant.")
-            param = Constant(value, name=full)
-            dict.__setitem__(self, full, param)
-        return param
-
-    def update(self, other=(), **kwargs):
-        """Add ``other``'s entries; a name already bound to a different Parameter is an error."""
-        items = list(other.items() if hasattr(other, "items") else other) + list(kwargs.items())
-        for key, param in items:
-            if dict.__contains__(self, key) and dict.__getitem__(self, key) is not param:
-                raise MXNetValueError(f"Cannot update self with other because they have "
-                                      f"different Parameters with the same name '{key}'")
-            dict.__setitem__(self, key, param)
-
-    def save(self, filename, strip_prefix=""):
-        """Save every parameter under its name less ``strip_prefix`` (MXNet's .params format)."""
-        from ..ndarray import serialization
-        arrays = {}
-        for key, param in self.items():
-            if not key.startswith(strip_prefix):
-                raise MXNetValueError(f"Prefix '{strip_prefix}' is to be striped before saving, "
-                                      f"but Parameter's name '{key}' does not start with it")
-            arrays[key[len(strip_prefix):]] = param._reduce()
-        serialization.save(filename, arrays)
-
-    def load(self, filename, ctx=None, allow_missing=False, ignore_extra=False, restore_prefix="",
-             cast_dtype=False, dtype_source="current", device=None):
-        """Load a file saved by :meth:`save` (names get ``restore_prefix`` back)."""
-        from ..ndarray import serialization
-        loaded = {restore_prefix + k.split(":", 1)[-1]: v
-                  for k, v in serialization.load(filename).items()}
-        if not allow_missing:
-            for key in self:
-                if key not in loaded:
-                    raise MXNetValueError(f"Parameter '{key}' is missing in file '{filename}'. "
-                                          "Set allow_missing=True to ignore missing parameters.")
-        for key, value in loaded.items():
-            if not dict.__contains__(self, key):
-                if ignore_extra:
-                    continue
-                raise MXNetValueError(f"Parameter '{key}' loaded from file '{filename}' is not "
-                                      "present in this ParameterDict. Set ignore_extra=True.")
-            dict.__getitem__(self, key)._load_init(value, device if device is not None else ctx,
-                                                   cast_dtype=cast_dtype,
-                                                   dtype_source=dtype_source)
-
-    def __repr__(self):
-        """Gluon 1 (a prefix): MXNet 1.x's block listing; Gluon 2: the dict's (MXNet 2.0 returns a
-        plain dict, so ``str(net.collect_params())`` names each parameter on one line)."""
-        if not self._prefix:
-            return dict.__repr__(self)
-        body = "\n".join(f"  {p!r}" for p in self.values())
-        return f"{self._prefix} (\n{body}\n)"
-
-    def initialize(self, init=None, ctx=None, verbose=False, force_reinit=False, device=None):
-        from .. import initializer
-
-        init = init if init is not None else initializer.Uniform()
-        for param in self.values():
-            param.initialize(None, device if device is not None else ctx, init,
-                             force_reinit=force_reinit)
-
-    def zero_grad(self):
-        for param in self.values():
-            param.zero_grad()
-
-    def setattr(self, name, value):
-        for param in self.values():
-            setattr(param, name, value)
-
-    def reset_ctx(self, ctx=None, device=None):
-        for param in self.values():
-            param.reset_ctx(ctx, device)
-
-    reset_device = reset_ctx
-
-
-def _merge_attributes(param, given):
-    """Gluon 1 ``params.get`` of an existing parameter: given attributes must agree; unknown
-    shape dimensions (0 or -1) are filled in."""
-    for key, value in given.items():
-        existing = getattr(param, key, None)
-        if value is None or existing is None:
-            if value is not None:
-                setattr(param, key, value)
-            continue
-        if key == "shape":
-            value = (value,) if isinstance(value, int) else tuple(value)
-            if len(value) == len(existing) and all(a in (0, -1, b) or b in (0, -1)
-                                                   for a, b in zip(existing, value)):
-                param.shape = tuple(b if a in (0, -1) else a for a, b in zip(existing, value))
-                continue
-        elif key == "dtype" and numpy.dtype(value) == numpy.dtype(existing):
-            continue
-        if value != existing:
-            raise MXNetValueError(f"Cannot retrieve Parameter '{param.name}' because desired "
-                                  f"attribute does not match with stored for attribute '{key}': "
-                                  f"desired '{value}' vs stored '{existing}'.")

@@ -48,7 +48,7 @@ class SymbolBlock(HybridBlock):
         self._out_format = [0] * len(outputs.list_outputs()) if len(outputs) > 1 else 0
         arg_names, aux_names = outputs.list_arguments(), outputs.list_auxiliary_states()
         _refuse_row_sparse(outputs)
-        params = dict(params or {})
+        params = _by_variable_name(params or {})
         unused = set(params) - set(arg_names) - set(aux_names)
         if unused:
             raise MXNetValueError(f"{unused} params are unused by the model.")
@@ -93,9 +93,25 @@ class SymbolBlock(HybridBlock):
             outputs = self._cached_graph[1]
             return outputs(**{v.name: a for v, a in zip(self._cached_graph[0], args)})
         if dc.is_deferred_compute():
-            raise MXNetRuntimeError(SYMBOLBLOCK_IN_TRACE_MSG)
+            return self._call_traced(*args)
         self._ensure_params(*args)
         return self._call_cached_op(*args)
+
+    def _call_traced(self, *args):
+        """Called while a HybridBlock traces: MXNet 1.x (``mx.nd`` inputs) composes the symbol
+        into the caller's graph, so its ops are recorded into the trace; MXNet 2.0 (``mx.np``)
+        refuses."""
+        from ..symbol.evaluate import evaluate_graph
+
+        flat = [x for x in _flatten(args, "input")[0] if x is not None]
+        if any(getattr(x, "_flavour", "nd") != "nd" for x in flat):
+            raise MXNetRuntimeError(SYMBOLBLOCK_IN_TRACE_MSG)
+        self._ensure_params(*args)
+        variables, outputs = self._cached_graph
+        arrays = {v.name: x for v, x in zip(variables, flat)}
+        arrays.update((name, p.data(flat[0].device)) for name, p in self._reg_params.items())
+        out = evaluate_graph(outputs._outputs, arrays, flat[0].device, type(flat[0]), traced=True)
+        return out[0] if len(out) == 1 else out
 
     def infer_shape(self, *args):
         """Parameter shapes from the symbol's shape inference on the input shapes."""
@@ -125,6 +141,17 @@ class SymbolBlock(HybridBlock):
 
     def forward(self, x, *args):
         return self._call_cached_op(x, *args)
+
+
+def _by_variable_name(params):
+    """``{name: Parameter}`` keyed as the symbol names the parameters: a key that is not a
+    parameter's variable name (a Gluon 2 structural key, ``0.weight``, of a model called on
+    symbols) is replaced by that variable's name."""
+    found = {}
+    for key, param in params.items():
+        var_name = param._var_name if isinstance(param, Parameter) else None
+        found[key if var_name is None else var_name] = param
+    return found
 
 
 def _param_types(inputs, out):

@@ -76,6 +76,11 @@ def _unique_params(params):
 class Trainer:
     """Updates ``params`` with ``optimizer`` (a name plus ``optimizer_params``, or an instance)."""
 
+    def __call__(self):
+        """The Trainer itself: MXNet 2.0 code dereferences ``param._trainer()`` as a weak
+        reference (see :attr:`Parameter._trainer <mxlab.gluon.Parameter>`)."""
+        return self
+
     def __init__(self, params, optimizer, optimizer_params=None, kvstore="device",
                  compression_params=None, update_on_kvstore=None):
         self._params = _unique_params(params)
@@ -137,6 +142,10 @@ class Trainer:
             update_on_kvstore = env_int("MXNET_UPDATE_ON_KVSTORE", 1) != 0
             if config["update_on_kvstore"] is not None:
                 update_on_kvstore = bool(config["update_on_kvstore"])
+            elif any(p._grad_stype != "default" for p in self._params):
+                # NOTE: MXNet 1.x: dense weights with sparse gradients update here, not in the
+                #   store, unless the store is distributed (its servers update)
+                update_on_kvstore = _is_dist(kvstore.type)
             elif kvstore.type == "local" and _largest_param(self._params) > 16 * 1024 * 1024:
                 update_on_kvstore = False
             if update_on_kvstore and not kvstore.is_capable("optimizer"):
@@ -163,7 +172,7 @@ class Trainer:
             if param._data is None:
                 waiting.append(param)
             elif self._kvstore is not None:
-                self._kvstore.broadcast(index, param.list_data()[0], param.list_data())
+                self._kvstore.broadcast(index, param._list_data()[0], param._list_data())
         self._params_to_init = waiting
 
     def _prepare(self):
@@ -200,11 +209,11 @@ class Trainer:
         grads = [p.list_grad() for _, p in indexed]
         if not isinstance(store, kvs.KVStore):   # NOTE: a user's store: one call per key
             for i, p in indexed:
-                out = p.list_data() if self._update_on_kvstore else None
+                out = p._list_data() if self._update_on_kvstore else None
                 store.pushpull(i, p.list_grad(), out=out, priority=-i)
             return
         if self._update_on_kvstore:
-            store.pushpull(keys, grads, out=[p.list_data() for _, p in indexed])
+            store.pushpull(keys, grads, out=[p._list_data() for _, p in indexed])
         else:
             store.pushpull(keys, grads)
 

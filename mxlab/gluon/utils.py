@@ -60,9 +60,9 @@ def shape_is_known(shape):
 def split_data(data, num_slice, batch_axis=0, even_split=True):
     """``num_slice`` slices of ``data`` along ``batch_axis``.
 
-    Uneven splits follow the array's flavour, as MXNet's two generations do: NumPy-style arrays
-    (``mx.np``, MXNet 2) get ``numpy.array_split``'s sizes (the first slices one longer);
-    ``mx.nd`` arrays (MXNet 1.x) get equal slices with the rest in the last one.
+    Uneven splits get ``numpy.array_split``'s sizes (the first slices one longer), in both array
+    flavours, as MXNet 1.9.1 and 2.0 split them (MXNet 1.x before 1.9 put the rest in the last
+    slice); more slices than rows give empty ones.
     """
     size = data.shape[batch_axis]
     if even_split and size % num_slice != 0:
@@ -71,18 +71,13 @@ def split_data(data, num_slice, batch_axis=0, even_split=True):
             f"axis {batch_axis}. Use a batch size that's multiple of {num_slice} or set "
             f"even_split=False to allow uneven partitioning of data."
         )
-    numpy_style = getattr(data, "_flavour", "nd") != "nd"
-    if size < num_slice and not numpy_style:
-        raise MXNetValueError(f"Too many slices for data with shape {data.shape}. Arguments are "
-                              f"num_slice={num_slice} and batch_axis={batch_axis}.")
     step, extra = divmod(size, num_slice)
-    if numpy_style:
-        sizes = [step + 1] * extra + [step] * (num_slice - extra)
-    else:
-        sizes = [step] * (num_slice - 1) + [size - step * (num_slice - 1)]
+    sizes = [step + 1] * extra + [step] * (num_slice - extra)
     bounds = [sum(sizes[:i]) for i in range(num_slice + 1)]
     from ..ops.registry import F
 
+    if getattr(data, "stype", "default") != "default" and batch_axis == 0:
+        return [data[lo:hi] for lo, hi in itertools.pairwise(bounds)]   # NOTE: stays sparse
     return [F.slice_axis(data, axis=batch_axis, begin=lo, end=hi)
             for lo, hi in itertools.pairwise(bounds)]
 

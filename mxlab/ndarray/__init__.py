@@ -60,7 +60,7 @@ def from_numpy(ndarray, zero_copy=True):
     return _dlpack.from_numpy(ndarray, NDArray, zero_copy=zero_copy)
 
 
-def _dispatch(operator, inputs, attrs):
+def _dispatch(operator, inputs, attrs, name=None):   # NOTE: arrays have no node names
     return _invoke(operator, inputs, attrs)
 
 

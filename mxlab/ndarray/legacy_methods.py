@@ -15,6 +15,7 @@ Example
 >>> mx.nd.array([1.4, 2.6]).rint().asnumpy()
 array([1., 3.], dtype=float32)
 """
+from .. import imperative as _imperative
 from ..device import Device
 from .indexing import slice_is_contiguous
 from .ndarray import NDArray, _delegate, array
@@ -44,8 +45,8 @@ def _viewable(name):
 
     def method(self, *args, inplace=False, **kwargs):
         result = copying(self, *args, **kwargs)
-        if inplace and self._flavour == "nd":
-            return _shared_view(self, result.shape)
+        if inplace and self._flavour == "nd" and not _imperative.STATE.deferred:
+            return _shared_view(self, result.shape)   # NOTE: a traced graph records the op
         return result
     method.__name__ = name
     method.__doc__ = (f"``mx.nd.{name}(self, ...)``; with ``inplace=True`` a view sharing this "

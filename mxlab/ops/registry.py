@@ -486,9 +486,10 @@ def register_dispatch(cls, fn):
     _DISPATCH[cls] = fn
 
 
-def apply_op(op, inputs, attrs):
+def apply_op(op, inputs, attrs, name=None):
     """Apply ``op`` to ``inputs`` (arrays or symbols) with already-parsed ``attrs``; returns a list
-    of outputs."""
+    of outputs. ``name``: the node's name when the inputs are symbols (Gluon 1 layers name their
+    op ``fwd``), ignored for arrays."""
     for x in inputs:
         fn = _DISPATCH.get(type(x))
         if fn is None:
@@ -497,7 +498,7 @@ def apply_op(op, inputs, attrs):
                     fn = candidate
                     break
         if fn is not None:
-            return fn(op, inputs, attrs)
+            return fn(op, inputs, attrs) if name is None else fn(op, inputs, attrs, name=name)
     raise MXNetValueError(f"{op.name}: cannot apply to inputs of types "
                           f"{[type(x).__name__ for x in inputs]}")
 
@@ -514,9 +515,9 @@ class _OpCaller:
             raise AttributeError(name)
         op = get_op(name)
 
-        def call(*inputs, **kwargs):
+        def call(*inputs, name=None, **kwargs):
             attrs = op.parse_attrs(kwargs)
-            outs = apply_op(op, list(inputs), attrs)
+            outs = apply_op(op, list(inputs), attrs, name)
             return outs[0] if len(outs) == 1 else outs
         call.__name__ = name
         return call

@@ -51,15 +51,16 @@ class _ImperativeWalk(ValueInterpreter):
         super().missing(node, entry)
 
 
-def evaluate_graph(heads, arrays, device=None, cls=None):
+def evaluate_graph(heads, arrays, device=None, cls=None, traced=False):
     """Values of ``heads`` given ``arrays`` (variable name -> NDArray); returns a list of arrays.
 
-    Runs with deferred compute off, so it works inside a ``dc.context()`` too. ``device``/``cls``
-    place ops without inputs (``arange``, ``zeros``).
+    Runs with deferred compute off, so it works inside a ``dc.context()`` too, unless ``traced``:
+    then inside a trace each op is recorded into it (a graph inlined into a traced block).
+    ``device``/``cls`` place ops without inputs (``arange``, ``zeros``).
     """
     state = imperative.STATE
     previous = state.deferred
-    state.deferred = False
+    state.deferred = previous and traced
     try:
         return _ImperativeWalk(heads, arrays, device, cls).run()
     finally:

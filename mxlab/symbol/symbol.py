@@ -29,6 +29,7 @@ from ..base import (
 from ..graph import infer as _infer
 from ..graph.graph import Graph as _Graph
 from ..graph.node import Entry, Node, topo_sort
+from .. import name as _name
 from . import json as _json
 from . import legacy
 from .compose import apply_op, copy_graph, make_node, outputs_of, single_entry
@@ -434,11 +435,12 @@ def _set_node_attr(node, key, value):
         _json.mark_explicit(node, tuple(_json.param_strings(node)) + (key,))
 
 
-def dispatch(op, inputs, attrs):
+def dispatch(op, inputs, attrs, name=None):
     """``registry.apply_op`` for symbols: every output, as one single-output symbol each (like
-    arrays)."""
+    arrays). The node is named by the current ``mx.name`` manager (a Gluon 1 block's prefix)."""
     cls = type(next(x for x in inputs if isinstance(x, Symbol)))
-    node = make_node(op, attrs, list(inputs))
+    node = make_node(op, attrs, list(inputs),
+                     name=_name.current().get(name, op.name.lower().lstrip("_")))
     return [cls([Entry(node, i)]) for i in range(node.num_outputs)]
 
 

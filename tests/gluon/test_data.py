@@ -76,7 +76,7 @@ def test_argument_errors():
 def test_split_and_load_and_clip_global_norm():
     parts = gluon.utils.split_and_load(mx.nd.arange(6).reshape((3, 2)), [mx.cpu(0), mx.cpu(1)],
                                        even_split=False)
-    assert [p.shape for p in parts] == [(1, 2), (2, 2)]
+    assert [p.shape for p in parts] == [(2, 2), (1, 2)]   # MXNet 1.9.1's array_split sizes
     assert parts[1].device == mx.cpu(1)
     with pytest.raises(ValueError, match="cannot be evenly split"):
         gluon.utils.split_and_load(mx.nd.arange(3), [mx.cpu(0), mx.cpu(1)])

@@ -43,12 +43,21 @@ def test_params_get_fills_unknown_shape_dimensions():
     assert params.get("w", shape=(2, 3)) is w and w.shape == (2, 3)
 
 
-def test_collect_params_keys_are_structural_and_gluon1_names_also_find():
+def test_collect_params_of_gluon1_code_has_full_name_keys_in_mxnet_order():
     net = _MLP(prefix="mlp_")
     params = net.collect_params()
-    assert list(params) == ["scale", "hidden.weight", "hidden.bias", "out.weight", "out.bias"]
+    assert list(params) == ["mlp_scale", "mlp_dense0_weight", "mlp_dense0_bias",
+                            "mlp_dense1_weight", "mlp_dense1_bias"]
     assert params["mlp_dense0_weight"] is net.hidden.weight
-    assert params.get("mlp_scale") is net.scale and params.get("missing") is None
+    assert params.get("scale") is net.scale   # NOTE: MXNet 1.x: get() finds prefix + name
+
+
+def test_gluon2_collect_params_keys_are_structural_and_gluon1_names_also_find():
+    net = nn.HybridSequential()
+    net.add(nn.Dense(4, in_units=2))
+    params = net.collect_params()
+    assert list(params) == ["0.weight", "0.bias"]
+    assert params[net[0].prefix + "weight"] is net[0].weight
 
 
 def test_forward_with_params_get_parameter_trains():

@@ -58,12 +58,16 @@ class DataLoader:
         Seconds to wait for one batch from a worker before raising.
     progress : bool or dict
         Wrap iteration in a ``tqdm`` bar (a dict gives tqdm's arguments, e.g. ``file``).
+    auto_reload : bool
+        MXNet 1.9.1's: prefetch as soon as the loader is built or a pass ends. Workers here start
+        with each pass; the batches are the same either way, so it is only recorded.
     """
 
     def __init__(self, dataset, batch_size=None, shuffle=False, sampler=None, last_batch=None,
                  batch_sampler=None, batchify_fn=None, num_workers=0, pin_memory=False,
                  pin_device_id=0, prefetch=None, thread_pool=False, timeout=120,
-                 progress=False):
+                 progress=False, auto_reload=False):
+        self.auto_reload = auto_reload
         if num_workers < 0:
             raise MXNetValueError(f"num_workers must be >= 0, got {num_workers}")
         self._num_workers, self._thread_pool, self._timeout = num_workers, thread_pool, timeout

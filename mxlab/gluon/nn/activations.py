@@ -19,11 +19,14 @@ class Activation(HybridBlock):
     """``relu``, ``sigmoid``, ``tanh``, ``softrelu`` or ``softsign`` elementwise."""
 
     def __init__(self, activation):
+        self._act_type = activation   # NOTE: before Block.__init__, which names the block by it
         super().__init__()
-        self._act_type = activation
+
+    def _alias(self):
+        return self._act_type
 
     def hybrid_forward(self, F, x):
-        return _F.Activation(x, act_type=self._act_type)
+        return _F.Activation(x, act_type=self._act_type, name="fwd")
 
     def __repr__(self):
         return f"Activation({self._act_type})"

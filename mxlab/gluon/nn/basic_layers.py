@@ -20,6 +20,7 @@ import numpy
 from ...base import MXNetValueError
 from ...ops.registry import F as _F
 from ..block import Block, HybridBlock
+from ..gluon1 import layer_child
 from ..parameter import Parameter
 from .activations import Activation
 
@@ -109,7 +110,8 @@ class Dense(HybridBlock):
         self._units, self._flatten, self._in_units = units, flatten, in_units
         self.weight = _param("weight", (units, in_units), weight_initializer, dtype)
         self.bias = _param("bias", (units,), bias_initializer, dtype) if use_bias else None
-        self.act = Activation(activation) if activation is not None else None
+        self.act = (layer_child(self, Activation, activation, prefix=activation + "_")
+                    if activation is not None else None)
 
     def infer_shape(self, x, *args):
         in_units = int(numpy.prod(x.shape[1:])) if self._flatten else x.shape[-1]
@@ -118,7 +120,7 @@ class Dense(HybridBlock):
     def hybrid_forward(self, F, x, weight, bias=None):
         inputs = [x, weight] if bias is None else [x, weight, bias]
         out = _F.FullyConnected(*inputs, num_hidden=self._units, no_bias=bias is None,
-                                flatten=self._flatten)
+                                flatten=self._flatten, name="fwd")
         return self.act(out) if self.act is not None else out
 
     def __repr__(self):
@@ -137,7 +139,7 @@ class Dropout(HybridBlock):
     def hybrid_forward(self, F, x):
         if self._rate == 0:
             return x
-        return _visible("Dropout", x, p=self._rate, axes=self._axes)
+        return _visible("Dropout", x, p=self._rate, axes=self._axes, name="fwd")
 
     def __repr__(self):
         return f"Dropout(p = {self._rate}, axes={self._axes})"
@@ -185,7 +187,8 @@ class BatchNorm(_Norm):
                                   "float32", grad_req="null", differentiable=False)
 
     def hybrid_forward(self, F, x, gamma, beta, running_mean, running_var):
-        return _visible("BatchNorm", x, gamma, beta, running_mean, running_var, **self._kwargs)
+        return _visible("BatchNorm", x, gamma, beta, running_mean, running_var, name="fwd",
+                        **self._kwargs)
 
     def __repr__(self):
         return f"BatchNorm(axis={self._axis}, in_channels={self.gamma.shape[0] or None})"
@@ -266,7 +269,7 @@ class Embedding(HybridBlock):
                              grad_stype="row_sparse" if sparse_grad else "default")
 
     def hybrid_forward(self, F, x, weight):
-        return _F.Embedding(x, weight, **self._kwargs)
+        return _F.Embedding(x, weight, name="fwd", **self._kwargs)
 
 
 class Flatten(HybridBlock):

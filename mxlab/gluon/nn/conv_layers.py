@@ -11,6 +11,7 @@ Example
 """
 from ...ops.registry import F as _F
 from ..block import HybridBlock
+from ..gluon1 import layer_child
 from ..parameter import Parameter
 from .activations import Activation
 
@@ -70,7 +71,11 @@ class _Conv(HybridBlock):
                                 init=weight_initializer, allow_deferred_init=True)
         self.bias = (Parameter("bias", shape=(channels,), init=bias_initializer,
                                allow_deferred_init=True) if use_bias else None)
-        self.act = Activation(activation) if activation is not None else None
+        self.act = (layer_child(self, Activation, activation, prefix=activation + "_")
+                    if activation is not None else None)
+
+    def _alias(self):
+        return "conv"
 
     def _weight_shape(self, in_channels):
         if self._last:
@@ -84,7 +89,7 @@ class _Conv(HybridBlock):
         if self._last:
             x, weight = _to_channels_first(x, self._ndim), _to_channels_first(weight, self._ndim)
         inputs = [x, weight] if bias is None else [x, weight, bias]
-        out = getattr(_F, self.op)(*inputs, **self._kwargs)
+        out = getattr(_F, self.op)(*inputs, name="fwd", **self._kwargs)
         out = self.act(out) if self.act is not None else out
         return _to_channels_last(out, self._ndim) if self._last else out
 
@@ -153,10 +158,13 @@ class _Pool(HybridBlock):
         if count_include_pad is not None:
             self._kwargs["count_include_pad"] = count_include_pad
 
+    def _alias(self):
+        return "pool"
+
     def hybrid_forward(self, F, x):
         if not self._last:
-            return _F.Pooling(x, **self._kwargs)
-        out = _F.Pooling(_to_channels_first(x, self._ndim), **self._kwargs)
+            return _F.Pooling(x, name="fwd", **self._kwargs)
+        out = _F.Pooling(_to_channels_first(x, self._ndim), name="fwd", **self._kwargs)
         return _to_channels_last(out, self._ndim)
 
     def __repr__(self):

@@ -67,7 +67,12 @@ class Estimator:
     logger = None
 
     def __init__(self, net, loss, train_metrics=None, val_metrics=None, initializer=None,
-                 trainer=None, device=None, val_net=None, val_loss=None, batch_processor=None):
+                 trainer=None, device=None, val_net=None, val_loss=None, batch_processor=None,
+                 context=None):
+        if context is not None:   # NOTE: MXNet 1.x's name of `device`
+            if device is not None:
+                raise ValueError("Estimator takes device= or its MXNet 1.x name context=, not both")
+            device = context
         self.net = net
         self.loss = self._check_loss(loss)
         self._train_metrics = _check_metrics(train_metrics)
