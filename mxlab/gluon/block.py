@@ -42,8 +42,8 @@ from ..ndarray.ndarray import NDArray, ndarray
 from ..symbol.symbol import Symbol
 from .block_io import BlockCheckpoints, export_traced
 from .op_hooks import OpHooks
-from .nesting import (_flatten, _regroup, check_array_inputs, check_np_outputs, check_symbol_inputs,
-                      same_but_trailing_nones)
+from .nesting import (_flatten, _regroup, check_array_inputs, check_np_outputs,
+                      check_symbol_inputs, data_names, namespace, same_but_trailing_nones)
 from .gluon1 import (BlockMeta, BlockScope, _block_scope, collect_gluon1,  # noqa: F401
                      create_prefix, gluon1_param, uses_gluon1)
 from .parameter import Parameter, shape_is_known
@@ -56,10 +56,6 @@ UNKNOWN_SHAPE_MSG = (
     "or implement {name}.infer_shape to set the parameter shapes based on the first input. "
     "Parameters with unknown shapes are {params}"
 )
-
-
-def _data_names(count):
-    return ["data"] if count == 1 else [f"data{i}" for i in range(count)]
 
 
 class HookHandle:
@@ -108,6 +104,8 @@ class Block(BlockCheckpoints, OpHooks, metaclass=BlockMeta):
         params = params if params is not None else held.get("params")
         # NOTE: prefix=/params= exist only in Gluon 1: such a block's tree is 1.x code
         self._gluon1 = prefix is not None or params is not None
+        self._empty_prefix = prefix == ""
+        self._scope = BlockScope(self)
         prefix, self._params = create_prefix(prefix, params, self._alias())
         self._prefix, self._name = prefix, prefix[:-1] if prefix.endswith("_") else prefix
         self._children = collections.OrderedDict()
@@ -164,9 +162,11 @@ class Block(BlockCheckpoints, OpHooks, metaclass=BlockMeta):
     def name_scope(self):
         """Gluon 1: ``with self.name_scope():`` prefixes the children created inside."""
         self._gluon1 = True
-        return BlockScope(self)
+        return self._scope
 
-    def _collect_params_with_prefix(self, prefix=""):
+    def _collect_params_with_prefix(self, prefix="", legacy=False):
+        """Structured names (``0.weight``); ``legacy``: as MXNet 1.x's checkpoints name them
+        where that differs (a SymbolBlock's parameters, see there)."""
         prefix = prefix + "." if prefix else ""
         found = ParameterDict((prefix + key, p) for key, p in self._reg_params.items())
         registered = {id(p) for p in self._reg_params.values()}
@@ -174,7 +174,7 @@ class Block(BlockCheckpoints, OpHooks, metaclass=BlockMeta):
             if id(param) not in registered:
                 found[prefix + full[len(self._params.prefix):]] = param
         for name, child in self._children.items():
-            found.update(child._collect_params_with_prefix(prefix + name))
+            found.update(child._collect_params_with_prefix(prefix + name, legacy))
         return found
 
     def collect_params(self, select=None):
@@ -283,13 +283,6 @@ def _own_infer_shape_takes(cls, count):
     except TypeError:
         return False
     return True
-
-
-def _namespace(x):
-    """``F`` of ``hybrid_forward``: ``mx.sym`` for symbols, else ``mx.nd``."""
-    from .. import ndarray as nd, symbol as sym
-
-    return sym if isinstance(x, Symbol) else nd
 
 
 def _make_cached_op(symbol, flags):
@@ -413,7 +406,7 @@ class HybridBlock(Block):
             raise MXNetNotImplementedError(f"{type(self).__name__} must implement forward")
         device = x.device if isinstance(x, NDArray) else None
         params = {name: p.data(device) for name, p in self._reg_params.items()}
-        return self.hybrid_forward(_namespace(x), x, *args, **params)
+        return self.hybrid_forward(namespace(x), x, *args, **params)
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """Gluon 1 style forward (``F`` is ``mx.nd`` or ``mx.sym``)."""
@@ -428,7 +421,7 @@ class HybridBlock(Block):
             return Block.__call__(self, *args)
         params = {name: p.var() for name, p in self._reg_params.items()}
         with _name.Prefix(self.prefix):
-            return self.hybrid_forward(_namespace(args[0]), *args, **params)
+            return self.hybrid_forward(namespace(args[0]), *args, **params)
 
     def infer_shape(self, *args):
         """Set unknown parameter shapes from the inputs.
@@ -451,7 +444,7 @@ class HybridBlock(Block):
 
         flat, fmt = _flatten(args, "input")
         real = [x for x in flat if x is not None]
-        names = iter(_data_names(len(real)))
+        names = iter(data_names(len(real)))
         variables = [None if x is None else symbol.var(next(names)) for x in flat]
         out = self._call_symbolic(*_regroup(variables, fmt))
         group = symbol.Group(_flatten(out, "output")[0])
@@ -481,11 +474,15 @@ class HybridBlock(Block):
             raise MXNetValueError(
                 f"All args are None and we do not support such a case. Received args={args}"
             )
-        variables = [symbol.var(name) for name in _data_names(len(real))]
-        if isinstance(real[0], ndarray):
+        variables = [symbol.var(name) for name in data_names(len(real))]
+        legacy = not isinstance(real[0], ndarray)
+        if not legacy:
             variables = [v.as_np_ndarray() for v in variables]
         dc.set_variable(real, variables)
-        with autograd.pause(), dc.context(), dc.trace_blocks(self._scopes()):
+        # NOTE: MXNet 2.0 traces in predict mode; 1.x composed in the caller's mode, and `mx.nd`
+        #   code branches on it (GluonCV's SSD returns its training outputs under train_mode)
+        train = legacy and autograd.is_training()
+        with autograd.pause(train), dc.context(), dc.trace_blocks(self._scopes()):
             out = Block.__call__(self, *_regroup(inputs, self._in_format))
         flat_out, self._out_format = _flatten(out, "output")
         outputs = dc.get_symbol(flat_out, sym_cls=type(variables[0]))

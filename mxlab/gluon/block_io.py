@@ -117,7 +117,9 @@ class BlockCheckpoints:
     def _load_named(self, loaded, source, allow_missing, ignore_extra, cast_dtype, dtype_source,
                     device):
         loaded = {_strip_role(k): v for k, v in loaded.items()}
-        params = self._collect_params_with_prefix()
+        # NOTE: MXNet 1.x files name a SymbolBlock's parameters their own way: both are accepted
+        params = {**self._collect_params_with_prefix(legacy=True),
+                  **self._collect_params_with_prefix()}
         if loaded and params and not set(loaded) & set(params):
             loaded = _match_legacy_names(loaded, params, source)
         if not allow_missing:

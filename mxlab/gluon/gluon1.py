@@ -70,26 +70,39 @@ class BlockMeta(abc.ABCMeta):
 
 
 class BlockScope:
-    """``with block.name_scope():``: children created inside are named under ``block``."""
+    """``with block.name_scope():``: children created inside are named under ``block``, and so
+    are symbols (an ``mx.name.Prefix``), as in MXNet 1.x; a block given ``prefix=''`` opens no
+    scope (its children are counted in the enclosing one). One scope per block, so its counters
+    carry over between ``with`` statements."""
 
     _current = threading.local()
 
     def __init__(self, block):
         self._block = block
         self._counter = {}
-        self._old_scope = None
+        self._entered = []   # NOTE: (enclosing scope, name manager) per open `with`, nestable
 
     @classmethod
     def current(cls):
         return getattr(cls._current, "value", None)
 
     def __enter__(self):
-        self._old_scope = BlockScope.current()
+        if self._block._empty_prefix:
+            return self
+        from .. import name as _name
+
+        names = _name.Prefix(self._block.prefix)
+        self._entered.append((BlockScope.current(), names))
         BlockScope._current.value = self
+        names.__enter__()
         return self
 
     def __exit__(self, ptype, value, trace):
-        BlockScope._current.value = self._old_scope
+        if self._block._empty_prefix:
+            return
+        enclosing, names = self._entered.pop()
+        names.__exit__(ptype, value, trace)
+        BlockScope._current.value = enclosing
 
     def next_prefix(self, hint):
         count = self._counter.get(hint, 0)
@@ -157,7 +170,7 @@ def uses_gluon1(block):
 def layer_child(parent, cls, *args, prefix, **kwargs):
     """A built-in layer's own child, named under ``parent`` as MXNet 1.x names it (a Dense's
     ``relu`` activation is ``dense0_relu_``), without marking the tree as Gluon 1 code."""
-    with BlockScope(parent):
+    with parent._scope:
         child = cls(*args, prefix=prefix, **kwargs)
     child._gluon1 = False
     return child
@@ -175,6 +188,10 @@ def collect_gluon1(block, select=None):
             if pattern is None or pattern.match(name):
                 found.update([(name, param)])
                 param.name = name   # NOTE: Gluon 1 code reads full names (Trainer, repr)
+        held = {id(p) for p in current.params.values()}
+        for param in current._reg_params.values():   # NOTE: a SymbolBlock's, by their names
+            if id(param) not in held and (pattern is None or pattern.match(param.name)):
+                found.update([(param.name, param)])
         for child in current._children.values():
             visit(child)
     visit(block)

@@ -89,6 +89,18 @@ def same_but_trailing_nones(fmt, stored):
     return long[:len(short)] == short and all(f == -1 for f in long[len(short):])
 
 
+def data_names(count):
+    """The input variables' names of a traced or composed block: ``data``, or ``data0``, ..."""
+    return ["data"] if count == 1 else [f"data{i}" for i in range(count)]
+
+
+def namespace(x):
+    """``F`` of ``hybrid_forward``: ``mx.sym`` for symbols, else ``mx.nd``."""
+    from .. import ndarray as nd, symbol as sym
+
+    return sym if isinstance(x, Symbol) else nd
+
+
 def _regroup(args, fmt):
     """Inverse of :func:`_flatten`."""
     def merge(rest, fmt):

@@ -4,11 +4,14 @@ The symbol's free variables other than the inputs become parameters named like t
 ``SymbolBlock.imports`` can load an ``export``-ed ``.params`` file (``arg:``/``aux:`` names) from
 here or from MXNet 1.x.
 """
+import os
+
 from .. import deferred_compute as dc
 from ..base import MXNetRuntimeError, MXNetValueError
 from ..symbol.symbol import Symbol
 from .block import HybridBlock, _flatten
 from .parameter import InvalidParameterError, Parameter
+from .parameter_dict import ParameterDict
 
 __all__ = ["SymbolBlock"]
 
@@ -50,7 +53,10 @@ class SymbolBlock(HybridBlock):
         _refuse_row_sparse(outputs)
         params = _by_variable_name(params or {})
         unused = set(params) - set(arg_names) - set(aux_names)
-        if unused:
+        # NOTE: MXNet 2.0 refuses parameters the graph does not use; 1.x shares the whole dict
+        #   (GluonCV passes a backbone's params with its classifier to a feature extractor), so
+        #   legacy (mx.sym) graphs keep 1.x's rule and mx.np graphs 2.0's
+        if unused and type(outputs) is not Symbol:
             raise MXNetValueError(f"{unused} params are unused by the model.")
         arg_types, aux_types = _param_types(syms, outputs)
         for names, types, req in ((arg_names, arg_types, "write"), (aux_names, aux_types, "null")):
@@ -112,6 +118,16 @@ class SymbolBlock(HybridBlock):
         arrays.update((name, p.data(flat[0].device)) for name, p in self._reg_params.items())
         out = evaluate_graph(outputs._outputs, arrays, flat[0].device, type(flat[0]), traced=True)
         return out[0] if len(out) == 1 else out
+
+    def _collect_params_with_prefix(self, prefix="", legacy=False):
+        """``legacy``: MXNet 1.x keys a SymbolBlock's parameters in checkpoints by their names
+        less the characters all of them share (``ssd0_mobilenet0_conv0_weight`` among
+        ``ssd0_...`` names saves as ``mobilenet0_conv0_weight``), which GluonCV's files use."""
+        if not legacy:
+            return super()._collect_params_with_prefix(prefix)
+        prefix = prefix + "." if prefix else ""
+        cut = len(os.path.commonprefix(list(self._reg_params)))
+        return ParameterDict((prefix + key[cut:], p) for key, p in self._reg_params.items())
 
     def infer_shape(self, *args):
         """Parameter shapes from the symbol's shape inference on the input shapes."""

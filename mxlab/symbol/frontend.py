@@ -57,10 +57,21 @@ def compose_op(op, args, kwargs, cls, name=None, attr=None, hint=None):
     node = make_node(op, attrs, positional, named, name=name, hint=hint, explicit=explicit)
     result = outputs_of(node, cls)
     attr = _attribute.current().get(attr)   # mx.AttrScope
-    if attr:
+    if attr:   # NOTE: as MXNet's op creation, any value is kept as a string (GluonCV passes
+        #   `attr={'__init__': mx.init.Xavier()}`); only `Symbol._set_attr` insists on strings
+        attr = {k: _attr_string(v) for k, v in attr.items()}
         result._set_attr(**attr)
         _hidden_attrs_to_new_variables(node, positional, named, attr)
     return result
+
+
+def _attr_string(value):
+    """An attribute value as stored: an initializer as its JSON (what ``var(init=)`` stores, so
+    ``__init__`` stays readable), anything else as ``str``."""
+    if isinstance(value, str):
+        return value
+    dumps = getattr(value, "dumps", None)
+    return dumps() if callable(dumps) else str(value)
 
 
 def _hidden_attrs_to_new_variables(node, positional, named, attr):

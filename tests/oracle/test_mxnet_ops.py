@@ -319,3 +319,18 @@ def test_symbol_eval_matches_mxnet(case, mxnet_results):
     prefix = f"{case.name}:"
     args = {k[len(prefix):]: mxlab.nd.array(v, dtype=v.dtype) for k, v in _inputs(case).items()}
     _compare(out.eval(**args)[0].asnumpy(), want["y"], ("mxlab_symbol", "mxnet"))
+
+
+@pytest.mark.oracle
+@requires_mxnet
+def test_gluon1_symbolic_names_match_mxnet():
+    code = """
+nn = mx.gluon.nn
+net = nn.HybridSequential(prefix='net_')
+with net.name_scope():
+    net.add(nn.Conv2D(4, 3, activation='relu'), nn.BatchNorm(), nn.MaxPool2D(),
+            nn.Activation('relu'), nn.LeakyReLU(0.1), nn.Flatten(), nn.Dense(4, activation='relu'),
+            nn.Dropout(0.5), nn.Dense(2), nn.ELU(), nn.PReLU(), nn.Embedding(3, 2))
+outputs['names'] = np.array(net(mx.sym.var('data')).get_internals().list_outputs())
+"""
+    assert list(run_mxlab(code, {})["names"]) == list(run_mxnet(code, {})["names"])

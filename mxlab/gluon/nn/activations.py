@@ -23,7 +23,7 @@ class Activation(HybridBlock):
         super().__init__()
 
     def _alias(self):
-        return self._act_type
+        return self._act_type if isinstance(self._act_type, str) else "activation"
 
     def hybrid_forward(self, F, x):
         return _F.Activation(x, act_type=self._act_type, name="fwd")
@@ -36,13 +36,14 @@ class _LeakyFamily(HybridBlock):
     """Members of the ``LeakyReLU`` op family with a fixed ``act_type`` and ``slope``."""
 
     act_type = None
+    _node_name = "fwd"   # NOTE: MXNet 1.x's node name (ELU's is counted instead)
 
     def __init__(self, slope=0.25):
         super().__init__()
         self._slope = slope
 
     def hybrid_forward(self, F, x):
-        return _F.LeakyReLU(x, act_type=self.act_type, slope=self._slope)
+        return _F.LeakyReLU(x, act_type=self.act_type, slope=self._slope, name=self._node_name)
 
 
 class LeakyReLU(_LeakyFamily):
@@ -58,6 +59,7 @@ class ELU(_LeakyFamily):
     """``x`` if ``x > 0`` else ``alpha * (exp(x) - 1)``."""
 
     act_type = "elu"
+    _node_name = None
 
     def __init__(self, alpha=1.0):
         super().__init__(alpha)
@@ -88,7 +90,7 @@ class PReLU(HybridBlock):
         self.alpha = Parameter("alpha", shape=(in_channels,), init=alpha_initializer)
 
     def hybrid_forward(self, F, x, alpha):
-        return _F.LeakyReLU(x, alpha, act_type="prelu")
+        return _F.LeakyReLU(x, alpha, act_type="prelu", name="fwd")
 
 
 class Swish(HybridBlock):
