@@ -28,6 +28,7 @@ import inspect
 import itertools
 import re
 import threading
+import weakref
 
 __all__ = ["BlockMeta", "BlockScope", "collect_gluon1", "create_prefix", "gluon1_param",
            "layer_child", "uses_gluon1"]
@@ -78,9 +79,13 @@ class BlockScope:
     _current = threading.local()
 
     def __init__(self, block):
-        self._block = block
+        self._block_ref = weakref.ref(block)   # NOTE: a block keeps its scope; no cycle back
         self._counter = {}
         self._entered = []   # NOTE: (enclosing scope, name manager) per open `with`, nestable
+
+    @property
+    def _block(self):
+        return self._block_ref()
 
     @classmethod
     def current(cls):

@@ -321,10 +321,11 @@ def test_save_params_full_names_load_into_symbol_block_and_back(tmp_path):
     x = mx.nd.ones((1, 2))
     np.testing.assert_allclose(model(x).asnumpy(), net(x).asnumpy())
     twin = nn.HybridSequential(prefix="")
-    with twin.name_scope():
+    with twin.name_scope():   # NOTE: prefix='' opens no scope: names count on (MXNet 1.9.1)
         twin.add(nn.Dense(3, in_units=2))
-    twin.load_parameters(path)      # NOTE: names count per name scope: the same full names
-    np.testing.assert_allclose(twin(x).asnumpy(), net(x).asnumpy())
+    assert twin[0].prefix != net[0].prefix
+    with pytest.raises(ValueError, match="is missing in file"):
+        twin.load_parameters(path)   # NOTE: MXNet 1.9.1 refuses it too (other full names)
 
 
 def test_mx_img_is_mx_image():
