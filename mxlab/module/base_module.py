@@ -282,10 +282,22 @@ class BaseModule:
 
     def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True,
                    allow_extra=False):
-        """Assign parameter values (``init_params`` without an initializer)."""
+        """Assign parameter values (``init_params`` without an initializer); with
+        ``allow_missing`` a module keeping device values assigns only the given ones
+        (:meth:`_assign_given`)."""
+        if not allow_missing:
+            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
+                             allow_missing=False, force_init=force_init, allow_extra=allow_extra)
+            return
+        if self.params_initialized and not force_init:
+            warnings.warn("Parameters already initialized and force_init=False. set_params "
+                          "call ignored.", stacklevel=2)
+            return
+        self._assign_given(arg_params, aux_params, force_init, allow_extra)
+
+    def _assign_given(self, arg_params, aux_params, force_init, allow_extra):
         self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
-                         allow_missing=allow_missing, force_init=force_init,
-                         allow_extra=allow_extra)
+                         allow_missing=True, force_init=force_init, allow_extra=allow_extra)
 
     def save_params(self, fname):
         """Write the parameters as ``arg:<name>``/``aux:<name>`` (a 1.x ``.params`` file)."""

@@ -8,7 +8,6 @@ so switching buckets costs no copies. Bind the largest bucket as default: smalle
 view its memory.
 """
 import logging
-import warnings
 
 import numpy
 
@@ -116,18 +115,8 @@ class BucketingModule(BaseModule):
         self._params_dirty = False
         return params
 
-    def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True,
-                   allow_extra=False):
-        if not allow_missing:
-            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
-                             allow_missing=allow_missing, force_init=force_init,
-                             allow_extra=allow_extra)
-            return
-        if self.params_initialized and not force_init:
-            warnings.warn("Parameters already initialized and force_init=False. set_params "
-                          "call ignored.", stacklevel=2)
-            return
-        self._curr_module.set_params(arg_params, aux_params, allow_missing=allow_missing,
+    def _assign_given(self, arg_params, aux_params, force_init, allow_extra):
+        self._curr_module.set_params(arg_params, aux_params, allow_missing=True,
                                      force_init=force_init, allow_extra=allow_extra)
         self._params_dirty = True
         self.params_initialized = True

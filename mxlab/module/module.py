@@ -174,18 +174,8 @@ class Module(BaseModule):
         elif initializer is not None:
             initializer(desc, arr)
 
-    def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True,
-                   allow_extra=False):
-        """Assign parameters; with ``allow_missing`` the missing ones keep their device value."""
-        if not allow_missing:
-            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
-                             allow_missing=allow_missing, force_init=force_init,
-                             allow_extra=allow_extra)
-            return
-        if self.params_initialized and not force_init:
-            warnings.warn("Parameters already initialized and force_init=False. set_params "
-                          "call ignored.", stacklevel=2)
-            return
+    def _assign_given(self, arg_params, aux_params, force_init, allow_extra):
+        """``set_params(allow_missing=True)``: the missing ones keep their device value."""
         self._exec_group.set_params(arg_params, aux_params, allow_extra=allow_extra)
         self._params_dirty = True
         self.params_initialized = True

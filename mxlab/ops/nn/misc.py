@@ -132,39 +132,22 @@ _EMBED_ATTRS = (
     Attr("sparse_grad", "bool", False),
 )
 
-register(
-    Op(
-        name="Embedding",
-        compute=_embedding_forward,
-        attrs=_EMBED_ATTRS,
-        num_inputs=2,
-        input_names=("data", "weight"),
-        infer_shape=_embedding_infer,
-        infer_type=_embedding_dtype,
-        gradient=lambda node, g: [None, F._backward_Embedding(g[0], node.inputs[0], **node.attrs)],
-        save_inputs=(0,),
-        save_outputs=False,
-        npx_name="embedding",
-        nd_names=("Embedding",),
-        doc="Look up rows of weight by integer index (indices clipped to [0, input_dim)).",
-    )
-)
-register(
-    Op(
-        name="_contrib_SparseEmbedding",
-        compute=_embedding_forward,
-        attrs=_EMBED_ATTRS,
-        num_inputs=2,
-        input_names=("data", "weight"),
-        infer_shape=_embedding_infer,
-        infer_type=_embedding_dtype,
-        gradient=lambda node, g: [None, F._backward_Embedding(g[0], node.inputs[0], **node.attrs)],
-        save_inputs=(0,),
-        save_outputs=False,
-        ignored_attrs=("deterministic",),
-        doc="MXNet 1.x's contrib.SparseEmbedding: Embedding (its gradient is computed dense).",
-    )
-)
+def _register_embedding(name, doc, **fields):
+    """Embedding's op shape, for ``Embedding`` and 1.x's ``contrib.SparseEmbedding``."""
+    register(Op(name=name, compute=_embedding_forward, attrs=_EMBED_ATTRS, num_inputs=2,
+                input_names=("data", "weight"), infer_shape=_embedding_infer,
+                infer_type=_embedding_dtype,
+                gradient=lambda node, g: [None, F._backward_Embedding(g[0], node.inputs[0],
+                                                                      **node.attrs)],
+                save_inputs=(0,), save_outputs=False, doc=doc, **fields))
+
+
+_register_embedding("Embedding", npx_name="embedding", nd_names=("Embedding",),
+                    doc="Look up rows of weight by integer index (indices clipped to "
+                        "[0, input_dim)).")
+_register_embedding("_contrib_SparseEmbedding", ignored_attrs=("deterministic",),
+                    doc="MXNet 1.x's contrib.SparseEmbedding: Embedding (its gradient is "
+                        "computed dense).")
 register(
     Op(
         name="_backward_Embedding",
