@@ -35,7 +35,6 @@ import weakref
 
 from .. import autograd
 from .. import deferred_compute as dc
-from .. import name as _name
 from ..base import (MXNetNotImplementedError, MXNetRuntimeError, MXNetTypeError,
                     MXNetValueError)
 from ..ndarray.ndarray import NDArray, ndarray
@@ -414,13 +413,14 @@ class HybridBlock(Block):
 
     def _call_symbolic(self, *args):
         """MXNet 1.x's call on Symbols: ``hybrid_forward(mx.sym, ...)`` with the parameters'
-        variables, ops named under the block's prefix; a block with its own ``forward`` (the
-        containers, ``HybridSequential``) runs it on the symbols."""
+        variables, ops named under the block's name scope (a ``prefix=''`` block's ops count on
+        in the enclosing one, as ResNet's ``stage3_activation1``); a block with its own
+        ``forward`` (the containers, ``HybridSequential``) runs it on the symbols."""
         check_symbol_inputs(args)
-        if not self._is_gluon1():
-            return Block.__call__(self, *args)
-        params = {name: p.var() for name, p in self._reg_params.items()}
-        with _name.Prefix(self.prefix):
+        with self._scope:
+            if not self._is_gluon1():
+                return Block.__call__(self, *args)
+            params = {name: p.var() for name, p in self._reg_params.items()}
             return self.hybrid_forward(namespace(args[0]), *args, **params)
 
     def infer_shape(self, *args):

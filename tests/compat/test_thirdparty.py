@@ -113,6 +113,7 @@ _GLUONCV = pytest.mark.skipif(not os.environ.get("MXLAB_GLUONCV_SRC"),
 @pytest.mark.parametrize("model, size", [
     ("yolo3_darknet53_voc", 160),
     ("ssd_300_mobilenet0.25_voc", 300),           # NOTE: FeatureExpander: 1.x names, SymbolBlock
+    ("ssd_512_resnet18_v1_voc", 256),             # NOTE: prefix='' blocks' ops in stage scopes
     ("faster_rcnn_fpn_resnet50_v1b_coco", 128),   # NOTE: FPN: op attr={'__init__': Xavier()}
 ])
 def test_gluoncv_models_run_eager_and_hybridized(model, size, tmp_path):

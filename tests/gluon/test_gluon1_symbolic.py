@@ -147,3 +147,18 @@ def test_tracing_keeps_the_callers_training_mode_for_mx_nd(array, expected):
     with mx.autograd.train_mode():
         out = net(array((2,)))
     assert float(out.asnumpy()[0]) == expected
+
+
+class _Unit(gluon.HybridBlock):
+    def hybrid_forward(self, F, x):
+        return F.Activation(x, act_type="relu")
+
+
+def test_prefix_empty_blocks_count_their_ops_in_the_enclosing_scope():
+    """GluonCV's ResNet stages hold prefix='' blocks; their ops are counted in the stage's scope
+    (``resnetv10_stage3_activation1``, picked by SSD-512), as MXNet 1.9.1 names them."""
+    stage = nn.HybridSequential(prefix="stage_")
+    with stage.name_scope():
+        stage.add(_Unit(prefix=""), _Unit(prefix=""))
+    names = stage(mx.sym.var("data")).get_internals().list_outputs()
+    assert names == ["data", "stage_activation0_output", "stage_activation1_output"]
