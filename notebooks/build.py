@@ -481,9 +481,9 @@ events = mx.engine.event_log.events()
 dot_a = next(e for e in events if e.name == 'dot' and e.reads[0][0] == a._var.id)
 dot_b = next(e for e in events if e.name == 'dot' and e is not dot_a)
 write_a = next(e for e in events if e.name == '_plus_scalar')
-vars_of = lambda e: {var for var, _ in e.reads + e.writes}
 # guaranteed: the products share no var, and the write of a starts after dot(a, a) ended
-vars_of(dot_a).isdisjoint(vars_of(dot_b)), write_a.start >= dot_a.end
+vars_a, vars_b = ({var for var, _ in e.reads + e.writes} for e in (dot_a, dot_b))
+vars_a.isdisjoint(vars_b), write_a.start >= dot_a.end
 """),
     md("""
 Whether the two products actually ran on two threads at once depends on the scheduler (on a
