@@ -8,12 +8,14 @@ Targets (from the task): (64,) faster than NumPy; (1e6,) at least 2x faster.
 Run: ``python -m benchmarks.fuse_chain [--repeats N]``
 """
 import argparse
+import functools
 import statistics
 import time
 
 import numpy
 
 import mxlab as mx
+from mxlab.ops.context import PREDICT
 
 SIZES = (64, 1_000_000)
 CONSTANTS = (numpy.float32(1.01), numpy.float32(0.1), numpy.float32(0.05))
@@ -52,15 +54,19 @@ def _block(backend):
 
 
 def _fused_kernel(size):
-    """The compiled kernel of the one fused subgraph, called directly on numpy arrays."""
+    """The one fused subgraph's kernel, called directly on numpy arrays: the way the backend
+    chose for this size (numexpr, the in-place ufunc program or op by op; see
+    :class:`mxlab.subgraph.backends.fuse.FusedRunner`), without the framework around it."""
     x = mx.sym.var('x')
     y = x
     for _ in range(16):
         y = mx.sym.tanh(y * 1.01 + 0.1) - 0.05
-    fused = y.optimize_for('fuse')
-    kernel = fused._outputs[0].node.op.runner.kernel(['float32'])
+    runner = y.optimize_for('fuse')._outputs[0].node.op.runner
     data = numpy.random.rand(size).astype('float32')
-    return lambda: kernel.run([data])
+    runner.compute(numpy, [data], {}, PREDICT)     # NOTE: tunes the choice for this size, once
+    kernel = runner.kernel(['float32'])
+    choice = next(iter(runner.choices.values()), "numexpr")
+    return functools.partial(runner._ways(kernel, numpy, {}, PREDICT)[choice], [data])
 
 
 def run(repeats=5, sizes=SIZES):
