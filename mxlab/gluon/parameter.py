@@ -511,13 +511,3 @@ class Constant(Parameter):
     def grad_req(self, req):
         if req != "null":
             raise MXNetValueError("Constant parameter cannot have a gradient (grad_req='null')")
-
-
-def __getattr__(name):
-    """``gluon.parameter.ParameterDict`` (MXNet 1.x's home of it; D2L's MXNet tab checks
-    ``isinstance(params, gluon.parameter.ParameterDict)``) from ``parameter_dict.py``, lazily:
-    that module imports this one."""
-    if name == "ParameterDict":
-        from .parameter_dict import ParameterDict
-        return ParameterDict
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
