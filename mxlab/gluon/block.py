@@ -31,7 +31,6 @@ import importlib
 import inspect
 import re
 import warnings
-import weakref
 
 from .. import autograd
 from .. import deferred_compute as dc
@@ -40,9 +39,10 @@ from ..base import (MXNetNotImplementedError, MXNetRuntimeError, MXNetTypeError,
 from ..ndarray.ndarray import NDArray, ndarray
 from ..symbol.symbol import Symbol
 from .block_io import BlockCheckpoints, export_traced
-from .op_hooks import OpHooks
+from .op_hooks import HookHandle, OpHooks
 from .nesting import (_flatten, _regroup, check_array_inputs, check_np_outputs,
-                      check_symbol_inputs, data_names, namespace, same_but_trailing_nones)
+                      check_symbol_inputs, data_names, namespace, needs_inputs,
+                      same_but_trailing_nones)
 from .gluon1 import (BlockMeta, BlockScope, _block_scope, collect_gluon1,  # noqa: F401
                      create_prefix, gluon1_param, uses_gluon1)
 from .parameter import Parameter, shape_is_known
@@ -55,28 +55,6 @@ UNKNOWN_SHAPE_MSG = (
     "or implement {name}.infer_shape to set the parameter shapes based on the first input. "
     "Parameters with unknown shapes are {params}"
 )
-
-
-class HookHandle:
-    """Detaches a forward (pre-)hook: ``handle.detach()`` or leaving ``with handle:``."""
-
-    _ids = iter(range(1 << 62))
-
-    def __init__(self, hooks_dict, hook):
-        self._hooks_ref = weakref.ref(hooks_dict)
-        self._id = next(HookHandle._ids)
-        hooks_dict[self._id] = hook
-
-    def detach(self):
-        hooks = self._hooks_ref()
-        if hooks is not None:
-            hooks.pop(self._id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.detach()
 
 
 # -- Block -----------------------------------------------------------------------------------------
@@ -258,6 +236,8 @@ class Block(BlockCheckpoints, OpHooks, metaclass=BlockMeta):
         return HookHandle(self._forward_hooks, hook)
 
     def __call__(self, *args):
+        if not args and needs_inputs(self, Block.forward):
+            return self     # NOTE: MXNet 2.0's weakref idiom, see nesting.needs_inputs
         for hook in list(self._forward_pre_hooks.values()):
             hook(self, args)
         with dc.block_scope(self):
@@ -374,6 +354,8 @@ class HybridBlock(Block):
 
     # -- calling -----------------------------------------------------------------------------------
     def __call__(self, *args):
+        if not args and needs_inputs(self, Block.forward):
+            return self
         if args and isinstance(args[0], Symbol):
             return self._call_symbolic(*args)
         check_array_inputs(args)

@@ -10,6 +10,8 @@ Example
 >>> _regroup(flat, fmt)[1][1] is None
 True
 """
+import inspect
+
 from ..base import MXNetTypeError, MXNetValueError
 from ..ndarray.ndarray import NDArray
 from ..symbol.symbol import Symbol
@@ -45,6 +47,22 @@ def _leaves(args):
 class MixedInputsError(MXNetTypeError, ValueError):
     """NDArrays and Symbols in one HybridBlock call: a TypeError, and the ValueError MXNet 1.x
     raised for it."""
+
+
+def needs_inputs(block, base_forward):
+    """Whether ``block``'s ``forward`` cannot run without inputs (or is ``base_forward``, the
+    unimplemented one). MXNet 2.0 keeps weak references in ``Block._children``, so its code calls
+    an entry to get the child (``for c in self._children.values(): c()(x)``); mxlab keeps the
+    child itself, as MXNet 1.x does (``_children[...] is child``), so calling such a block with
+    no inputs gives the block back."""
+    forward = type(block).forward
+    if forward is base_forward:
+        return True
+    try:
+        inspect.signature(block.forward).bind()
+    except TypeError:
+        return True
+    return False
 
 
 def check_array_inputs(args):

@@ -1,9 +1,33 @@
 """``Block.register_op_hook`` (MXNet's): a callback on the values of every node of a hybridized
 block's graph while it runs forward (see :mod:`mxlab.executor.op_hook` for the names)."""
 
+import weakref
+
 from .. import engine as _engine
 
-__all__ = ["OpHooks"]
+__all__ = ["OpHooks", "HookHandle"]
+
+
+class HookHandle:
+    """Detaches a forward (pre-)hook: ``handle.detach()`` or leaving ``with handle:``."""
+
+    _ids = iter(range(1 << 62))
+
+    def __init__(self, hooks_dict, hook):
+        self._hooks_ref = weakref.ref(hooks_dict)
+        self._id = next(HookHandle._ids)
+        hooks_dict[self._id] = hook
+
+    def detach(self):
+        hooks = self._hooks_ref()
+        if hooks is not None:
+            hooks.pop(self._id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.detach()
 
 
 class OpHooks:

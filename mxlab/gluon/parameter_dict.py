@@ -4,6 +4,7 @@
 import numpy
 
 from ..base import MXNetValueError
+from . import parameter as _parameter
 from .parameter import Constant, Parameter
 
 __all__ = ["ParameterDict"]
@@ -173,3 +174,9 @@ def _merge_attributes(param, given):
             raise MXNetValueError(f"Cannot retrieve Parameter '{param.name}' because desired "
                                   f"attribute does not match with stored for attribute '{key}': "
                                   f"desired '{value}' vs stored '{existing}'.")
+
+
+# NOTE: MXNet 1.x defines ParameterDict in gluon/parameter.py, and D2L's MXNet tab reads it there
+#   (isinstance(params, gluon.parameter.ParameterDict)); set from here, as parameter.py importing
+#   this module back would make a cycle
+_parameter.ParameterDict = ParameterDict

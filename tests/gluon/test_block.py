@@ -505,3 +505,36 @@ def test_numpy_mode_block_outputs_must_be_np_arrays():
     out = mx.gluon.nn.Dense(2, in_units=3)
     out.initialize()
     assert isinstance(out(mx.nd.ones((1, 3))), mx.nd.NDArray)   # NOTE: legacy mode: no check
+
+
+def test_block_called_without_inputs_gives_itself_as_a_weakref_would():
+    # MXNet 2.0 code derefs Block._children entries (`c()(x)`, test_gluon_save); 1.x code reads
+    # them as the blocks; both work when a block that needs inputs returns itself when called bare
+    class Twice(gluon.Block):
+        def forward(self, x):
+            return x * 2
+
+    class Chain(gluon.Block):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = Twice(), gluon.nn.Dense(3, in_units=4)
+
+        def forward(self, x):
+            for child in self._children.values():
+                x = child()(x)
+            return x
+
+    net = Chain()
+    net.initialize()
+    assert list(net._children.values())[0] is net.a and net.a() is net.a and net.b() is net.b
+    x = mx.np.ones((2, 4))
+    expected = net.b.weight.data().asnumpy() @ (2 * numpy.ones(4)) + net.b.bias.data().asnumpy()
+    numpy.testing.assert_allclose(net(x).asnumpy(), numpy.tile(expected, (2, 1)), rtol=1e-5)
+    bare = gluon.Block()
+    assert bare() is bare
+
+    class Constant(gluon.Block):   # a forward without inputs still runs
+        def forward(self):
+            return mx.np.ones((2,))
+
+    assert Constant()().shape == (2,)

@@ -182,3 +182,15 @@ def test_resize_and_crop_resize_refuse_bad_sizes():
         with pytest.raises(mx.base.MXNetError, match="Resize"):
             bad(img)
     assert T.CropResize(1, 2, 3, 4)(img).shape == (4, 3, 3)
+
+
+def test_random_gray_is_float32_luma_with_mxnets_weights():
+    # MXNet's RandomGray (Gluon 2) casts to float32 whether it applies or not, and its weights
+    # sum to 0.9999: a grey uint8 image of ones no longer reads 1 (test_random_gray counts that)
+    ones = mx.np.ones((4, 4, 3), dtype="uint8")
+    kept, grey = T.RandomGray(0.0)(ones).asnumpy(), T.RandomGray(1.0)(ones).asnumpy()
+    assert kept.dtype == grey.dtype == numpy.float32 and (kept == 1).all()
+    numpy.testing.assert_allclose(grey, numpy.full((4, 4, 3), 0.9999, numpy.float32), rtol=1e-6)
+    rgb = mx.np.array(numpy.array([[[10, 20, 30]]]), dtype="uint8")
+    numpy.testing.assert_allclose(T.RandomGray(1.0)(rgb).asnumpy(),
+                                  numpy.full((1, 1, 3), 2.989 + 11.74 + 3.42), rtol=1e-5)

@@ -373,3 +373,14 @@ def test_inplace_squeeze_inside_a_trace_and_sparse_split_and_load():
     assert all(p.stype == "csr" for p in parts)
     assert [p.shape for p in parts] == [(2, 5), (2, 5)]
     assert parts[1].asnumpy()[1, 4] == 2.0
+
+
+def test_parameter_dict_is_reachable_from_gluon_parameter():
+    # MXNet 1.x defines ParameterDict in gluon/parameter.py; D2L's MXNet tab (d2l/mxnet.py,
+    # classification.md) tests `isinstance(params, gluon.parameter.ParameterDict)`
+    net = nn.Dense(2, prefix="d_")
+    assert gluon.parameter.ParameterDict is gluon.ParameterDict
+    assert isinstance(net.collect_params(), gluon.parameter.ParameterDict)
+    assert not isinstance(list(net.collect_params().values()), gluon.parameter.ParameterDict)
+    with pytest.raises(AttributeError, match="no attribute 'NoSuchThing'"):
+        gluon.parameter.NoSuchThing

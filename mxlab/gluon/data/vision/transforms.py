@@ -343,13 +343,20 @@ class RandomLighting(_PerImage):
 
 
 class RandomGray(_PerImage):
-    """Replace the image by its grey version (3 equal channels) with probability ``p``."""
+    """With probability ``p``, the grey version of the image (3 equal channels, MXNet's weights
+    0.2989, 0.587, 0.114); float32 either way, as MXNet's RandomGray (Gluon 2 only) returns.
+
+    NOTE: MXNet's matrix gives channel j = w_j * (R + G + B), a transposed luma matrix; here every
+    channel is the luma itself."""
+
+    _weights = numpy.array([0.2989, 0.587, 0.114], dtype=numpy.float32)
 
     def __init__(self, p=0.5):
         super().__init__()
         self._p = p
 
     def apply_one(self, img):
+        img = img.astype(numpy.float32)
         if random.random() >= self._p:
             return img
-        return kernels._like(numpy.repeat(kernels.grey(img), img.shape[-1], -1), img.dtype)
+        return numpy.repeat((img @ self._weights)[..., None], img.shape[-1], -1)
