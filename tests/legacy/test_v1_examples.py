@@ -1,0 +1,76 @@
+"""Small pieces of the patterns MXNet 1.9.1's ``example/`` scripts use: the MNIST getters of
+``mx.test_utils``, the profiler's trace written at exit, ..."""
+import gzip
+import json
+import os
+import struct
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import mxlab as mx
+
+
+def _write_mnist(folder, n, gz):
+    rng = np.random.RandomState(0)
+    labels = rng.randint(0, 10, n).astype(np.uint8)
+    images = rng.randint(0, 256, (n, 28, 28)).astype(np.uint8)
+    opener, ext = (gzip.open, ".gz") if gz else (open, "")
+    for prefix in ("train", "t10k"):
+        with opener(os.path.join(folder, f"{prefix}-images-idx3-ubyte{ext}"), "wb") as f:
+            f.write(struct.pack(">IIII", 2051, n, 28, 28) + images.tobytes())
+        with opener(os.path.join(folder, f"{prefix}-labels-idx1-ubyte{ext}"), "wb") as f:
+            f.write(struct.pack(">II", 2049, n) + labels.tobytes())
+    return labels, images
+
+
+# -- mx.test_utils: the MNIST getters ------------------------------------------------------------
+def test_get_mnist_reads_gz_files_of_the_current_folder(tmp_path, monkeypatch):
+    labels, images = _write_mnist(str(tmp_path), 6, gz=True)
+    monkeypatch.chdir(tmp_path)
+    mnist = mx.test_utils.get_mnist()
+    assert sorted(mnist) == ["test_data", "test_label", "train_data", "train_label"]
+    assert mnist["train_data"].shape == (6, 1, 28, 28)
+    assert mnist["train_data"].dtype == np.float32
+    np.testing.assert_allclose(mnist["train_data"][:, 0], images / np.float32(255))
+    assert mnist["test_label"].dtype == np.int8
+    np.testing.assert_array_equal(mnist["test_label"], labels)
+
+
+def test_get_mnist_iterator_gives_flat_or_image_batches(tmp_path, monkeypatch):
+    os.makedirs(tmp_path / "data")
+    labels, _ = _write_mnist(str(tmp_path / "data"), 8, gz=False)
+    monkeypatch.chdir(tmp_path)
+    train, val = mx.test_utils.get_mnist_iterator(batch_size=4, input_shape=(784,))
+    assert train.provide_data[0].shape == (4, 784)
+    seen = np.concatenate([b.label[0].asnumpy() for b in val])   # MNISTIter shuffles by default
+    np.testing.assert_array_equal(np.sort(seen), np.sort(labels))
+    train, _ = mx.test_utils.get_mnist_iterator(batch_size=2, input_shape=(1, 28, 28))
+    assert train.provide_data[0].shape == (2, 1, 28, 28)
+
+
+# -- mx.profiler: the trace written at exit ------------------------------------------------------
+_PROFILED_SCRIPT = """
+import mxlab as mx
+mx.profiler.set_config(profile_all=True, filename={name!r})
+mx.profiler.set_state('run')
+mx.nd.sqrt(mx.nd.ones((2, 2))).wait_to_read()
+mx.profiler.set_state('stop')
+"""
+
+
+@pytest.mark.parametrize("dump_first", [False, True])
+def test_profiler_that_ran_writes_its_trace_at_exit(tmp_path, dump_first):
+    path = tmp_path / "trace.json"
+    script = _PROFILED_SCRIPT.format(name=str(path))
+    if dump_first:    # an explicit dump, then the file removed: nothing is written again
+        script += "mx.profiler.dump()\nimport os; os.remove({!r})\n".format(str(path))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    subprocess.run([sys.executable, "-c", script], check=True, env=env, cwd=tmp_path)
+    if dump_first:
+        assert not path.exists()
+        return
+    names = {e["name"] for e in json.loads(path.read_text())["traceEvents"]}
+    assert "sqrt" in names
