@@ -74,3 +74,19 @@ def test_profiler_that_ran_writes_its_trace_at_exit(tmp_path, dump_first):
         return
     names = {e["name"] for e in json.loads(path.read_text())["traceEvents"]}
     assert "sqrt" in names
+
+
+# -- Module.bind: (name, shape, dtype) entries (example/rnn/word_lm's provide_data) ----------------
+def test_module_binds_name_shape_dtype_tuples():
+    data = mx.sym.Variable("data")
+    emb = mx.sym.Embedding(data, input_dim=5, output_dim=2, name="embed")
+    mod = mx.mod.Module(mx.sym.sum(emb), data_names=["data"], label_names=None)
+    mod.bind(data_shapes=[("data", (2, 3), np.int32)], for_training=False)
+    mod.init_params(initializer=mx.init.One())
+    assert mod.data_shapes[0].dtype == np.int32
+    assert mod._exec_group.execs[0].arg_dict["data"].dtype == np.int32
+    batch = mx.io.DataBatch([mx.nd.array([[0, 1, 2], [3, 4, 0]], dtype="int32")])
+    mod.forward(batch, is_train=False)
+    np.testing.assert_allclose(mod.get_outputs()[0].asnumpy(), [12.0])
+    with pytest.raises(TypeError, match="name, shape"):
+        mod.bind(data_shapes=[("data",)], force_rebind=True)
