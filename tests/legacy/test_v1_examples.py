@@ -90,3 +90,26 @@ def test_module_binds_name_shape_dtype_tuples():
     np.testing.assert_allclose(mod.get_outputs()[0].asnumpy(), [12.0])
     with pytest.raises(TypeError, match="name, shape"):
         mod.bind(data_shapes=[("data",)], force_rebind=True)
+
+
+# -- gluon.contrib.data.text (example/gluon/word_language_model) ---------------------------------
+def test_wikitext2_reads_the_release_archive_and_shifts_labels(tmp_path):
+    import zipfile
+    with zipfile.ZipFile(tmp_path / "wikitext-2-v1.zip", "w") as zf:
+        zf.writestr("wikitext-2/wiki.train.tokens", " x y z \n\n y z x \n")
+    train = mx.gluon.contrib.data.text.WikiText2(str(tmp_path), "train", seq_len=3)
+    assert (tmp_path / "wiki.train.tokens").exists()
+    assert len(train) == 2 and train.frequencies["x"] == 2
+    data, label = train[0]
+    tokens = train.vocabulary.to_tokens
+    assert tokens(data.asnumpy().tolist()) == ["x", "y", "z"]
+    assert tokens(label.asnumpy().tolist()) == ["y", "z", "<eos>"]
+    assert data.dtype == np.int32
+
+
+def test_wikitext2_names_a_missing_file_and_a_bad_segment(tmp_path):
+    text = mx.gluon.contrib.data.text
+    with pytest.raises(FileNotFoundError, match="wiki.test.tokens"):
+        text.WikiText103(str(tmp_path), "test")
+    with pytest.raises(ValueError, match="segment"):
+        text.WikiText2(str(tmp_path), "valid")
