@@ -113,3 +113,21 @@ def test_wikitext2_names_a_missing_file_and_a_bad_segment(tmp_path):
         text.WikiText103(str(tmp_path), "test")
     with pytest.raises(ValueError, match="segment"):
         text.WikiText2(str(tmp_path), "valid")
+
+
+# -- ImageRecordIter(mean_img=) (example/stochastic-depth, example/image-classification) ---------
+def test_image_record_iter_creates_then_uses_a_mean_image(tmp_path):
+    rec = mx.recordio.MXRecordIO(str(tmp_path / "a.rec"), "w")
+    pixels = [np.full((4, 4, 3), v, np.uint8) for v in (10, 30)]
+    for i, img in enumerate(pixels):
+        rec.write(mx.recordio.pack_img(mx.recordio.IRHeader(0, float(i), i, 0), img,
+                                       img_fmt=".png"))
+    rec.close()
+    mean_path = str(tmp_path / "mean.bin")
+    it = mx.io.ImageRecordIter(path_imgrec=str(tmp_path / "a.rec"), data_shape=(3, 4, 4),
+                               batch_size=2, mean_img=mean_path)
+    np.testing.assert_allclose(mx.nd.load(mean_path)["mean_img"].asnumpy(), 20.0)
+    np.testing.assert_allclose(next(it).data[0].asnumpy()[:, 0, 0, 0], [-10.0, 10.0])
+    with pytest.raises(ValueError, match="shape"):
+        mx.io.ImageRecordIter(path_imgrec=str(tmp_path / "a.rec"), data_shape=(3, 2, 2),
+                              batch_size=2, mean_img=mean_path)

@@ -41,3 +41,35 @@ def test_wikitext2_matches_mxnet():
     for key in ("data", "label", "val", "vocab", "first"):
         numpy.testing.assert_array_equal(ours[key], theirs[key], err_msg=key)
     assert ours["data"].dtype == theirs["data"].dtype
+
+
+_MEAN_IMG = """
+import os
+rec, mean_path = str(inputs['rec']), str(inputs['mean'])
+if os.path.exists(mean_path):
+    os.remove(mean_path)
+it = mx.io.ImageRecordIter(path_imgrec=rec, data_shape=(3, 6, 6), batch_size=4,
+                           mean_img=mean_path, scale=0.5)
+outputs['first'] = next(it).data[0].asnumpy()
+outputs['mean'] = mx.nd.load(mean_path)['mean_img'].asnumpy()
+again = mx.io.ImageRecordIter(path_imgrec=rec, data_shape=(3, 6, 6), batch_size=4,
+                              mean_img=mean_path, scale=0.5)
+outputs['loaded'] = next(again).data[0].asnumpy()
+"""
+
+
+def test_image_record_iter_mean_img_matches_mxnet(tmp_path):
+    import mxlab as mx
+    rng = numpy.random.RandomState(3)
+    rec = mx.recordio.MXRecordIO(str(tmp_path / "img.rec"), "w")
+    for i in range(6):     # PNG: both decoders give the same pixels
+        img = rng.randint(0, 256, (8, 8, 3)).astype(numpy.uint8)
+        rec.write(mx.recordio.pack_img(mx.recordio.IRHeader(0, float(i), i, 0), img,
+                                       img_fmt=".png"))
+    rec.close()
+    inputs = {"rec": numpy.array(str(tmp_path / "img.rec")),
+              "mean": numpy.array(str(tmp_path / "mean.bin"))}
+    theirs = run_mxnet(_MEAN_IMG, inputs)
+    ours = run_mxlab(_MEAN_IMG, inputs)
+    for key in ("mean", "first", "loaded"):
+        numpy.testing.assert_allclose(ours[key], theirs[key], rtol=1e-5, atol=1e-4, err_msg=key)
