@@ -131,3 +131,14 @@ def test_image_record_iter_creates_then_uses_a_mean_image(tmp_path):
     with pytest.raises(ValueError, match="shape"):
         mx.io.ImageRecordIter(path_imgrec=str(tmp_path / "a.rec"), data_shape=(3, 2, 2),
                               batch_size=2, mean_img=mean_path)
+
+
+# -- mx.contrib.quantization (example/quantization) ----------------------------------------------
+def test_quantization_imports_and_names_itself_as_not_built():
+    from mxlab.contrib import quantization
+    assert quantization.cpu() == mx.cpu()      # scripts use names its star import brings
+    sym = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2, name="fc")
+    with pytest.raises(NotImplementedError, match="quantize_model: INT8 quantization"):
+        quantization.quantize_model(sym=sym, arg_params={}, aux_params={}, ctx=mx.cpu())
+    with pytest.raises(NotImplementedError, match="quantize_net_v2"):
+        quantization.quantize_net_v2(None)

@@ -26,10 +26,10 @@ import zipfile
 import numpy as np
 
 from ....base import MXNetValueError, data_dir
-from ....contrib import text as _text
 from ....gluon.data.vision.datasets import _require
 from ....ndarray import array as _nd_array
 from ...data.dataset import Dataset
+from ._vocab import Vocabulary, count_tokens_from_str
 
 __all__ = ["WikiText2", "WikiText103"]
 
@@ -81,9 +81,8 @@ class _WikiText(Dataset):
         with open(self._path(), encoding="utf8") as fin:
             content = fin.read()
         if self._vocab is None:
-            self._counter = _text.utils.count_tokens_from_str(content)
-            self._vocab = _text.vocab.Vocabulary(counter=self._counter,
-                                                 reserved_tokens=[EOS_TOKEN])
+            self._counter = count_tokens_from_str(content)
+            self._vocab = Vocabulary(counter=self._counter, reserved_tokens=[EOS_TOKEN])
         tokens = [tok for line in content.splitlines() if line.split()
                   for tok in line.split() + [EOS_TOKEN]]
         ids = np.asarray(self._vocab.to_indices(tokens), dtype=np.int32)
