@@ -73,3 +73,29 @@ def test_image_record_iter_mean_img_matches_mxnet(tmp_path):
     ours = run_mxlab(_MEAN_IMG, inputs)
     for key in ("mean", "first", "loaded"):
         numpy.testing.assert_allclose(ours[key], theirs[key], rtol=1e-5, atol=1e-4, err_msg=key)
+
+
+_ARRAY_DATASET = """
+u = mx.nd.array(inputs['u'], dtype='int32')
+s = mx.nd.array(inputs['s'])
+m = mx.nd.array(inputs['m'])
+ds = mx.gluon.data.ArrayDataset(u, s, m)
+first = ds[1]
+outputs['first_u'] = np.asarray(first[0])
+outputs['first_m'] = first[2].asnumpy()
+outputs['first_ndim'] = np.array([np.ndim(first[0]), np.ndim(first[1])])
+for a, b, c in mx.gluon.data.DataLoader(ds, batch_size=3):
+    outputs['a'], outputs['b'], outputs['c'] = a.asnumpy(), b.asnumpy(), c.asnumpy()
+    break
+"""
+
+
+def test_array_dataset_of_1d_arrays_matches_mxnet():
+    """example/recommenders: ArrayDataset(users, items, scores) of 1-d arrays batches to (N,)."""
+    inputs = {"u": numpy.array([3, 1, 4, 1, 5]), "s": numpy.array([0.5, 1.5, 2.5, 3.5, 4.5]),
+              "m": numpy.arange(10, dtype=numpy.float32).reshape(5, 2)}
+    theirs = run_mxnet(_ARRAY_DATASET, inputs)
+    ours = run_mxlab(_ARRAY_DATASET, inputs)
+    for key in theirs:
+        numpy.testing.assert_array_equal(ours[key], theirs[key], err_msg=key)
+        assert ours[key].dtype == theirs[key].dtype, key
