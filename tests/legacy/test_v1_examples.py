@@ -142,3 +142,21 @@ def test_quantization_imports_and_names_itself_as_not_built():
         quantization.quantize_model(sym=sym, arg_params={}, aux_params={}, ctx=mx.cpu())
     with pytest.raises(NotImplementedError, match="quantize_net_v2"):
         quantization.quantize_net_v2(None)
+
+
+# -- `from mxnet.metric import Accuracy` (example/gluon/image_classification.py) -----------------
+def test_mxnet_metric_is_an_importable_module_under_the_alias():
+    import importlib
+
+    from mxlab import compat
+    was_installed = compat.is_installed()
+    compat.install()
+    try:
+        metric = importlib.import_module("mxnet.metric")
+        assert metric is mx.metric
+        acc = metric.CompositeEvalMetric([metric.Accuracy(), metric.TopKAccuracy(2)])
+        acc.update([mx.nd.array([1, 0])], [mx.nd.array([[0.2, 0.8], [0.9, 0.1]])])
+        assert acc.get()[1] == [1.0, 1.0]
+    finally:
+        if not was_installed:
+            compat.uninstall()
