@@ -22,6 +22,7 @@ Examples
 True
 >>> mx.profiler.dump()
 """
+import atexit
 import contextlib
 import dataclasses
 import json
@@ -81,6 +82,9 @@ class _Profiler:
         self.ops = []        # EngineEvents (turned into trace events at dump time)
         self.extra = []      # trace events of user objects (ranges, markers, counters)
         self.stats = {}      # category -> name -> _Stat
+        # NOTE: as MXNet (Profiler::~Profiler dumps when output is enabled): once the profiler has
+        #   run, the trace is written to ``filename`` at exit unless a dump came after the run.
+        self.output_pending = False
 
     @property
     def recording(self):
@@ -242,6 +246,7 @@ def set_state(state="stop", profile_process="worker"):
         return
     _PROFILER.running = running
     if running:
+        _PROFILER.output_pending = True
         _engine.event_log.add_listener(_PROFILER.on_event)
     else:
         _engine.event_log.remove_listener(_PROFILER.on_event)
@@ -339,8 +344,20 @@ def dump(finished=True, profile_process="worker"):
     document = _PROFILER.trace()
     with open(_PROFILER.config["filename"], "w") as f:
         json.dump(document, f)
+    _PROFILER.output_pending = False
     if finished:
         _PROFILER.clear_trace()
+
+
+@atexit.register
+def _dump_at_exit():
+    """MXNet writes the trace of a profiler that ran and was not dumped when the process ends
+    (scripts that only ``set_state('run')``/``set_state('stop')`` still get their file)."""
+    if _PROFILER.output_pending:
+        try:
+            dump()
+        except OSError as err:   # the file's folder may be gone by now (a test's tmp_path)
+            warnings.warn(f"profiler: could not write the trace at exit: {err}", stacklevel=1)
 
 
 def profiler_set_config(mode="symbolic", filename="profile.json"):

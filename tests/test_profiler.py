@@ -20,6 +20,7 @@ def clean_profiler(request, tmp_path):
     profiler.resume()
     profiler.dumps(reset=True)
     profiler._PROFILER.clear_trace()
+    profiler._PROFILER.output_pending = False
     profiler.set_config(**profiler._DEFAULT_CONFIG)
     mx.engine.set_engine(previous)
 

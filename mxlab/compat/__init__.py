@@ -39,6 +39,7 @@ ALIASES = {
     "mxnet.symbol.numpy._symbol": "mxlab.symbol.numpy",
     "mxnet.numpy.multiarray": "mxlab.numpy",
     "mxnet.visualization": "mxlab.viz",
+    "mxnet.metric": "mxlab.gluon.metric_v1",       # MXNet 1.x's mx.metric module
     "mxnet.amp": "mxlab.compat.internal.amp",
     "mxnet.amp.amp": "mxlab.compat.internal.amp",
     "mxnet.contrib.amp": "mxlab.compat.internal.amp",

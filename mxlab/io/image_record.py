@@ -4,14 +4,17 @@ MXNet's C++ iterator (``iter_image_recordio_2.cc`` with ``image_aug_default.cc``
 Pillow and NumPy: each record (``mx.recordio.pack_img``) is decoded to RGB, resized so its shorter
 edge is ``resize``, padded by ``pad`` pixels of ``fill_value``, enlarged if smaller than
 ``data_shape``, cropped (centre, or random with ``rand_crop``), mirrored (``mirror`` or at random
-with ``rand_mirror``) and normalised as MXNet does, ``(pixel - mean) * scale / std`` per channel
-(uint8 images are left as they are). Labels come from the record headers.
+with ``rand_mirror``) and normalised as MXNet does, ``(pixel - mean) * scale / std`` per channel,
+or ``(pixel - mean_img) * scale / std`` with a mean image file (``mean_img``: loaded when it exists,
+else computed over the records and saved there as MXNet does); uint8 images are left as they are.
+Labels come from the record headers.
 
 Decoding runs on the calling thread; ``preprocess_threads`` and ``prefetch_buffer`` are accepted
 and do nothing. The heavier random augmentations of MXNet's default augmenter are not built: a
 non-default value raises ``NotImplementedError`` naming it.
 """
 import io
+import os
 
 import numpy
 
@@ -32,7 +35,7 @@ _NOT_BUILT = {"random_resized_crop": False, "max_rotate_angle": 0, "max_aspect_r
               "max_random_area": 1.0, "min_random_area": 1.0, "max_img_size": 1e10,
               "min_img_size": 0.0, "brightness": 0.0, "contrast": 0.0, "saturation": 0.0,
               "pca_noise": 0.0, "random_h": 0, "random_s": 0, "random_l": 0, "rotate": -1,
-              "max_random_contrast": 0.0, "max_random_illumination": 0.0, "mean_img": None}
+              "max_random_contrast": 0.0, "max_random_illumination": 0.0}
 
 
 def _check_options(name, options):
@@ -69,7 +72,7 @@ class ImageRecordIter(DataIter):
                  pad=0, fill_value=127, inter_method=1, mean_r=0.0, mean_g=0.0, mean_b=0.0,
                  mean_a=0.0, std_r=1.0, std_g=1.0, std_b=1.0, std_a=1.0, scale=1.0,
                  round_batch=True, num_parts=1, part_index=0, seed=0, data_name="data",
-                 label_name="softmax_label", **options):
+                 label_name="softmax_label", mean_img="", **options):
         super().__init__(batch_size)
         name = type(self).__name__
         _check_options(name, options)
@@ -95,6 +98,8 @@ class ImageRecordIter(DataIter):
         self.shuffle, self.round_batch = bool(shuffle), bool(round_batch)
         self._rng = numpy.random.RandomState(seed)
         self.data_name, self.label_name = data_name, label_name
+        self._mean_img = self._load_mean_img(mean_img) if mean_img and \
+            self._dtype != "uint8" else None
         self.reset()
 
     # -- the DataIter protocol ---------------------------------------------------------------------
@@ -131,6 +136,32 @@ class ImageRecordIter(DataIter):
         return DataBatch([nd.array(numpy.stack(images), dtype=self._dtype)],
                          [nd.array(numpy.stack(labels), dtype="float32")], pad=pad)
 
+    def _load_mean_img(self, path):
+        """The (C, H, W) mean image in ``path`` (an ``nd.save`` file of one array), or, when
+        there is none, the mean of every record as this iterator makes it, saved there under
+        the key ``mean_img`` (MXNet's ``CreateMeanImg``)."""
+        from .. import ndarray as nd
+
+        name = type(self).__name__
+        if os.path.exists(path):
+            loaded = nd.load(path)
+            arrays = list(loaded.values()) if isinstance(loaded, dict) else list(loaded)
+            if len(arrays) != 1:
+                raise MXNetValueError(f"{name}: mean_img {path!r} holds {len(arrays)} arrays; "
+                                      f"a mean image file holds one")
+            mean = arrays[0].asnumpy().astype(numpy.float32)
+        else:
+            self._mean_img = None
+            total = numpy.zeros(self.data_shape, numpy.float64)
+            for _, position in self._entries:
+                total += self._image(position)
+            mean = (total / len(self._entries)).astype(numpy.float32)
+            nd.save(path, {"mean_img": nd.array(mean)})
+        if mean.shape != self.data_shape:
+            raise MXNetValueError(f"{name}: mean_img {path!r} has shape {mean.shape}, the "
+                                  f"images {self.data_shape}")
+        return mean
+
     # -- one record --------------------------------------------------------------------------------
     def _label(self, label):
         if label.size != self.label_width:
@@ -149,6 +180,8 @@ class ImageRecordIter(DataIter):
         if self._dtype == "uint8":
             return chw
         mean, factor = self._normalize
+        if self._mean_img is not None:
+            mean = self._mean_img
         return (chw.astype(numpy.float32) - mean) * factor
 
     def _decode(self, payload):

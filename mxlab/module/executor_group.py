@@ -41,12 +41,13 @@ def split_input_slice(batch_size, workload):
 
 
 def as_data_desc(desc, what="data_shapes"):
-    """A :class:`DataDesc` from a DataDesc or a ``(name, shape)`` pair, checking the shape is a
-    tuple of ints (an array given as a shape is a TypeError, as in MXNet)."""
+    """A :class:`DataDesc` from a DataDesc or a ``(name, shape[, dtype[, layout]])`` tuple (MXNet
+    builds ``DataDesc(*entry)``), checking the shape is a tuple of ints (an array given as a shape
+    is a TypeError, as in MXNet)."""
     if not isinstance(desc, DataDesc):
-        if not isinstance(desc, (list, tuple)) or len(desc) != 2:
-            raise MXNetTypeError(f"{what}: each entry must be a DataDesc or a (name, shape) "
-                                 f"pair, got {desc!r}")
+        if not isinstance(desc, (list, tuple)) or not 2 <= len(desc) <= 4:
+            raise MXNetTypeError(f"{what}: each entry must be a DataDesc or a (name, shape"
+                                 f"[, dtype[, layout]]) tuple, got {desc!r}")
         desc = DataDesc(*desc)
     shape = desc.shape
     if not isinstance(shape, (list, tuple)) or \

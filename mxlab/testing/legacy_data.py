@@ -1,9 +1,11 @@
 """MXNet 1.9.1's smaller ``mx.test_utils`` helpers: identity matrices, random 2-d coordinates,
 ``DummyIter`` (one batch forever), ``is_aarch64_run`` and the data-set getters its tests call
-(``get_mnist_ubyte``, ``get_cifar10``, ``get_zip_data``, ``get_bz2_data``), which use files
-already in place and otherwise try MXNet's download address."""
+(``get_mnist``, ``get_mnist_ubyte``, ``get_mnist_iterator``, ``get_cifar10``, ``get_zip_data``,
+``get_bz2_data``), which use files already in place and otherwise try MXNet's download address."""
 import bz2
+import gzip
 import os
+import struct
 import platform
 import zipfile
 
@@ -14,7 +16,8 @@ from ..ndarray.ndarray import array
 from .helpers import download
 
 __all__ = ["get_identity_mat", "get_identity_mat_batch", "rand_coord_2d", "is_aarch64_run",
-           "DummyIter", "get_mnist_ubyte", "get_cifar10", "get_zip_data", "get_bz2_data"]
+           "DummyIter", "get_mnist", "get_mnist_pkl", "get_mnist_ubyte", "get_mnist_iterator",
+           "get_cifar10", "get_zip_data", "get_bz2_data"]
 
 
 def get_identity_mat(size):
@@ -80,6 +83,51 @@ def get_mnist_ubyte(path="data"):
     _unzip_unless_present("http://data.mxnet.io/mxnet/data/mnist.zip", path,
                           ["train-images-idx3-ubyte", "train-labels-idx1-ubyte",
                            "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"])
+
+
+_MNIST_URL = "http://data.mxnet.io/data/mnist/"
+
+
+def _read_mnist(labels, images):
+    """``(label int8 (n,), image float32 (n, 1, 28, 28) in [0, 1])`` from two gzipped idx files."""
+    with gzip.open(download(_MNIST_URL + labels)) as flbl:
+        struct.unpack(">II", flbl.read(8))
+        label = np.frombuffer(flbl.read(), dtype=np.int8)
+    with gzip.open(download(_MNIST_URL + images), "rb") as fimg:
+        _, _, rows, cols = struct.unpack(">IIII", fimg.read(16))
+        image = np.frombuffer(fimg.read(), dtype=np.uint8).reshape(len(label), 1, rows, cols)
+    return label, image.astype(np.float32) / 255
+
+
+def get_mnist():
+    """MNIST as a dict of NumPy arrays (``train_data``, ``train_label``, ``test_data``,
+    ``test_label``), read from the four ``*-idx?-ubyte.gz`` files in the current directory
+    (fetched when missing, as MXNet does)."""
+    train_lbl, train_img = _read_mnist("train-labels-idx1-ubyte.gz", "train-images-idx3-ubyte.gz")
+    test_lbl, test_img = _read_mnist("t10k-labels-idx1-ubyte.gz", "t10k-images-idx3-ubyte.gz")
+    return {"train_data": train_img, "train_label": train_lbl,
+            "test_data": test_img, "test_label": test_lbl}
+
+
+def get_mnist_pkl():
+    """``data/mnist.pkl.gz`` (fetched when missing)."""
+    os.makedirs("data", exist_ok=True)
+    if not os.path.exists("data/mnist.pkl.gz"):
+        download("http://deeplearning.net/data/mnist/mnist.pkl.gz", dirname="data")
+
+
+def get_mnist_iterator(batch_size, input_shape, num_parts=1, part_index=0):
+    """``(train, val)`` :class:`mx.io.MNISTIter` over ``data/*-ubyte`` (see
+    :func:`get_mnist_ubyte`); images come flat unless ``input_shape`` has three dimensions."""
+    get_mnist_ubyte()
+    flat = len(input_shape) != 3
+    common = dict(input_shape=input_shape, batch_size=batch_size, flat=flat,
+                  num_parts=num_parts, part_index=part_index)
+    train = _io.MNISTIter(image="data/train-images-idx3-ubyte",
+                          label="data/train-labels-idx1-ubyte", shuffle=True, **common)
+    val = _io.MNISTIter(image="data/t10k-images-idx3-ubyte",
+                        label="data/t10k-labels-idx1-ubyte", **common)
+    return train, val
 
 
 def get_cifar10(path="data"):

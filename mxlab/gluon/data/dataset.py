@@ -109,9 +109,16 @@ class SimpleDataset(Dataset):
 
 
 class ArrayDataset(Dataset):
-    """Zips equally long sequences: sample ``i`` is ``(a[i], b[i], ...)`` (``a[i]`` for one)."""
+    """Zips equally long sequences: sample ``i`` is ``(a[i], b[i], ...)`` (``a[i]`` for one).
+
+    A one-dimensional mxlab array is kept as a NumPy array, as MXNet does, so its samples are
+    NumPy scalars (which the default batchify stacks to shape ``(batch,)``), not arrays of shape
+    ``(1,)`` (what indexing an ``mx.nd`` array gives).
+    """
 
     def __init__(self, *args):
+        from ...ndarray.ndarray import NDArray
+
         if not args:
             raise MXNetValueError("ArrayDataset needs at least 1 array")
         self._length = len(args[0])
@@ -121,7 +128,8 @@ class ArrayDataset(Dataset):
                     f"All arrays must have the same length; array[0] has length {self._length} "
                     f"while array[{i}] has {len(data)}."
                 )
-        self._data = args
+        self._data = tuple(data.asnumpy() if isinstance(data, NDArray) and data.ndim == 1
+                           else data for data in args)
 
     def __len__(self):
         return self._length
