@@ -37,7 +37,6 @@ Example
 """
 
 import ast
-import weakref
 
 import numpy
 
@@ -268,8 +267,6 @@ def infer_shapes(heads, known=None, *, np_shape=None):
         out_now = [values.get(k) for k in out_keys]
         if all(map(shape_is_known, in_shapes)) and all(map(shape_is_known, out_now)):
             return False
-        if node in SAME_SHAPE_NODES:
-            in_shapes, out_now = _same_shape_fill(in_shapes, out_now)
         attrs = legacy_unknown_dims(node, np_shape)
         new_in, new_out = _run_rule(
             node, lambda: node.op.infer_shapes(attrs, in_shapes, out_now)
@@ -279,28 +276,6 @@ def infer_shapes(heads, known=None, *, np_shape=None):
 
     _propagate(order, values, step)
     return _complete(order, values)
-
-
-# Nodes made as MXNet 1.x's same-shape elementwise ops (``a + b`` on legacy symbols builds
-# ``elemwise_add``; mxlab runs it as the broadcasting op): their operands and output fill each
-# other's unknown dims, a 1 included, as MXNet's ElemwiseShape (an RNN state of unknown batch
-# added to a batch-1 input). Filled by ``symbol.json.mark_written_as``.
-SAME_SHAPE_NODES = weakref.WeakSet()
-
-
-def _same_shape_fill(in_shapes, out_shapes):
-    """Unknown dims of same-rank shapes taken from the others (known dims are left as they are:
-    a mismatch is the op rule's to report)."""
-    shapes = [s for s in list(in_shapes) + list(out_shapes) if s is not None]
-    if not shapes or len({len(s) for s in shapes}) != 1:
-        return in_shapes, out_shapes
-    known = [next((s[i] for s in shapes if s[i] is not None), None) for i in range(len(shapes[0]))]
-
-    def fill(shape):
-        return None if shape is None else tuple(k if d is None else d
-                                                for d, k in zip(shape, known))
-
-    return [fill(s) for s in in_shapes], [fill(s) for s in out_shapes]
 
 
 def legacy_unknown_dims(node, np_shape=None):

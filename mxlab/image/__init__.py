@@ -15,3 +15,5 @@ Example
 """
 from .image import *  # noqa: F401,F403
 from .augment import *  # noqa: F401,F403
+from .detection import *  # noqa: F401,F403
+from . import detection, detection as det  # noqa: F401

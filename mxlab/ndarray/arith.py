@@ -115,20 +115,22 @@ for _ufunc, _reflected, _nx in COMPARISONS:
 
 def _same_dtype_frontend(name, op_name):
     """``mx.nd.<name>(lhs, rhs)``: MXNet's legacy ``elemwise_*`` take operands of one dtype (no
-    int/float promotion, unlike ``mx.np``); a mismatch is an error naming both dtypes."""
+    int/float promotion, unlike ``mx.np``) and of one shape (no broadcasting); a mismatch is an
+    error naming both dtypes or shapes."""
     op = get_op(op_name)
 
     def call(lhs, rhs, out=None, name=None):
         check_one_dtype(call.__name__, ("lhs", "rhs"), [lhs.dtype, rhs.dtype])
+        if lhs.shape != rhs.shape:   # NOTE: refused at the call, as MXNet's shape inference
+            op.infer_shapes({}, [tuple(lhs.shape), tuple(rhs.shape)])
         return invoke(op, [lhs, rhs], {}, None if out is None else [out])[0]
     call.__name__ = call.__qualname__ = name
     call.__doc__ = f"``{name}(lhs, rhs)``: op ``{op_name}`` on two arrays of one dtype."
     return call
 
 
-for _name, _op_name in (("elemwise_add", "broadcast_add"), ("elemwise_sub", "broadcast_sub"),
-                        ("elemwise_mul", "broadcast_mul"), ("elemwise_div", "broadcast_div")):
-    _publish(("nd",), (_name,), _same_dtype_frontend(_name, _op_name))
+for _name in ("elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div"):
+    _publish(("nd",), (_name,), _same_dtype_frontend(_name, _name))
 
 
 @register_frontend("np", "nd")

@@ -23,7 +23,8 @@ def _to_out_dtype(ctx, node, result):
 _ARITH = {"broadcast_add": "Add", "broadcast_sub": "Sub", "broadcast_mul": "Mul",
           "broadcast_div": "Div", "_npi_true_divide": "Div", "broadcast_power": "Pow",
           "broadcast_maximum": "Max",
-          "broadcast_minimum": "Min"}
+          "broadcast_minimum": "Min", "elemwise_add": "Add", "elemwise_sub": "Sub",
+          "elemwise_mul": "Mul", "elemwise_div": "Div", "_grad_add": "Add"}
 _COMPARE = {"broadcast_equal": "Equal", "broadcast_greater": "Greater",
             "broadcast_greater_equal": "GreaterOrEqual", "broadcast_lesser": "Less",
             "broadcast_lesser_equal": "LessOrEqual", "_npi_equal": "Equal",

@@ -9,7 +9,7 @@ Each family module registers its ops with :func:`~mxlab.ops.registry.register`; 
 adding a module here and importing it below.
 """
 from . import context, rng, registry  # noqa: F401
-from . import elemwise, division  # noqa: F401
+from . import elemwise, division, elemwise_same  # noqa: F401
 from . import unary, special  # noqa: F401
 from . import reduce  # noqa: F401
 from . import activation, masked_softmax  # noqa: F401

@@ -60,7 +60,7 @@ def _div_grad(node, g):
 
 
 binary("broadcast_div", c_divide, numexpr="({0} / {1})", grad=_div_grad,
-       aliases=("elemwise_div", "_div", "_Div"), dtype_rule=_legacy_divide_dtype)
+       dtype_rule=_legacy_divide_dtype)
 binary("_npi_true_divide", "true_divide", numexpr="({0} / {1})", grad=_div_grad,
        dtype_rule=_true_divide_dtype)
 

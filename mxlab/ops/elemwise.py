@@ -192,11 +192,9 @@ def unary(name, ufunc, grad=None, aliases=(), np_name=None, npx_name=None, numex
 
 def _broadcast_infer(attrs, in_shapes, out_shapes=None):
     a, b = in_shapes
+    # NOTE: an operand of unknown shape leaves the output unknown (MXNet's BinaryBroadcastShape:
+    #   it may be any shape broadcasting with the other); the same-shape ``elemwise_*`` ops fill it
     if a is None or b is None or None in a or None in b:
-        if a is not None and b is None:
-            return [a, a], [a]
-        if b is not None and a is None:
-            return [b, b], [b]
         if a is not None and b is not None and len(a) == len(b):
             return _broadcast_partial(a, b, (out_shapes or [None])[0])
         return in_shapes, [None]
@@ -240,17 +238,22 @@ def _binary_compute(ufunc, dtype_rule, cast_rule):
 
 
 def binary(name, ufunc, grad=None, aliases=(), numexpr=None, np_name=None, nd_names=None,
-           dtype_rule=promote, cast_rule=None, doc=""):
+           dtype_rule=promote, cast_rule=None, doc="", infer_shape=None, infer_type=None,
+           checked=None):
     """Register a broadcasting binary op computed by ``xp.<ufunc>``.
 
     ``dtype_rule(a, b)`` gives the loop (= result) dtype; ``cast_rule(a, b)``, when given,
     instead casts the natural result (legacy comparisons: bool -> 0/1 in the input dtype).
+    ``infer_shape``/``infer_type`` replace the broadcasting rules and ``checked(compute)`` wraps
+    the kernel (the same-shape ops of ``mxlab.ops.elemwise_same``).
     """
     rule = cast_rule or dtype_rule
-    return register(Op(name=name, compute=_binary_compute(ufunc, dtype_rule, cast_rule),
+    compute = _binary_compute(ufunc, dtype_rule, cast_rule)
+    return register(Op(name=name, compute=checked(compute) if checked else compute,
                        compute_into=None if cast_rule else _into(ufunc), num_inputs=2,
                        input_names=("lhs", "rhs"), aliases=tuple(aliases),
-                       infer_shape=_broadcast_infer, infer_type=_pair_type(rule), gradient=grad,
+                       infer_shape=infer_shape or _broadcast_infer,
+                       infer_type=infer_type or _pair_type(rule), gradient=grad,
                        inplace=((0, 0), (1, 0)), elementwise=True, numexpr=numexpr,
                        ufunc=None if cast_rule else _ufunc_name(ufunc), np_name=np_name,
                        nd_names=nd_names, doc=doc))
@@ -400,14 +403,14 @@ for _fill in ("zeros", "ones"):
 
 # -- binary broadcasting arithmetic --------------------------------------------------------------
 binary("broadcast_add", "add", numexpr="({0} + {1})",
-       aliases=("elemwise_add", "_plus", "_Plus", "_add", "_npi_add", "broadcast_plus"),
+       aliases=("_npi_add", "broadcast_plus"),
        grad=lambda node, g: [_sum_like(g[0], node.inputs[0]), _sum_like(g[0], node.inputs[1])])
 binary("broadcast_sub", "subtract", numexpr="({0} - {1})",
-       aliases=("elemwise_sub", "_minus", "_Minus", "_sub", "_npi_subtract", "broadcast_minus"),
+       aliases=("_npi_subtract", "broadcast_minus"),
        grad=lambda node, g: [_sum_like(g[0], node.inputs[0]),
                              _sum_like(F.negative(g[0]), node.inputs[1])])
 binary("broadcast_mul", "multiply", numexpr="({0} * {1})",
-       aliases=("elemwise_mul", "_mul", "_Mul", "_npi_multiply"),
+       aliases=("_npi_multiply",),
        grad=lambda node, g: [_sum_like(F.broadcast_mul(g[0], node.inputs[1]), node.inputs[0]),
                              _sum_like(F.broadcast_mul(g[0], node.inputs[0]), node.inputs[1])])
 

@@ -1,8 +1,9 @@
 """Ops the graph passes insert: gradient sums, head-gradient placeholders and zero gradients.
 
-These are the nodes MXNet's gradient pass builds (``ElementWiseSum`` "sum_grad", the ``_grad_add``
-chain, ``_identity_with_attr_like_rhs`` for head gradients; ``_zeros`` lives in creation.py); they
-are ordinary registered ops, so they run, infer shapes and differentiate like any other.
+These are the nodes MXNet's gradient pass builds (``ElementWiseSum`` "sum_grad",
+``_identity_with_attr_like_rhs`` for head gradients; the ``_grad_add`` chain lives in
+elemwise_same.py, ``_zeros`` in creation.py); they are ordinary registered ops, so they run,
+infer shapes and differentiate like any other.
 
 Example
 -------
@@ -13,7 +14,6 @@ Example
 [array([3., 3.])]
 """
 from .attrs import Attr
-from .elemwise import binary
 from .infer import same_dtype, same_shape
 from .registry import Op, register
 
@@ -50,14 +50,12 @@ register(Op(name="ElementWiseSum", aliases=("add_n",), compute=_sum_compute, com
             save_inputs=False, save_outputs=False, elementwise=True, npx_name="add_n",
             doc="Sum of ``num_args`` arrays of one shape (the gradient pass's ``sum_grad``)."))
 
-binary("_grad_add", "add", numexpr="({0} + {1})", grad=lambda node, g: [g[0], g[0]],
-       doc="Sum of two gradients (the ``sum_grad_<i>`` chain; may become an in-place add-to).")
 
 
-def _like_rhs_shape(attrs, in_shapes):
-    lhs, rhs = in_shapes
-    shape = rhs if rhs is not None else lhs
-    return [shape, shape], [shape]
+def _like_rhs_shape(attrs, in_shapes, out_shapes=None):
+    """lhs, rhs and the output share one shape, filled from whichever is known (MXNet's
+    ``ElemwiseShape<2, 1>``: a FullyConnected weight's shape reaches a variable through it)."""
+    return same_shape(attrs, in_shapes, out_shapes)
 
 
 def _like_rhs_type(attrs, in_dtypes):

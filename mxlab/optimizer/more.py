@@ -275,6 +275,8 @@ class LARS(Optimizer):
     ``eta ||w|| / (||g|| + wd ||w|| + eps)`` for every parameter but biases and norm scales
     (names ending in gamma, beta or bias)."""
 
+    _master_last_in_1x = True
+
     def __init__(self, momentum=0.0, lazy_update=True, eta=0.001, eps=0,
                  momentum_correction=True, **kwargs):
         super().__init__(**kwargs)

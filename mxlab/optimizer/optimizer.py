@@ -185,12 +185,30 @@ class Optimizer:
         """The per-parameter state (None, an array or a tuple of arrays)."""
         return None
 
+    # NOTE: MXNet 1.x's SGD, NAG and LARS keep ``(state, float32 master)``, 2.0 (and every other
+    #   1.x optimizer) ``(master, state)``: the order follows the weight's flavour (docs/compat.md)
+    _master_last_in_1x = False
+
+    def _master_last(self, weight):
+        """Whether the multi-precision state of ``weight`` is ``(state, master)``: an ``mx.nd``
+        weight (the 1.x API) of an optimizer whose 1.x order is that."""
+        if not self._master_last_in_1x:
+            return False
+        from ..ndarray.ndarray import ndarray as np_ndarray
+        return not isinstance(weight, np_ndarray)
+
+    def _split_mixed(self, weight, state):
+        """``(float32 master, inner state)`` of a multi-precision state, in either order."""
+        return (state[1], state[0]) if self._master_last(weight) else (state[0], state[1])
+
     def create_state_multi_precision(self, index, weight):
         """With ``multi_precision`` and a float16 weight: ``(float32 master copy, state of the
-        copy)``; else :meth:`create_state`."""
+        copy)`` (``(state, master)`` for SGD/NAG/LARS on ``mx.nd`` weights, as MXNet 1.x); else
+        :meth:`create_state`."""
         if self.multi_precision and weight.dtype == numpy.float16:
             master = weight.astype(numpy.float32)
-            return (master, self.create_state(index, master))
+            inner = self.create_state(index, master)
+            return (inner, master) if self._master_last(weight) else (master, inner)
         if weight.dtype == numpy.float16 and not self.multi_precision:
             warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or "
                           "slow convergence. Consider using multi_precision=True option of the "
@@ -237,8 +255,9 @@ class Optimizer:
         masters, inner, grads32 = [], [], []
         for weight, grad, state in zip(weights, grads, states):
             if self.multi_precision and weight.dtype == numpy.float16:
-                masters.append(state[0])
-                inner.append(state[1])
+                master, kept = self._split_mixed(weight, state)
+                masters.append(master)
+                inner.append(kept)
                 grads32.append(grad.astype(numpy.float32))
             else:
                 masters.append(weight)
@@ -291,6 +310,8 @@ class SGD(Optimizer):
     """``mom = momentum * mom - lr * (g + wd * w); w += mom`` (``w -= lr * (g + wd * w)``
     without momentum)."""
 
+    _master_last_in_1x = True
+
     def __init__(self, learning_rate=None, momentum=0.0, lazy_update=False, use_fused_step=True,
                  **kwargs):
         super().__init__(learning_rate=learning_rate, use_fused_step=use_fused_step, **kwargs)
@@ -314,7 +335,7 @@ class SGD(Optimizer):
     def fused_step(self, indices, weights, grads, states):
         """MXNet's kernels: ``aggregate_num`` > 1 updates the parameters in ``multi_*sgd*``
         calls, else one ``sgd_update``/``sgd_mom_update`` (``mp_`` for float16 with
-        ``multi_precision``, whose states are ``(float32 weight, momentum)``) each."""
+        ``multi_precision``, whose states hold a float32 weight and the momentum) each."""
         self._update_count(indices)
         lrs, wds = self._get_lrs(indices), self._get_wds(indices)
         kwargs = {"rescale_grad": self.rescale_grad}
@@ -327,11 +348,12 @@ class SGD(Optimizer):
             from .. import ndarray as nd
             groups = []
             for weight, grad, state in zip(weights, grads, states):
+                master, mom = self._split_mixed(weight, state) if mixed else (None, state)
                 group = [weight, grad]
                 if self.momentum > 0:
-                    group.append(state[1] if mixed else state)
+                    group.append(mom)
                 if mixed:
-                    group.append(state[0])
+                    group.append(master)
                 groups += group
             name = f"multi_{'mp_' if mixed else ''}sgd_{'mom_' if self.momentum > 0 else ''}update"
             getattr(nd, name)(*groups, out=list(weights), num_weights=len(weights), lrs=lrs,
@@ -340,9 +362,10 @@ class SGD(Optimizer):
         calls = []
         for weight, grad, state, lr, wd in zip(weights, grads, states, lrs, wds):
             mixed = self.multi_precision and weight.dtype == numpy.float16
-            mom = (state[1] if mixed else state) if self.momentum > 0 else None
+            master, mom = self._split_mixed(weight, state) if mixed else (None, state)
+            mom = mom if self.momentum > 0 else None
             inputs = [weight, grad] + ([mom] if mom is not None else []) \
-                + ([state[0]] if mixed else [])
+                + ([master] if mixed else [])
             call = self._fused_call(2 * mixed + (mom is not None), inputs,
                                     dict(kwargs, lr=lr, wd=wd))
             if call is not None:

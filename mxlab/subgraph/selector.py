@@ -42,7 +42,7 @@ class SubgraphSelector:
 
 
 def canonical_op_names(op_names):
-    """Canonical op names for names or aliases (``elemwise_add`` -> ``broadcast_add``).
+    """Canonical op names for names or aliases (``_Plus`` -> ``elemwise_add``).
 
     Unknown names are kept as given (an op registered later may carry them).
     """

@@ -92,8 +92,6 @@ def make_node(op, attrs, positional, named=None, name=None, hint=None, explicit=
     node = Node(op, name, attrs, extra=extra)
     if explicit is not None:
         _json.mark_explicit(node, explicit)
-    if hint is not None:
-        _json.mark_written_as(node, hint)
     node.inputs = _input_entries(
         op, attrs, name, positional, named or {}, _json.param_strings(node)
     )

@@ -29,37 +29,15 @@ import json
 import weakref
 
 from ..base import MXNetKeyError, MXNetTypeError, MXNetValueError
-from ..graph.infer import SAME_SHAPE_NODES
 from ..graph.node import Entry, Node, topo_sort
 from ..ops import registry
 from ..util import is_np_shape
 from . import json_check, legacy
 
-__all__ = ["MXNET_VERSION", "graph_to_dict", "graph_from_dict", "param_strings", "mark_explicit",
-           "mark_written_as"]
+__all__ = ["MXNET_VERSION", "graph_to_dict", "graph_from_dict", "param_strings", "mark_explicit"]
 
 MXNET_VERSION = 10901
 _EXPLICIT = weakref.WeakKeyDictionary()  # node -> names of op parameters the user set explicitly
-
-
-_WRITTEN_AS = weakref.WeakKeyDictionary()  # node -> the MXNet op name it is saved under
-# MXNet 1.x's same-shape elementwise ops (``a + b`` on symbols builds ``_Plus``), which mxlab runs
-# as the broadcasting ones: a node made or loaded under one of these names is saved under MXNet's
-# name, so MXNet infers its operands' unknown dims from each other (an RNN state's batch size).
-_ELEMWISE = {"elemwise_add": "elemwise_add", "_plus": "elemwise_add", "_Plus": "elemwise_add",
-             "elemwise_sub": "elemwise_sub", "_minus": "elemwise_sub",
-             "_Minus": "elemwise_sub", "elemwise_mul": "elemwise_mul", "_mul": "elemwise_mul",
-             "_Mul": "elemwise_mul", "elemwise_div": "elemwise_div", "_div": "elemwise_div",
-             "_Div": "elemwise_div"}
-
-
-def mark_written_as(node, op_name):
-    """Save ``node`` under MXNet's elementwise op name when it was made as ``op_name`` (one of
-    the names in ``_ELEMWISE``)."""
-    written = _ELEMWISE.get(op_name)
-    if written is not None and registry.has_op(written) and registry.get_op(written) is node.op:
-        _WRITTEN_AS[node] = written
-        SAME_SHAPE_NODES.add(node)
 
 
 def mark_explicit(node, names):
@@ -96,7 +74,7 @@ def graph_to_dict(heads, subgraph_heads=lambda sub: sub._outputs):
     nodes, row_ptr = [], [0]
     legacy_names = {} if is_np_shape() else _LEGACY_OP_NAMES
     for node in order:
-        op_name = "null" if node.op is None else _WRITTEN_AS.get(node, node.op.name)
+        op_name = "null" if node.op is None else node.op.name
         record = {"op": legacy_names.get(op_name, op_name), "name": node.name}
         attrs = node_attr_strings(node)
         if attrs:
@@ -195,7 +173,6 @@ def _make_node(record, make_symbol, moved, old, source):
         op = op.for_attrs(attrs)
     node = Node(op, name, attrs, extra=extra, subgraphs=subgraphs)
     mark_explicit(node, params)
-    mark_written_as(node, record["op"])
     if old and moved_here:
         moved[id(node)] = moved_here
     return node

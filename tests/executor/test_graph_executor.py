@@ -250,7 +250,11 @@ def test_simple_bind_keeps_a_variables_declared_dtype():
     """Without type_dict every argument is float32 unless its variable declares a dtype (MXNet's
     simple_bind; test_operator::test_cast)."""
     x = mx.sym.Variable("x", dtype=numpy.int32)
-    out = mx.sym.Cast(x, dtype=numpy.float16) + mx.sym.Variable("b")
+    out = mx.sym.Group([mx.sym.Cast(x, dtype=numpy.float16), mx.sym.Variable("b") * 2])
     exe = out._simple_bind(ctx=mx.cpu(), x=(2, 3), b=(2, 3))
     assert exe.arg_dict["x"].dtype == numpy.int32
     assert exe.arg_dict["b"].dtype == numpy.float32
+    # ``a + b`` of symbols is elemwise_add: one dtype for both, so float16 + float32 is refused
+    with pytest.raises(mx.MXNetError, match="float16"):
+        (mx.sym.Cast(x, dtype=numpy.float16) + mx.sym.Variable("b"))._simple_bind(
+            ctx=mx.cpu(), x=(2, 3), b=(2, 3))

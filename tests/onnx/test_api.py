@@ -87,7 +87,8 @@ def test_dynamic_input_shapes_open_the_none_axes(tmp_path):
 @pytest.mark.parametrize("opset", [13, 18, 20])
 def test_other_opsets(opset, tmp_path):
     x = S.var("data")
-    sym = S.mean(S.max(S.softmax(x), axis=2, keepdims=True), axis=1) + S.sum(x, axis=(1, 2))
+    sym = S.broadcast_add(S.mean(S.max(S.softmax(x), axis=2, keepdims=True), axis=1),
+                          S.sum(x, axis=(1, 2)))   # (2, 1) + (2,): ``+`` would not broadcast
     path = mx.onnx.export_model(sym, {}, [(2, 3, 4)], dynamic=True, opset_version=opset,
                                 onnx_file_path=str(tmp_path / "m.onnx"))
     assert onnx.load(path).opset_import[0].version == opset

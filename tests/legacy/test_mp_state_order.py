@@ -1,0 +1,95 @@
+"""Multi-precision optimizer states by API generation: MXNet 1.x's SGD, NAG and LARS keep
+``(momentum, float32 master weight)``, 2.0 ``(master, momentum)``; mxlab picks 1.x's for ``mx.nd``
+weights and 2.0's for ``mx.np`` ones (the array-flavour rule). Checked against MXNet 1.9.1."""
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import mxlab as mx
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent.parent / "oracle"))
+from mxnet_oracle import requires_mxnet, run_mxlab, run_mxnet  # noqa: E402
+
+CODE = """
+for name, kwargs in (('sgd', dict(momentum=0.9)), ('nag', dict(momentum=0.9)),
+                     ('lars', dict(momentum=0.9, eta=0.01)), ('adam', {})):
+    for tag in (name,):
+        opt = mx.optimizer.create(name, learning_rate=0.1, wd=0.01, multi_precision=True,
+                                  **kwargs)
+        w = mx.nd.array(inputs['w'], dtype='float16')
+        state = opt.create_state_multi_precision(0, w)
+        for step in range(3):
+            g = mx.nd.array(inputs['g%d' % step], dtype='float16')
+            opt.update_multi_precision(0, w, g, state)
+        outputs[tag + '_w'] = w.asnumpy().astype('float32')
+        for k, s in enumerate(state):
+            parts = s if isinstance(s, tuple) else (s,)
+            for j, part in enumerate(parts):
+                outputs['%s_s%d_%d' % (tag, k, j)] = part.asnumpy()
+                outputs['%s_s%d_%d_dtype' % (tag, k, j)] = np.array(np.dtype(part.dtype).name)
+"""
+
+
+def _inputs():
+    rng = np.random.RandomState(3)
+    out = {"w": rng.uniform(-1, 1, (4, 5)).astype(np.float32)}
+    for step in range(3):
+        out[f"g{step}"] = rng.uniform(-1, 1, (4, 5)).astype(np.float32)
+    return out
+
+
+@pytest.mark.parametrize("name", ["sgd", "nag", "lars"])
+def test_nd_weights_keep_1x_order_np_weights_2_0s(name):
+    opt = mx.optimizer.create(name, momentum=0.9, multi_precision=True)
+    w = mx.nd.array([[1.5, -2.0]], dtype="float16")
+    mom, master = opt.create_state_multi_precision(0, w)
+    assert mom.dtype == master.dtype == np.float32
+    assert master.asnumpy().tolist() == [[1.5, -2.0]] and mom.asnumpy().tolist() == [[0, 0]]
+    master, mom = opt.create_state_multi_precision(0, mx.np.array(w.asnumpy()))
+    assert master.asnumpy().tolist() == [[1.5, -2.0]] and mom.asnumpy().tolist() == [[0, 0]]
+    # the other optimizers keep (master, state) in both generations, as MXNet 1.9.1's Adam
+    master, (mean, var) = mx.optimizer.Adam(multi_precision=True).create_state_multi_precision(
+        0, w)
+    assert master.asnumpy().tolist() == [[1.5, -2.0]]
+
+
+@pytest.mark.parametrize("fused", [True, False])
+@pytest.mark.parametrize("aggregate", [0, 4])
+def test_both_orders_update_alike(fused, aggregate):
+    ins = _inputs()
+    results = []
+    for flavour in (mx.nd, mx.np):
+        opt = mx.optimizer.SGD(learning_rate=0.1, momentum=0.9, multi_precision=True, wd=0.01,
+                               use_fused_step=fused, aggregate_num=aggregate)
+        w = flavour.array(ins["w"], dtype="float16")
+        state = opt.create_state_multi_precision(0, w)
+        for step in range(3):
+            opt.update_multi_precision([0], [w], [flavour.array(ins[f"g{step}"],
+                                                                dtype="float16")], [state])
+        master = state[1] if flavour is mx.nd else state[0]
+        results.append((w.asnumpy(), master.asnumpy()))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)
+    np.testing.assert_allclose(results[0][1], results[0][0], rtol=1e-2, atol=1e-3)
+
+
+def test_pinned_values():
+    out = run_mxlab(CODE, _inputs())
+    assert str(out["sgd_s0_0_dtype"]) == "float32"
+    np.testing.assert_allclose(out["sgd_s1_0"], out["sgd_w"], rtol=1e-2, atol=1e-3)   # master
+    np.testing.assert_allclose(out["adam_s0_0"], out["adam_w"], rtol=1e-2, atol=1e-3)
+
+
+@pytest.mark.oracle
+@requires_mxnet
+def test_matches_mxnet_1_9_1():
+    ours, theirs = run_mxlab(CODE, _inputs()), run_mxnet(CODE, _inputs())
+    assert sorted(ours) == sorted(theirs)
+    for key in ours:
+        if key.endswith("_dtype"):
+            assert str(ours[key]) == str(theirs[key]), key
+        else:
+            np.testing.assert_allclose(ours[key], theirs[key], rtol=1e-4, atol=1e-5,
+                                       err_msg=key)
