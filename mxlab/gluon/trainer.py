@@ -279,7 +279,8 @@ class Trainer:
         scalars = {"num_update": self._optimizer.num_update,
                    "index_update_counts": [[d, [[k, v] for k, v in c.items()]]
                                            for d, c in counts.items()],
-                   "lr": self._optimizer.lr, "wd": self._optimizer.wd, "state_specs": specs}
+                   "lr": self._optimizer.lr, "wd": self._optimizer.wd, "state_specs": specs,
+                   "mp_order": "by_flavour"}
         text = numpy.frombuffer(json.dumps(scalars).encode("utf-8"), dtype=numpy.uint8)
         arrays[_SCALARS_KEY] = array(text, dtype="uint8")
         serialization.save(fname, arrays)
@@ -302,15 +303,22 @@ class Trainer:
         store_states = self._kvstore._updater.states if self._update_on_kvstore else None
         if store_states is not None:
             store_states.clear()
+        # NOTE: files without "mp_order" hold every multi-precision state as (master, state);
+        #   SGD/NAG/LARS now keep MXNet 1.x's (state, master) for mx.nd weights
+        master_first = "mp_order" not in scalars
         for index_text, spec in scalars["state_specs"].items():
             index = int(index_text)
             values = [loaded[f"{index}:{slot}"] for slot in range(_spec_size(spec))]
-            if store_states is not None:   # NOTE: the updater moves them to the weight's device
-                store_states[index] = _state_from(spec, iter(values))
-                continue
-            for device in self._params[index].list_ctx():
-                on_device = iter([value.as_in_context(device) for value in values])
-                self._updater_for(device).states[index] = _state_from(spec, on_device)
+            weight = self._params[index]._list_data()[0]
+            for device in (None,) if store_states is not None else self._params[index].list_ctx():
+                state = _state_from(spec, iter(values) if device is None
+                                    else iter([value.as_in_context(device) for value in values]))
+                if master_first:
+                    state = optimizer._from_master_first(weight, state)
+                if device is None:   # NOTE: the updater moves them to the weight's device
+                    store_states[index] = state
+                else:
+                    self._updater_for(device).states[index] = state
 
     def _state_items(self):
         """``(param index, state)`` pairs, from the store's updater when it runs the optimizer."""

@@ -201,6 +201,14 @@ class Optimizer:
         """``(float32 master, inner state)`` of a multi-precision state, in either order."""
         return (state[1], state[0]) if self._master_last(weight) else (state[0], state[1])
 
+    def _from_master_first(self, weight, state):
+        """``state`` saved as ``(master, state)`` (mxlab's order for every weight before the 1.x
+        order was kept) in ``weight``'s order now."""
+        mixed = self.multi_precision and weight.dtype == numpy.float16
+        if mixed and self._master_last(weight) and isinstance(state, (tuple, list)):
+            return (state[1], state[0])
+        return state
+
     def create_state_multi_precision(self, index, weight):
         """With ``multi_precision`` and a float16 weight: ``(float32 master copy, state of the
         copy)`` (``(state, master)`` for SGD/NAG/LARS on ``mx.nd`` weights, as MXNet 1.x); else

@@ -93,3 +93,45 @@ def test_matches_mxnet_1_9_1():
         else:
             np.testing.assert_allclose(ours[key], theirs[key], rtol=1e-4, atol=1e-5,
                                        err_msg=key)
+
+
+def _fp16_trainer():
+    net = mx.gluon.nn.Dense(3, in_units=4)
+    net.initialize()
+    net.cast("float16")
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9,
+                                                             "multi_precision": True})
+    with mx.autograd.record():
+        loss = net(mx.nd.ones((2, 4), dtype="float16")).sum()
+    loss.backward()
+    trainer.step(2)
+    return trainer
+
+
+def test_trainer_states_written_before_the_1x_order_load_into_the_right_slots(tmp_path):
+    """A Trainer .states file without ``mp_order`` (written when every state was (master, mom))
+    loads with its momentum as the momentum, not swapped with the master weight."""
+    import json
+    from mxlab.ndarray import serialization
+    trainer = _fp16_trainer()
+    states = trainer._updaters[0].states
+    mom, master = (a.asnumpy() for a in states[0])       # mx.nd weights: (momentum, master)
+    assert master.dtype == np.float32 and not np.allclose(mom, master)
+    path = str(tmp_path / "t.states")
+    trainer.save_states(path)
+    # the same file as an older mxlab wrote it: no "mp_order", (master, momentum) arrays
+    arrays = serialization.load(path)
+    scalars = json.loads(bytes(arrays["__trainer_scalars__"].asnumpy().tolist()).decode())
+    del scalars["mp_order"]
+    arrays["__trainer_scalars__"] = mx.nd.array(
+        np.frombuffer(json.dumps(scalars).encode(), dtype=np.uint8), dtype="uint8")
+    arrays["0:0"], arrays["0:1"] = arrays["0:1"], arrays["0:0"]
+    serialization.save(path, arrays)
+    for written in (path, str(tmp_path / "new.states")):
+        if written != path:
+            trainer.save_states(written)
+        fresh = _fp16_trainer()
+        fresh.load_states(written)
+        got_mom, got_master = (a.asnumpy() for a in fresh._updaters[0].states[0])
+        np.testing.assert_array_equal(got_mom, mom)
+        np.testing.assert_array_equal(got_master, master)
