@@ -32,6 +32,7 @@ class Updater:
         self.optimizer = optimizer
         self.states = {}
         self.states_synced = {}
+        self._master_first = set()   # indices whose loaded state is (master, state): see set_states
         self.aggregate_updates = getattr(optimizer, "aggregate_num", 1) > 1
         # NOTE: MXNet 2 calls update with one-element lists, MXNet 1.x with single items (what a
         #   1.x subclass's update(index, weight, grad, state) expects); mx.mod sets this
@@ -50,6 +51,9 @@ class Updater:
                 self.states[i] = self.optimizer.create_state_multi_precision(i, w)
             elif not self.states_synced.get(i, True):
                 self.states[i] = _on_device(self.states[i], w.device)
+                if i in self._master_first:
+                    self._master_first.discard(i)
+                    self.states[i] = self.optimizer._from_master_first(w, self.states[i])
             self.states_synced[i] = True
         if not self.aggregate_updates:
             if _takes_all_at_once(self.optimizer):
@@ -75,6 +79,7 @@ class Updater:
     def get_states(self, dump_optimizer=False):
         """The states (and the optimizer, without its ``param_dict``) as pickled bytes."""
         states = {i: _to_numpy(s) for i, s in self.states.items()}
+        states[_MP_ORDER_KEY] = "by_flavour"
         if not dump_optimizer:
             return pickle.dumps(states)
         param_dict, self.optimizer.param_dict = self.optimizer.param_dict, {}
@@ -90,10 +95,15 @@ class Updater:
             loaded, optimizer = loaded
             optimizer.param_dict = self.optimizer.param_dict
             self.optimizer = optimizer
+        # NOTE: states pickled without the marker hold every multi-precision state as
+        #   (master, state); reordered for its weight when first used (see __call__)
+        master_first = loaded.pop(_MP_ORDER_KEY, None) is None
         self.states = {i: _from_numpy(s) for i, s in loaded.items()}
         self.states_synced = dict.fromkeys(self.states, False)
+        self._master_first = set(self.states) if master_first else set()
 
 
+_MP_ORDER_KEY = "__mp_order__"   # in pickled states: multi-precision states in each weight's order
 _NUMPY_GLOBALS = {("numpy", "ndarray"), ("numpy", "dtype"),
                   ("numpy._core.multiarray", "_reconstruct"),
                   ("numpy.core.multiarray", "_reconstruct")}

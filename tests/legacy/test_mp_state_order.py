@@ -135,3 +135,26 @@ def test_trainer_states_written_before_the_1x_order_load_into_the_right_slots(tm
         got_mom, got_master = (a.asnumpy() for a in fresh._updaters[0].states[0])
         np.testing.assert_array_equal(got_mom, mom)
         np.testing.assert_array_equal(got_master, master)
+
+
+def test_updater_states_pickled_before_the_1x_order_are_reordered_at_first_use():
+    """Module/kvstore ``.states`` pickles without the order marker hold (master, momentum); the
+    updater puts them in the weight's order when it first uses them."""
+    import pickle
+    opt = mx.optimizer.create("sgd", learning_rate=0.1, momentum=0.9, multi_precision=True)
+    updater = mx.optimizer.get_updater(opt)
+    w = mx.nd.array(np.ones((2, 3)), dtype="float16")
+    updater(0, mx.nd.array(np.full((2, 3), 0.5), dtype="float16"), w)
+    mom, master = (a.asnumpy() for a in updater.states[0])
+    old = pickle.loads(updater.get_states())                # a dict of NumPy states
+    del old["__mp_order__"]
+    old[0] = (old[0][1], old[0][0])                         # as an older mxlab pickled it
+    for blob in (pickle.dumps(old), updater.get_states()):
+        fresh = mx.optimizer.get_updater(
+            mx.optimizer.create("sgd", learning_rate=0.0, momentum=1.0, multi_precision=True))
+        fresh.set_states(blob)
+        w2 = w.copy()
+        fresh(0, mx.nd.zeros((2, 3), dtype="float16"), w2)   # lr 0: momentum kept, master kept
+        got_mom, got_master = (a.asnumpy() for a in fresh.states[0])
+        np.testing.assert_allclose(got_mom, mom)
+        np.testing.assert_allclose(got_master, master + mom)
