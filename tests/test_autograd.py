@@ -659,7 +659,8 @@ def test_against_mxnet_oracle():
     result = subprocess.run([os.environ["MXLAB_MXNET_PYTHON"], "-c", _ORACLE], capture_output=True,
                             text=True, timeout=120, check=True)
     expected = json.loads(result.stdout.strip().splitlines()[-1])
-    x = attached([0.3, -1.2, 2.0], flavour="nd")
+    x = mx.nd.array([0.3, -1.2, 2.0], dtype="float64")   # NOTE: float64, as the oracle's
+    x.attach_grad()
     with autograd.record():
         y = mx.nd.tanh(x) * mx.nd.sin(x) + 2.0 / (x + 3.0)
     y.backward()

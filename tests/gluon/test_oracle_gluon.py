@@ -71,7 +71,7 @@ def test_losses_equal_mxnet(expr, mxnet_results):
     kind = LOSSES[expr]
     pred = prob if kind == "prob" else PRED
     label = SPARSE if kind == "sparse" else LABEL
-    loss = eval("gluon.loss." + expr)  # noqa: S307 (a fixed table above)
+    loss = eval("mx.gluon.loss." + expr)  # noqa: S307 (a fixed table above)
     ours = loss(mx.nd.array(pred), mx.nd.array(label), mx.nd.array(WEIGHT)).asnumpy()
     numpy.testing.assert_allclose(ours, results["losses"][expr], rtol=1e-5, atol=1e-6)
 
