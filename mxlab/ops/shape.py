@@ -338,9 +338,20 @@ def _range_of(begin, end, ndim):
 
 
 def _reshape_like_infer(attrs, in_shapes):
-    if any_unknown(in_shapes):
+    lhs, rhs = in_shapes
+    if not any_unknown(in_shapes):
+        return [_reshape_like_shape(attrs, tuple(lhs), tuple(rhs))]
+    if rhs is None or None in rhs:
         return [None]
-    return [_reshape_like_shape(attrs, tuple(in_shapes[0]), tuple(in_shapes[1]))]
+    # NOTE: as MXNet's ReshapeLikeShapeCompute: dims taken from rhs are known even when lhs's are
+    #   not (lhs of a data-dependent shape: np.unique's inverse indices in GluonNLP's attention).
+    if lhs is None:
+        whole = all(attrs[k] is None for k in ("lhs_begin", "lhs_end"))
+        return [tuple(rhs[slice(*_range_of(attrs["rhs_begin"], attrs["rhs_end"], len(rhs)))])
+                if whole else None]
+    lb, le = _range_of(attrs["lhs_begin"], attrs["lhs_end"], len(lhs))
+    rb, re = _range_of(attrs["rhs_begin"], attrs["rhs_end"], len(rhs))
+    return [tuple(lhs[:lb]) + tuple(rhs[rb:re]) + tuple(lhs[le:])]
 
 
 register(
@@ -548,6 +559,8 @@ for _name, _fn, _rule in (("shape_array", lambda x: x.shape, lambda a, s: (len(s
         save_inputs=False,
         save_outputs=False,
         doc=f"``{_name}(x)``: the input's {_name.split('_')[0]} as a 1-D int64 array.",
+        **({"aliases": ("_npx_shape_array",), "npx_name": "shape_array"}
+           if _name == "shape_array" else {}),
     )
 
 
