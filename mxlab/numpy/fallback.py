@@ -24,7 +24,7 @@ from ..device import current_device
 from ..imperative import STATE, invoke
 from ..ndarray.frontend import check_ufunc_options
 from ..ndarray.ndarray import NDArray, ndarray
-from ..ops.np_fallback import encode_args, numpy_function
+from ..ops.np_fallback import encode_args
 from ..ops.registry import get_op
 
 __all__ = ["CREATION_NAMES", "FALLBACK_NAMES", "fallback"]
@@ -64,7 +64,7 @@ def _to_mx(value, device, xp):
 
 def fallback(name, doc=None):
     """``mx.np.<name>``: NumPy's (or CuPy's) ``name`` run on the data of mx array arguments."""
-    host_fn = numpy_function(_onp, name)
+    host_fn = getattr(_onp, name)
 
     def call(*args, **kwargs):
         devices = _devices(list(args) + list(kwargs.values()), set())
@@ -73,7 +73,7 @@ def fallback(name, doc=None):
                                   f"{sorted(map(str, devices))}")
         device = devices.pop() if devices else current_device()
         xp = device.xp
-        device_fn = numpy_function(xp, name) if xp is not _onp else host_fn
+        device_fn = getattr(xp, name, None) if xp is not _onp else host_fn
         host = device_fn is None
         fn = host_fn if host else device_fn
         result = _to_mx(fn(*_to_data(args, host), **_to_data(kwargs, host)), device, xp)

@@ -25,33 +25,7 @@ from ..base import MXNetValueError
 from .attrs import Attr
 from .registry import Op, register
 
-__all__ = ["encode_args", "fallback_compute", "numpy_function"]
-
-
-def _flat_inverse(unique):
-    """``unique`` whose inverse indices are 1-D for ``axis=None``, as MXNet's (and NumPy 1's):
-    NumPy 2 shapes them like the input."""
-    def call(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
-             **kwargs):
-        result = unique(ar, return_index, return_inverse, return_counts, axis, **kwargs)
-        if not (return_inverse and axis is None):
-            return result
-        result = list(result)
-        at = 1 + bool(return_index)
-        result[at] = result[at].reshape(-1)
-        return tuple(result)
-    return call
-
-
-_MXNET_SEMANTICS = {"unique": _flat_inverse}
-
-
-def numpy_function(module, name):
-    """``module``'s (NumPy's or CuPy's) function ``name`` with MXNet's semantics where NumPy's
-    differ, or None when the module has no such function."""
-    fn = getattr(module, name, None)
-    wrap = _MXNET_SEMANTICS.get(name)
-    return fn if fn is None or wrap is None else wrap(fn)
+__all__ = ["encode_args", "fallback_compute"]
 
 
 def _encode(value, arrays, is_array):
@@ -106,10 +80,10 @@ def _decode(value, inputs):
 def fallback_compute(xp, inputs, attrs):
     """NumPy's (or the device library's) ``func`` on ``inputs``: a tuple of fresh arrays."""
     data = json.loads(attrs["args"])
-    fn = numpy_function(xp, attrs["func"])
+    fn = getattr(xp, attrs["func"], None)
     host = fn is None
     if host:
-        fn, inputs = numpy_function(numpy, attrs["func"]), [xp.asnumpy(x) for x in inputs]
+        fn, inputs = getattr(numpy, attrs["func"]), [xp.asnumpy(x) for x in inputs]
     result = fn(*[_decode(a, inputs) for a in data["args"]],
                 **{k: _decode(v, inputs) for k, v in data["kwargs"].items()})
     outs = tuple(result) if isinstance(result, (list, tuple)) else (result,)
