@@ -341,17 +341,12 @@ def _reshape_like_infer(attrs, in_shapes):
     lhs, rhs = in_shapes
     if not any_unknown(in_shapes):
         return [_reshape_like_shape(attrs, tuple(lhs), tuple(rhs))]
-    if rhs is None or None in rhs:
+    # NOTE: rhs's dims are known even when lhs's are not, as in MXNet (GluonNLP: np.unique's).
+    if any_unknown([rhs]) or lhs is None and {attrs["lhs_begin"], attrs["lhs_end"]} != {None}:
         return [None]
-    # NOTE: as MXNet's ReshapeLikeShapeCompute: dims taken from rhs are known even when lhs's are
-    #   not (lhs of a data-dependent shape: np.unique's inverse indices in GluonNLP's attention).
-    if lhs is None:
-        whole = all(attrs[k] is None for k in ("lhs_begin", "lhs_end"))
-        return [tuple(rhs[slice(*_range_of(attrs["rhs_begin"], attrs["rhs_end"], len(rhs)))])
-                if whole else None]
-    lb, le = _range_of(attrs["lhs_begin"], attrs["lhs_end"], len(lhs))
+    lb, le = _range_of(attrs["lhs_begin"], attrs["lhs_end"], 1 if lhs is None else len(lhs))
     rb, re = _range_of(attrs["rhs_begin"], attrs["rhs_end"], len(rhs))
-    return [tuple(lhs[:lb]) + tuple(rhs[rb:re]) + tuple(lhs[le:])]
+    return [tuple(lhs or ())[:lb] + tuple(rhs[rb:re]) + tuple(lhs or ())[le:]]
 
 
 register(
@@ -547,21 +542,14 @@ def _no_gradient(node, g):
     return [None]
 
 
-for _name, _fn, _rule in (("shape_array", lambda x: x.shape, lambda a, s: (len(s),)),
-                          ("size_array", lambda x: (x.size,), lambda a, s: (1,))):
-    shape_op(
-        _name,
-        lambda xp, inputs, a, fn=_fn: xp.asarray(fn(inputs[0]), dtype=numpy.int64),
-        _rule,
-        _no_gradient,
-        infer_type=lambda a, d: ["int64"],
-        ignore_inputs=(0,),
-        save_inputs=False,
-        save_outputs=False,
-        doc=f"``{_name}(x)``: the input's {_name.split('_')[0]} as a 1-D int64 array.",
-        **({"aliases": ("_npx_shape_array",), "npx_name": "shape_array"}
-           if _name == "shape_array" else {}),
-    )
+for _name, _fn, _rule, _more in (
+        ("shape_array", lambda x: x.shape, lambda a, s: (len(s),),
+         {"aliases": ("_npx_shape_array",), "npx_name": "shape_array"}),
+        ("size_array", lambda x: (x.size,), lambda a, s: (1,), {})):
+    shape_op(_name, lambda xp, inputs, a, fn=_fn: xp.asarray(fn(inputs[0]), dtype=numpy.int64),
+             _rule, _no_gradient, infer_type=lambda a, d: ["int64"], ignore_inputs=(0,),
+             save_inputs=False, save_outputs=False, **_more,
+             doc=f"``{_name}(x)``: the input's {_name.split('_')[0]} as a 1-D int64 array.")
 
 
 def _block_rule(name, to_depth):
