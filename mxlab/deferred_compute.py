@@ -244,7 +244,10 @@ def _infer(op, attrs, inputs):
     computing)."""
     in_shapes = [_known_shape(x) for x in inputs]
     count = op.get_num_outputs(attrs)
-    if op.dynamic_shape:
+    if op.dynamic_shape or any(s is None for s in in_shapes):
+        # NOTE: an input of a data-dependent shape (downstream of np.unique, nonzero) stays
+        #   unknown until computed: rules that fill an unknown operand from the other (the
+        #   legacy elemwise ops' symbol inference, shared by broadcast_mul) would guess wrong.
         shapes = [None] * count
     else:
         shapes = op.infer_shapes(attrs, in_shapes)[1]

@@ -14,6 +14,7 @@ Example
 (6.0, (2, 3))
 """
 import itertools
+import uuid
 import weakref
 
 import numpy
@@ -117,6 +118,7 @@ class Parameter:
         self._deferred_init = ()  # (init, devices, default_init, data) while waiting for a shape
         self._var = None
         self._var_name = None
+        self._uuid = str(uuid.uuid4())   # MXNet 2.0: tells shared parameters apart (GluonNLP)
 
     def __repr__(self):
         return f"Parameter {self.name} (shape={self.shape}, dtype={self.dtype})"

@@ -64,8 +64,9 @@ def _gather_nd_infer(a, in_shapes):
 register(
     Op(
         name="gather_nd",
-        aliases=("_npx_gather_nd",),
+        aliases=("_npi_gather_nd", "_npx_gather_nd"),
         compute=_gather_nd,
+        npx_name="gather_nd",
         num_inputs=2,
         input_names=("data", "indices"),
         infer_shape=_gather_nd_infer,

@@ -338,9 +338,15 @@ def _range_of(begin, end, ndim):
 
 
 def _reshape_like_infer(attrs, in_shapes):
-    if any_unknown(in_shapes):
+    lhs, rhs = in_shapes
+    if not any_unknown(in_shapes):
+        return [_reshape_like_shape(attrs, tuple(lhs), tuple(rhs))]
+    # NOTE: rhs's dims are known even when lhs's are not, as in MXNet (GluonNLP: np.unique's).
+    if any_unknown([rhs]) or lhs is None and {attrs["lhs_begin"], attrs["lhs_end"]} != {None}:
         return [None]
-    return [_reshape_like_shape(attrs, tuple(in_shapes[0]), tuple(in_shapes[1]))]
+    lb, le = _range_of(attrs["lhs_begin"], attrs["lhs_end"], 1 if lhs is None else len(lhs))
+    rb, re = _range_of(attrs["rhs_begin"], attrs["rhs_end"], len(rhs))
+    return [tuple(lhs or ())[:lb] + tuple(rhs[rb:re]) + tuple(lhs or ())[le:]]
 
 
 register(
@@ -536,19 +542,14 @@ def _no_gradient(node, g):
     return [None]
 
 
-for _name, _fn, _rule in (("shape_array", lambda x: x.shape, lambda a, s: (len(s),)),
-                          ("size_array", lambda x: (x.size,), lambda a, s: (1,))):
-    shape_op(
-        _name,
-        lambda xp, inputs, a, fn=_fn: xp.asarray(fn(inputs[0]), dtype=numpy.int64),
-        _rule,
-        _no_gradient,
-        infer_type=lambda a, d: ["int64"],
-        ignore_inputs=(0,),
-        save_inputs=False,
-        save_outputs=False,
-        doc=f"``{_name}(x)``: the input's {_name.split('_')[0]} as a 1-D int64 array.",
-    )
+for _name, _fn, _rule, _more in (
+        ("shape_array", lambda x: x.shape, lambda a, s: (len(s),),
+         {"aliases": ("_npx_shape_array",), "npx_name": "shape_array"}),
+        ("size_array", lambda x: (x.size,), lambda a, s: (1,), {})):
+    shape_op(_name, lambda xp, inputs, a, fn=_fn: xp.asarray(fn(inputs[0]), dtype=numpy.int64),
+             _rule, _no_gradient, infer_type=lambda a, d: ["int64"], ignore_inputs=(0,),
+             save_inputs=False, save_outputs=False, **_more,
+             doc=f"``{_name}(x)``: the input's {_name.split('_')[0]} as a 1-D int64 array.")
 
 
 def _block_rule(name, to_depth):

@@ -248,7 +248,9 @@ def _nonzero(xp, inputs, a):
 register(
     Op(
         name="_npi_nonzero",
+        aliases=("_npx_nonzero",),
         compute=_nonzero,
+        npx_name="nonzero",
         dynamic_shape=True,
         infer_shape=lambda a, s: [None if s[0] is None else (None, max(len(s[0]), 1))],
         infer_type=lambda a, d: ["int64"],

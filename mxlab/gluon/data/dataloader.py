@@ -17,6 +17,7 @@ Example
 import collections
 import concurrent.futures
 import multiprocessing
+from multiprocessing.reduction import ForkingPickler  # noqa: F401  (MXNet's module name)
 
 from ... import engine
 from ...base import MXNetRuntimeError, MXNetValueError
@@ -149,6 +150,15 @@ class DataLoader:
 
     def __len__(self):
         return len(self._batch_sampler)
+
+
+def _as_in_context(data, ctx):
+    """MXNet's helper: ``data`` (an array or a nested list of them) moved to device ``ctx``."""
+    if isinstance(data, NDArray):
+        return data.as_in_context(ctx)
+    if isinstance(data, (list, tuple)):
+        return [_as_in_context(d, ctx) for d in data]
+    return data
 
 
 _worker_make_batch = None
