@@ -186,16 +186,7 @@ class DetRandomCropAug(DetAugmenter):
         return out[valid] if valid.any() else None
 
     def _random_crop_proposal(self, label, height, width):
-        if not self.enabled or height <= 0 or width <= 0:
-            return ()
-        min_area = self.area_range[0] * height * width
-        max_area = self.area_range[1] * height * width
-        for _ in range(self.max_attempts):
-            ratio = random.uniform(*self.aspect_ratio_range)
-            if ratio <= 0:
-                continue
-            h = int(round(math.sqrt(min_area / ratio)))
-            max_h = int(round(math.sqrt(max_area / ratio)))
+        for ratio, h, max_h, min_area, max_area in _attempts(self, height, width):
             if round(max_h * ratio) > width:
                 max_h = int((width + 0.4999999) / ratio)   # largest with round(h * ratio) <= w
             max_h = min(max_h, height)
@@ -270,16 +261,7 @@ class DetRandomPadAug(DetAugmenter):
         return out
 
     def _random_pad_proposal(self, label, height, width):
-        if not self.enabled or height <= 0 or width <= 0:
-            return ()
-        min_area = self.area_range[0] * height * width
-        max_area = self.area_range[1] * height * width
-        for _ in range(self.max_attempts):
-            ratio = random.uniform(*self.aspect_ratio_range)
-            if ratio <= 0:
-                continue
-            h = int(round(math.sqrt(min_area / ratio)))
-            max_h = int(round(math.sqrt(max_area / ratio)))
+        for ratio, h, max_h, _, _ in _attempts(self, height, width):
             if round(h * ratio) < width:
                 h = int((width + 0.499999) / ratio)
             h = min(max(h, height), max_h)
@@ -292,6 +274,21 @@ class DetRandomPadAug(DetAugmenter):
             x = random.randint(0, max(0, w - width))
             return x, y, w, h, self._update_labels(label, (x, y, w, h), height, width)
         return ()
+
+
+def _attempts(aug, height, width):
+    """MXNet's proposal loop for the crop and pad augmenters: per attempt, a random aspect ratio
+    and the heights it allows, ``(ratio, min h, max h, min area, max area)`` (nothing when the
+    augmenter is off or the image empty)."""
+    if not aug.enabled or height <= 0 or width <= 0:
+        return
+    min_area = aug.area_range[0] * height * width
+    max_area = aug.area_range[1] * height * width
+    for _ in range(aug.max_attempts):
+        ratio = random.uniform(*aug.aspect_ratio_range)
+        if ratio > 0:
+            yield (ratio, int(round(math.sqrt(min_area / ratio))),
+                   int(round(math.sqrt(max_area / ratio))), min_area, max_area)
 
 
 def CreateMultiRandCropAugmenter(min_object_covered=0.1, aspect_ratio_range=(0.75, 1.33),  # noqa: N802

@@ -12,7 +12,7 @@ from PIL import Image
 import mxlab as mx
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent.parent / "oracle"))
-from mxnet_oracle import requires_mxnet, run_mxlab, run_mxnet  # noqa: E402
+from mxnet_oracle import assert_same_outputs, requires_mxnet, run_mxlab  # noqa: E402
 
 # NOTE: the same program runs under mxlab and MXNet 1.9.1 (PNG images: both decode them exactly)
 CODE = """
@@ -234,7 +234,4 @@ def test_pinned_program_runs():
 @pytest.mark.oracle
 @requires_mxnet
 def test_matches_mxnet_1_9_1():
-    ours, theirs = run_mxlab(CODE, det_inputs()), run_mxnet(CODE, det_inputs())
-    assert sorted(ours) == sorted(theirs)
-    for key in ours:
-        np.testing.assert_allclose(ours[key], theirs[key], rtol=1e-6, atol=1e-6, err_msg=key)
+    assert_same_outputs(CODE, det_inputs(), rtol=1e-6)

@@ -10,7 +10,7 @@ import pytest
 import mxlab as mx
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent.parent / "oracle"))
-from mxnet_oracle import requires_mxnet, run_mxlab, run_mxnet  # noqa: E402
+from mxnet_oracle import assert_same_outputs, requires_mxnet, run_mxlab  # noqa: E402
 
 CODE = """
 for name, kwargs in (('sgd', dict(momentum=0.9)), ('nag', dict(momentum=0.9)),
@@ -85,14 +85,7 @@ def test_pinned_values():
 @pytest.mark.oracle
 @requires_mxnet
 def test_matches_mxnet_1_9_1():
-    ours, theirs = run_mxlab(CODE, _inputs()), run_mxnet(CODE, _inputs())
-    assert sorted(ours) == sorted(theirs)
-    for key in ours:
-        if key.endswith("_dtype"):
-            assert str(ours[key]) == str(theirs[key]), key
-        else:
-            np.testing.assert_allclose(ours[key], theirs[key], rtol=1e-4, atol=1e-5,
-                                       err_msg=key)
+    assert_same_outputs(CODE, _inputs(), rtol=1e-4, atol=1e-5)
 
 
 def _fp16_trainer():

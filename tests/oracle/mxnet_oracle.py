@@ -90,3 +90,16 @@ def run_mxlab(code, inputs):
              "__name__": "__oracle__"}
     exec(compile(code, "<mxlab code>", "exec"), scope)
     return {k: numpy.asarray(v) for k, v in outputs.items()}
+
+
+def assert_same_outputs(code, inputs, rtol=1e-5, atol=1e-6):
+    """Run ``code`` under mxlab and MXNet 1.9.1 and check both filled the same ``outputs``:
+    numbers within ``rtol``/``atol``, anything else (dtype names, strings) equal as text."""
+    ours, theirs = run_mxlab(code, inputs), run_mxnet(code, inputs)
+    assert sorted(ours) == sorted(theirs)
+    for key, value in ours.items():
+        if value.dtype.kind in "fiub":
+            numpy.testing.assert_allclose(value, theirs[key], rtol=rtol, atol=atol, err_msg=key)
+        else:
+            assert str(value) == str(theirs[key]), key
+    return ours
