@@ -10,7 +10,7 @@ in-place options, mutable (aux) inputs, resources and what it saves for backward
 Example
 -------
 >>> from mxlab.ops import registry
->>> registry.get_op("_plus").name
+>>> registry.get_op("broadcast_plus").name
 'broadcast_add'
 """
 import dataclasses
