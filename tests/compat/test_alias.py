@@ -26,15 +26,6 @@ MODULE_PATHS = [
 ]
 
 
-@pytest.fixture
-def alias():
-    was_installed = compat.is_installed()
-    compat.install()
-    yield
-    if not was_installed:
-        compat.uninstall()
-
-
 def _python(code, *args):
     env = dict(os.environ, PYTHONPATH=ROOT)
     return subprocess.run([sys.executable, *args, "-c", textwrap.dedent(code)] if code else

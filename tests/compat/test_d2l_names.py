@@ -9,8 +9,6 @@ import importlib
 
 import pytest
 
-from mxlab import compat
-
 D2L_NAMES = """
     autograd.predict_mode autograd.record gluon.Block gluon.Trainer gluon.data.ArrayDataset
     gluon.data.DataLoader gluon.data.Dataset gluon.data.vision
@@ -30,15 +28,6 @@ D2L_NAMES = """
     np.zeros_like npx.batch_dot npx.cpu npx.gpu npx.num_gpus npx.one_hot npx.relu
     npx.sequence_mask npx.sigmoid npx.softmax npx.waitall
 """.split()
-
-
-@pytest.fixture(scope="module")
-def alias():
-    was_installed = compat.is_installed()
-    compat.install()
-    yield
-    if not was_installed:
-        compat.uninstall()
 
 
 @pytest.mark.parametrize("name", D2L_NAMES)
