@@ -18,7 +18,7 @@ import numpy
 
 from ..base import MXNetIndexError, MXNetValueError
 from .attrs import Attr
-from .infer import broadcast_shapes, same_shape
+from .infer import broadcast_shapes, merge_shapes, same_shape
 from .registry import F, Op, register
 from .shape import norm_axis, any_unknown
 
@@ -447,30 +447,13 @@ def _where(xp, inputs, a):
     return xp.where(cond.reshape(_legacy_cond(cond.shape, shape)).astype(bool), x, y)
 
 
-def _merged(shapes):
-    """x, y and the output of legacy ``where`` share one shape: the dims any of them knows."""
-    merged = None
-    for shape in shapes:
-        if shape is None:
-            continue
-        if merged is None:
-            merged = tuple(shape)
-            continue
-        if len(shape) != len(merged) or any(
-                m is not None and d is not None and m != d for m, d in zip(merged, shape)):
-            raise MXNetValueError(f"where: x, y and the output must have one shape, got "
-                                  f"{merged} and {tuple(shape)}")
-        merged = tuple(m if m is not None else d for m, d in zip(merged, shape))
-    return merged
-
-
 def _where_infer(a, in_shapes, out_shapes=None):
     """MXNet 1.x's rule: nothing until the condition is fully known; then x, y and the output
     fill each other's unknown dims."""
     if any_unknown(in_shapes):
         if any_unknown(in_shapes[:1]):
             return [None]
-        shape = _merged(list(in_shapes[1:]) + [(out_shapes or [None])[0]])
+        shape = merge_shapes("where", list(in_shapes[1:]) + [(out_shapes or [None])[0]])
         return [in_shapes[0], shape, shape], [shape]
     shape = broadcast_shapes("where", tuple(in_shapes[1]), tuple(in_shapes[2]))
     _legacy_cond(in_shapes[0], shape)
