@@ -11,6 +11,9 @@ import pytest
 # by ~1e-4. The suite runs with MXNet's switch off (fixed default algorithms); tests of autotune
 # itself turn it on.
 os.environ.setdefault("MXNET_CUDNN_AUTOTUNE_DEFAULT", "0")
+# The engine event log is off by default outside IPython; the suite inspects events throughout, so
+# it runs with the notebook default (tests/engine/test_event_log_default.py checks the default).
+os.environ.setdefault("MXLAB_EVENT_LOG", "1")
 
 
 @pytest.fixture(autouse=True)

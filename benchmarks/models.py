@@ -15,7 +15,7 @@ import numpy
 from .timing import NOT_BUILT, Unavailable
 
 __all__ = ["MLP_SIZES", "MODES", "mlp_nd_step", "mlp_gluon_step", "chain_ops", "chain_nd_step",
-           "chain_gluon_step", "resnet_step", "require_gluon"]
+           "chain_gluon_step", "with_event_log", "resnet_step", "require_gluon"]
 
 MLP_SIZES = (784, 256, 128, 10)
 MLP_BATCH = 64
@@ -144,6 +144,19 @@ def chain_nd_step(mx, size):
         chain_ops(mx.nd, x)
         mx.nd.waitall()
     return step
+
+
+def with_event_log(mx, step, enabled):
+    """``step`` run with the engine event log switched to ``enabled`` (then switched back): the
+    log is on in notebooks and off in scripts, and the rows show what it costs per op."""
+    def run():
+        saved = mx.engine.event_log.enabled
+        mx.engine.event_log.enabled = enabled
+        try:
+            step()
+        finally:
+            mx.engine.event_log.enabled = saved
+    return run
 
 
 def chain_gluon_step(mx, size, mode):

@@ -2,9 +2,9 @@
 
 Two views:
 
-1. Ablations timed without a profiler (medians, interleaved): the chain as run by default, with the
-   engine event log off, a wrap-only floor (NumPy call + new NDArray, no dispatch) and the bare
-   NumPy kernels -- real per-op costs.
+1. Ablations timed without a profiler (medians, interleaved): the chain with the engine event log
+   off (the default in scripts) and on (the default in notebooks), a wrap-only floor (NumPy call +
+   new NDArray, no dispatch) and the bare NumPy kernels -- real per-op costs.
 2. cProfile of the default chain, every function's own time summed into layers (frontend, invoke,
    NDArray creation, engine push, event log, op compute/kernel). Time of stdlib/builtin functions
    goes to the layer of their caller. cProfile inflates Python call costs, so each layer is shown
@@ -105,17 +105,12 @@ def _wrap_only_step(size):
 
 
 def ablations(size, repeats):
-    """Unprofiled medians (µs per chain): default, event log off, wrap-only floor, NumPy alone."""
-    def log_off():
-        step = models.chain_nd_step(mx, size)
-
-        def run():
-            mx.engine.event_log.enabled = False
-            step()
-            mx.engine.event_log.enabled = True
-        return run
-    cands = [Candidate("mxlab default", lambda: models.chain_nd_step(mx, size)),
-             Candidate("mxlab, event log off", log_off),
+    """Unprofiled medians (µs per chain): event log off (the script default) and on (the notebook
+    default), wrap-only floor, NumPy alone."""
+    def with_log(enabled):
+        return models.with_event_log(mx, models.chain_nd_step(mx, size), enabled)
+    cands = [Candidate("mxlab, event log off", lambda: with_log(False)),
+             Candidate("mxlab, event log on", lambda: with_log(True)),
              Candidate("wrap-only floor", lambda: _wrap_only_step(size)),
              Candidate("numpy kernels only", lambda: peers.chain_numpy_naive(size))]
     rows = time_interleaved("profile", f"({size},)", cands, repeats, number=5)
@@ -137,7 +132,7 @@ def profile_chain(size, calls):
 def report(size=64, calls=200, top=15, repeats=15):
     """Print the ablations, the per-layer split and the top functions by own time."""
     times = ablations(size, repeats)
-    per_op = times["mxlab default"] / OPS_PER_CHAIN
+    per_op = times["mxlab, event log off"] / OPS_PER_CHAIN
     print(f"64-op chain on ({size},): unprofiled medians, µs per op")
     for impl, value in times.items():
         print(f"  {impl:24s} {value / OPS_PER_CHAIN:8.2f}")

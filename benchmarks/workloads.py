@@ -83,20 +83,6 @@ def run_mlp(opts):
     return _time("mlp", case, cands, opts, mxnet_arg=0, number=2)
 
 
-def _event_log_off_step(size):
-    """The mxlab chain with the engine event log switched off (what the log costs per op)."""
-    mx = _mx()
-    step = models.chain_nd_step(mx, size)
-
-    def run():
-        mx.engine.event_log.enabled = False
-        try:
-            step()
-        finally:
-            mx.engine.event_log.enabled = True
-    return run
-
-
 def _fused_kernel(size):
     """The numexpr kernel of the fused chain called directly (:mod:`benchmarks.fuse_chain`): the
     fuse row minus the framework around it."""
@@ -114,8 +100,9 @@ def run_chain64(opts):
                  Candidate("torch eager", lambda size=size: peers.chain_torch(size)),
                  Candidate("jax jit", lambda size=size: peers.chain_jax(size)),
                  Candidate("mxlab imperative", lambda size=size: models.chain_nd_step(_mx(), size)),
-                 Candidate("mxlab imperative, log off",
-                           lambda size=size: _event_log_off_step(size))]
+                 Candidate("mxlab imperative, log on",
+                           lambda size=size: models.with_event_log(
+                               _mx(), models.chain_nd_step(_mx(), size), True))]
         cands += _mxlab_modes(lambda mx, mode, size=size: models.chain_gluon_step(mx, size, mode),
                               models.MODES[1:])
         cands.append(Candidate("mxlab fuse kernel alone", lambda size=size: _fused_kernel(size)))

@@ -1,9 +1,12 @@
 """The engine event log: what ran, when, on which thread, reading and writing which var versions.
 
 A bounded ring buffer (``collections.deque(maxlen=...)``) so a long session cannot grow memory
-without limit; the notebook layer draws it (Gantt chart per thread, version timelines). Switch the
-buffer off with ``mx.engine.event_log.enabled = False``. Listeners (the profiler, live notebook
-views) get every completed event even when the buffer is off.
+without limit; the notebook layer draws it (Gantt chart per thread, version timelines). The buffer
+is on where someone can look at it, in an IPython shell or Jupyter kernel (and once ``%load_ext
+mxlab`` or an explorer asks for it), and off in plain scripts, where keeping a record per op would
+only cost time: ``MXLAB_EVENT_LOG=1`` (or ``0``) overrides that, and so does
+``mx.engine.event_log.enabled = True``. Listeners (the profiler, live notebook views) get every
+completed event even when the buffer is off.
 
 Examples
 --------
@@ -18,13 +21,16 @@ Examples
 import collections
 import dataclasses
 import itertools
+import os
+import sys
 import threading
 import time
 import warnings
 
+from ..base import MXNetValueError
 from .op import next_push_seq
 
-__all__ = ["EngineEvent", "EventLog"]
+__all__ = ["EngineEvent", "EventLog", "default_enabled"]
 
 
 # NOTE: not frozen: frozen dataclasses are several times slower to build, and one is built per op.
@@ -69,10 +75,10 @@ class EventLog:
     ``active`` (buffer on, or someone listening) is False.
     """
 
-    def __init__(self, maxlen=10000):
+    def __init__(self, maxlen=10000, enabled=None):
         self._events = collections.deque(maxlen=maxlen)
         self._listeners = ()
-        self.enabled = True
+        self.enabled = default_enabled() if enabled is None else enabled
         self._counter = itertools.count(1)
         self._lock = threading.Lock()
         self._threads = {}                  # thread key (never reused) -> threading.Thread
@@ -162,6 +168,11 @@ class EventLog:
     def events(self):
         """A list copy of the buffered events, oldest first (none of an op pushed before the
         last :meth:`clear`, even when it finished after it)."""
+        if not self._enabled and not self._events:
+            warnings.warn("the engine event log is off (the default outside IPython and Jupyter), "
+                          "so it holds no events: set mx.engine.event_log.enabled = True or "
+                          "MXLAB_EVENT_LOG=1 before the ops you want to see", RuntimeWarning,
+                          stacklevel=2)
         with self._lock:
             raws, floor = list(self._events), self._floor
         events = (self._event(raw) for raw in raws)
@@ -195,6 +206,19 @@ class EventLog:
         return len(self._events)
 
     now = staticmethod(time.perf_counter)
+
+
+def default_enabled():
+    """Whether a new log keeps events: ``MXLAB_EVENT_LOG`` when set, else whether this process
+    runs an IPython shell (a notebook kernel), where the explorer and engine views read the log."""
+    value = os.environ.get("MXLAB_EVENT_LOG", "").strip().lower()
+    if value:
+        if value not in ("0", "1", "true", "false", "on", "off"):
+            raise MXNetValueError(f"MXLAB_EVENT_LOG must be 1 or 0 (on/off, true/false), "
+                             f"not {value!r}")
+        return value in ("1", "true", "on")
+    ipython = sys.modules.get("IPython")
+    return ipython is not None and getattr(ipython, "get_ipython", lambda: None)() is not None
 
 
 def _notify(callback, event):

@@ -234,11 +234,15 @@ def _on_off(line, what):
 
 
 def load_ipython_extension(ipython):
-    """Register the magics and turn live views on (``%load_ext mxlab``)."""
+    """Register the magics and turn live views and the engine event log on (``%load_ext
+    mxlab``)."""
     from IPython.core.magic import register_cell_magic, register_line_magic
     from IPython.display import display
 
+    from ..engine import event_log
     from . import live
+
+    event_log.enabled = True
 
     @register_cell_magic("hybridize")
     def hybridize_magic(line, cell):
