@@ -117,8 +117,14 @@ def _head_grads(heads, head_grads):
         raise MXNetValueError(f"heads and head_grads must be lists of the same length, got "
                               f"{len(heads)} heads and {len(head_grads)} head_grads")
     with _RecordingStateScope(False, None):
-        return [F.ones_like(h) if g is None else g if g.dtype == h.dtype else g.astype(h.dtype)
+        return [_ones_like(h) if g is None else g if g.dtype == h.dtype else g.astype(h.dtype)
                 for h, g in zip(heads, head_grads)]
+
+
+def _ones_like(head):
+    """A head's default gradient: a constant made directly (no op to dispatch, push or record)."""
+    device = head._device
+    return type(head)._produced(device.xp.ones(head.shape, dtype=head.dtype), device)
 
 
 def _targets(order, variables):

@@ -108,6 +108,9 @@ def split_vars(read_vars, write_vars):
     writes = tuple(write_vars) if len(write_vars) < 2 else tuple(dict.fromkeys(write_vars))
     if not read_vars:
         return (), writes
+    if len(read_vars) == 1 and type(read_vars) in (list, tuple):   # NOTE: no dict to build
+        var = read_vars[0]
+        return ((), writes) if var in writes else ((var,), writes)
     reads = dict.fromkeys(read_vars)
     for var in writes:
         reads.pop(var, None)

@@ -40,7 +40,7 @@ from ..ndarray.ndarray import NDArray, ndarray
 from ..symbol.symbol import Symbol
 from .block_io import BlockCheckpoints, export_traced
 from .op_hooks import HookHandle, OpHooks
-from .nesting import (_flatten, _regroup, check_array_inputs, check_np_outputs,
+from .nesting import (_flatten, _regroup, all_arrays, check_array_inputs, check_np_outputs,
                       check_symbol_inputs, data_names, namespace, needs_inputs,
                       same_but_trailing_nones)
 from .gluon1 import (BlockMeta, BlockScope, _block_scope, collect_gluon1,  # noqa: F401
@@ -315,7 +315,7 @@ class HybridBlock(Block):
         self._cached_graph = ()
         self._cached_op = None
         self._cached_op_args = []
-        self._in_format = self._out_format = None
+        self._in_format = self._out_format = self._flat_in = None
 
     @classmethod
     def _is_gluon1(cls):
@@ -449,6 +449,8 @@ class HybridBlock(Block):
         from .. import symbol
 
         flat, self._in_format = _flatten(args, "input")
+        # NOTE: how many plain array inputs a call may pass without flattening (None: nested)
+        self._flat_in = len(args) if self._in_format == [0] * len(args) else None
         inputs = [None if x is None else x.detach() if getattr(x, "stype", "default") == "default"
                   else x.tostype("default") for x in flat]   # NOTE: sparse inputs run densely
         real = [x for x in inputs if x is not None]
@@ -528,19 +530,28 @@ class HybridBlock(Block):
     def _call_cached_op(self, *args):
         if self._cached_op is None:
             self._build_cache(*args)
-        flat, fmt = _flatten(args, "input")
-        if fmt != self._in_format and not same_but_trailing_nones(fmt, self._in_format):
-            raise MXNetValueError(
-                f"The argument structure of HybridBlock does not match the cached version. "
-                f"Stored format = {self._in_format}, input format = {fmt}")
-        real = [x for x in flat if x is not None]
+        if self._flat_in == len(args) and all_arrays(args):
+            real = args   # NOTE: the common call, one array per input: nothing to flatten
+        else:
+            real = self._flat_real(args)
         device = real[0].device
         inputs = [real[ref] if is_data else ref.data(device)
                   for is_data, ref in self._cached_op_args]
         out = self._run_cached(inputs)
         if isinstance(out, NDArray):
+            if self._out_format == 0:
+                return out
             out = [out]
         return _regroup(out, self._out_format)
+
+    def _flat_real(self, args):
+        """The arrays of nested ``args``, checked against the traced input structure."""
+        flat, fmt = _flatten(args, "input")
+        if fmt != self._in_format and not same_but_trailing_nones(fmt, self._in_format):
+            raise MXNetValueError(
+                f"The argument structure of HybridBlock does not match the cached version. "
+                f"Stored format = {self._in_format}, input format = {fmt}")
+        return [x for x in flat if x is not None]
 
     # -- export ------------------------------------------------------------------------------------
     def export(self, path, epoch=0, remove_amp_cast=True):

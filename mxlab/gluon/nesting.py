@@ -68,6 +68,8 @@ def needs_inputs(block, base_forward):
 def check_array_inputs(args):
     """MXNet 2.0's rule for calling a HybridBlock on arrays: at least one array among the
     (nested) inputs, and no symbol mixed in."""
+    if args and all_arrays(args):
+        return
     leaves = _leaves(args)
     if any(isinstance(x, Symbol) for x in leaves):
         raise MixedInputsError("HybridBlock inputs mix NDArrays and Symbols: call it with arrays "
@@ -75,6 +77,15 @@ def check_array_inputs(args):
     if not any(isinstance(x, NDArray) for x in leaves):
         raise MXNetValueError("In HybridBlock, there must be one NDArray in the input. Please "
                               "check the type of the args.")
+
+
+def all_arrays(args):
+    """Whether every item of the flat sequence ``args`` is an NDArray (the common call, checked
+    without walking a nested structure)."""
+    for x in args:
+        if not isinstance(x, NDArray):
+            return False
+    return True
 
 
 def check_symbol_inputs(args):
