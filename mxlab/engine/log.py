@@ -99,6 +99,10 @@ class EventLog:
         self._enabled = bool(value)
         self._update_active()
 
+    def enable(self):
+        """Keep events from now on (what the notebook views call: they read the buffer)."""
+        self.enabled = True
+
     def _update_active(self):
         # NOTE: a plain attribute, not a property: engines read it once per op.
         self.active = self._enabled or bool(self._listeners)

@@ -95,7 +95,7 @@ class ExplorerModel:
 
     def __init__(self, source, kind=None, max_nodes=300, depth=None):
         from ..engine import event_log
-        event_log.enabled = True   # NOTE: the Engine view reads it (off by default in scripts)
+        event_log.enable()   # NOTE: the Engine view reads it (off by default in scripts)
         self.source = source
         self.view = "graph"
         self.kind = kind or self._default_kind()

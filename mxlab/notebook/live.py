@@ -100,7 +100,7 @@ class EngineView:
 
     def __init__(self, last=200):
         from ..engine import event_log
-        event_log.enabled = True   # NOTE: this view reads it (off by default in scripts)
+        event_log.enable()   # NOTE: this view reads it (off by default in scripts)
         self.last, self.log, self.html, self._seen = last, [], "", None
         self.widget = None
         self.refresh()

@@ -242,7 +242,7 @@ def load_ipython_extension(ipython):
     from ..engine import event_log
     from . import live
 
-    event_log.enabled = True
+    event_log.enable()
 
     @register_cell_magic("hybridize")
     def hybridize_magic(line, cell):
