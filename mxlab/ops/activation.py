@@ -379,6 +379,32 @@ def _softmax_compute(name, log):
     return compute
 
 
+def _softmax_into(name, log):
+    """Planned execution: the plain case (float input of the output's dtype, no length mask, no
+    temperature, no dtype cast) straight into the output buffer, by the same ufuncs in the same
+    order as :func:`softmax_kernel` (so the same values); any other case computes, then copies."""
+    compute = _softmax_compute(name, log)
+
+    def into(xp, inputs, attrs, outs):
+        x, out = inputs[0], outs[0]
+        if attrs["use_length"] or attrs["dtype"] is not None or x.dtype != out.dtype \
+                or x.dtype.kind != "f" or x.size == 0 or attrs["temperature"] not in (None, 1.0):
+            xp.copyto(out, compute(xp, inputs, attrs), casting="unsafe")
+            return
+        (axis,) = reduced_axes(name, attrs["axis"], x.ndim)
+        # NOTE: the ufuncs' own reduce on NumPy (what ndarray.max/sum call, minus their Python
+        #   wrappers: most of the time on a classifier's (batch, classes) logits)
+        peak, total = (numpy.maximum.reduce, numpy.add.reduce) if xp is numpy else \
+            (xp.max, xp.sum)
+        xp.subtract(x, peak(x, axis=axis, keepdims=True), out=out)
+        if log:
+            out -= xp.log(total(xp.exp(out), axis=axis, keepdims=True))
+        else:
+            xp.exp(out, out=out)
+            out /= total(out, axis=axis, keepdims=True)
+    return into
+
+
 def _softmax_grad_rule(log, axes_of):
     """softmax: ``y * (g - sum(g * y))``; log_softmax: ``g - exp(y) * sum(g)``; both / T.
 
@@ -416,6 +442,7 @@ _SOFTMAX_ATTRS = (Attr("axis", "int", -1), Attr("temperature", "float", None, op
 
 for _name, _log in (("softmax", False), ("log_softmax", True)):
     register(Op(name=_name, aliases=(f"_npx_{_name}",), compute=_softmax_compute(_name, _log),
+                compute_into=_softmax_into(_name, _log),
                 attrs=_SOFTMAX_ATTRS, num_inputs=lambda attrs: 2 if attrs["use_length"] else 1,
                 input_names=lambda attrs: ("data", "length") if attrs["use_length"] else ("data",),
                 infer_shape=lambda attrs, s: [s[0]], infer_type=_softmax_type,

@@ -195,21 +195,35 @@ def _pick_parts(xp, a, data, idx):
     return axis, idx
 
 
+def _last_axis_rows(data, axis, idx):
+    """Whether ``pick`` along ``axis`` is one element per row of a (rows, n) matrix: the last
+    axis of a non-empty array (then one fancy index replaces take_along_axis's index grids)."""
+    return axis == data.ndim - 1 and data.shape[axis] > 0 and idx.size > 0
+
+
 def _pick(xp, inputs, a):
     data, idx = inputs
     axis, idx = _pick_parts(xp, a, data, idx)
-    out = xp.take_along_axis(data, idx, axis=axis)
+    if _last_axis_rows(data, axis, idx):
+        rows = data.reshape(-1, data.shape[axis])
+        out = rows[xp.arange(idx.size), idx.reshape(-1)].reshape(idx.shape)
+    else:
+        out = xp.take_along_axis(data, idx, axis=axis)
     return out if a["keepdims"] else out.reshape(out.shape[:axis] + out.shape[axis + 1 :])
 
 
 def _backward_pick_into(xp, inputs, a, outs):
-    """The gradient at each picked position, zero elsewhere (a masked copy: no temporaries of
-    ``where`` and ``astype``)."""
+    """The gradient at each picked position, zero elsewhere: one fancy-index store per row along
+    the last axis, else a masked copy (no temporaries of ``where`` and ``astype``)."""
     g, data, idx = inputs
     axis, idx = _pick_parts(xp, a, data, idx)
-    positions = xp.arange(data.shape[axis]).reshape((-1,) + (1,) * (data.ndim - axis - 1))
     out = outs[0]
     out.fill(0)
+    if _last_axis_rows(data, axis, idx) and out.flags.c_contiguous:
+        rows = out.reshape(-1, data.shape[axis])   # NOTE: a view (contiguous), written through
+        rows[xp.arange(idx.size), idx.reshape(-1)] = g.reshape(-1)
+        return
+    positions = xp.arange(data.shape[axis]).reshape((-1,) + (1,) * (data.ndim - axis - 1))
     xp.copyto(out, g.reshape(idx.shape), where=positions == idx)
 
 
