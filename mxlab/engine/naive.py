@@ -4,7 +4,7 @@ import contextlib
 from .log import EventLog
 from .op import ErrorRef, _push_seq, op_error, raise_error, split_vars
 
-__all__ = ["NaiveEngine"]
+__all__ = ["NaiveEngine", "run_unlogged"]
 
 
 class NaiveEngine:
@@ -34,7 +34,7 @@ class NaiveEngine:
         """Run ``fn()`` now; bump the version of every written var; log the event."""
         if not self.event_log.active:   # NOTE: unlogged, the reads do not matter here
             writes = write_vars if len(write_vars) < 2 else dict.fromkeys(write_vars)
-            _run_unlogged(fn, writes, name)
+            run_unlogged(fn, writes, name)
             return
         reads, writes = split_vars(read_vars, write_vars)
         self.push_checked(fn, reads, writes, name)
@@ -44,7 +44,7 @@ class NaiveEngine:
         repeats (the imperative dispatcher), skipping the deduplication."""
         log = self.event_log
         if not log.active:
-            _run_unlogged(fn, writes, name)
+            run_unlogged(fn, writes, name)
             return
         now = log.now
         seq = next(_push_seq)
@@ -85,10 +85,11 @@ class NaiveEngine:
         """Nothing to stop (no threads)."""
 
 
-def _run_unlogged(fn, writes, name):
-    """The fast path with nothing listening: run, translate an error, count the writes."""
+def run_unlogged(fn, writes, name, *args):
+    """The fast path with nothing listening: run ``fn(*args)``, translate an error, count the
+    writes (``writes`` free of repeats)."""
     try:
-        fn()
+        fn(*args)
     except Exception as exc:  # noqa: BLE001 - re-raised as the MXNetError naming the op
         raise_error(op_error(exc, name), exc)
     for var in writes:

@@ -35,6 +35,7 @@ import weakref
 import numpy
 
 from .. import engine as _engine
+from ..engine.naive import run_unlogged
 from ..engine.var import Var
 from ..graph.memory import EXTERNAL_STORAGE
 from ..imperative import STATE
@@ -358,6 +359,19 @@ class BoundSegment:
         if self.takes_ctx is not None:   # NOTE: the mode is fixed now, not when a worker runs it
             task = functools.partial(task, ctx or op_context(STATE.training))
         _engine.push(task, read_vars, write_vars, self.name)
+
+    @property
+    def runs_inline(self):
+        """Whether :meth:`run_inline` may stand in for :meth:`push_arrays` on the naive engine:
+        no input written in place, no op context, no saved forward inputs to declare."""
+        return not self.mutated and self.takes_ctx is None and not self.saved_reads
+
+    def run_inline(self, reads, writes):
+        """:meth:`push_arrays` where the engine is a NaiveEngine logging nothing (the caller
+        checks; see ``FastCall``): run now and count the writes, as that engine would, without
+        building the task and var lists a push needs. ``writes`` are distinct arrays."""
+        run_unlogged(self.run, self.write_base + [arr._var for arr in writes], self.name, reads,
+                     writes)
 
     def run(self, reads, writes, ctx=None):
         """Bind the external arrays' data, then run every kernel (one engine task); ``ctx``: the

@@ -7,7 +7,9 @@ recording logic lives there, what a repeated static call touches lives here.
 """
 import numpy
 
+from .. import engine as _engine
 from ..autograd.backward import direct_grad_buffer
+from ..engine.naive import NaiveEngine
 
 __all__ = ["KeptState", "FastCall", "grad_array", "signature_of"]
 
@@ -49,8 +51,10 @@ class FastCall:
         for seg in state.bound.get(planned.kind, ()):
             if any(e not in positions for e in seg.ext_reads + seg.write_eids):
                 return None
-            segments.append((seg, [positions[e] for e in seg.ext_reads],
-                             [positions[e] for e in seg.write_eids]))
+            writes = [positions[e] for e in seg.write_eids]
+            # NOTE: a segment writing one array twice takes the push (its writes are deduplicated)
+            segments.append((seg, [positions[e] for e in seg.ext_reads], writes,
+                             seg.runs_inline and len(set(writes)) == len(writes)))
         fast = cls()
         fast.state, fast.device, fast.cls = state, inputs[0]._device, type(inputs[0])
         fast.signature = [signature_of(x) for x in inputs]
@@ -77,8 +81,15 @@ class FastCall:
         empty = self.cls._empty_handle
         outputs = [empty(device, shape, dtype) for shape, dtype in self.output_meta]
         arrays = [*inputs, *outputs]
-        for seg, reads, writes in self.segments:
-            seg.push_arrays([arrays[i] for i in reads], [arrays[i] for i in writes])
+        engine = _engine.get_engine()
+        # NOTE: the naive engine with nothing logged would run each push at once and count its
+        #   writes: do that directly (the imperative fast lane's counterpart)
+        inline = type(engine) is NaiveEngine and not engine.event_log.active
+        for seg, reads, writes, runs_inline in self.segments:
+            if inline and runs_inline:
+                seg.run_inline([arrays[i] for i in reads], [arrays[i] for i in writes])
+            else:
+                seg.push_arrays([arrays[i] for i in reads], [arrays[i] for i in writes])
         return outputs[0] if self.single else outputs
 
 
