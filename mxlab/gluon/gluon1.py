@@ -31,7 +31,7 @@ import threading
 import weakref
 
 __all__ = ["BlockMeta", "BlockScope", "collect_gluon1", "create_prefix", "gluon1_param",
-           "layer_child", "uses_gluon1"]
+           "layer_child", "trace_name_scopes", "uses_gluon1"]
 
 _naming_counter = contextvars.ContextVar("naming_counter", default=None)
 _scope_prefix = contextvars.ContextVar("scope_prefix", default="")
@@ -170,6 +170,18 @@ def uses_gluon1(block):
     ``params=``, entered its ``name_scope`` or called ``self.params.get`` (MXNet 2.0 has none)."""
     return block._gluon1 or block._params._created or \
         any(uses_gluon1(child) for child in block._children.values())
+
+
+def trace_name_scopes(block):
+    """``id(block) -> name scope`` of ``block``'s descendants: a trace of 1.x code enters each
+    around the block's forward (``deferred_compute.trace_blocks``), as MXNet 1.x built the graph
+    inside every block's ``name_scope``, so the traced nodes get 1.x names (``dense0_fwd``)."""
+    scopes, stack = {}, list(block._children.values())
+    while stack:
+        child = stack.pop()
+        scopes.setdefault(id(child), child._scope)
+        stack.extend(child._children.values())
+    return scopes
 
 
 def layer_child(parent, cls, *args, prefix, **kwargs):
