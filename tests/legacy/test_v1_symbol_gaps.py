@@ -31,3 +31,21 @@ def test_prelu_given_gamma_keeps_its_init():
     mod.bind(data_shapes=[("data", (4, 6))])
     mod.init_params()
     numpy.testing.assert_array_equal(mod.get_params()[0]["gamma"].asnumpy(), numpy.ones(6))
+
+
+def test_foreach_hands_inferred_input_shapes_back():
+    """As MXNet: shapes the loop body infers for its inputs (an LSTM's ``c`` state, the
+    weights) become the outer graph's argument shapes."""
+    params = mx.rnn.RNNParams()
+
+    def step(x, states):
+        return mx.rnn.LSTMCell(4, prefix="", params=params)(x, states)
+
+    out, states = mx.sym.contrib.foreach(step, mx.sym.var("data"),
+                                         [mx.sym.var("h"), mx.sym.var("c")])
+    group = mx.sym.Group([out] + states)
+    args, outs, _ = group.infer_shape(data=(2, 3, 5), h=(3, 4))
+    assert dict(zip(group.list_arguments(), args)) == {
+        "data": (2, 3, 5), "h": (3, 4), "c": (3, 4), "i2h_weight": (16, 5), "i2h_bias": (16,),
+        "h2h_weight": (16, 4), "h2h_bias": (16,)}
+    assert outs == [(2, 3, 4), (3, 4), (3, 4)]
