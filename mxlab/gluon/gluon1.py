@@ -207,8 +207,9 @@ def collect_gluon1(block, select=None):
                 param.name = name   # NOTE: Gluon 1 code reads full names (Trainer, repr)
         held = {id(p) for p in current.params.values()}
         for param in current._reg_params.values():   # NOTE: a SymbolBlock's, by their names
-            if id(param) not in held and (pattern is None or pattern.match(param.name)):
-                found.update([(param.name, param)])
+            name = param.__dict__.get("_gluon1_name", param.name)   # NOTE: a zoo model's too
+            if id(param) not in held and (pattern is None or pattern.match(name)):
+                found.update([(name, param)])
         for child in current._children.values():
             visit(child)
     visit(block)

@@ -172,3 +172,45 @@ def test_names_match_mxnet_191():
     theirs = run_mxnet(_ORACLE, {})["names"].tolist()
     assert ours == theirs
     assert len(ours) == 15
+
+
+def test_model_zoo_resnet_has_1x_node_names_and_structural_params():
+    net = gluon.model_zoo.vision.resnet18_v1()
+    assert net.prefix.startswith("resnetv1")
+    names = net(mx.sym.var("data")).get_internals().list_outputs()
+    for name in ("conv0_fwd_output", "stage1_conv0_fwd_output", "stage1_relu0_fwd_output",
+                 "stage1_activation0_output", "stage4_activation1_output", "dense0_fwd_output"):
+        assert net.prefix + name in names
+    assert list(net.collect_params())[:2] == ["features.0.weight", "features.1.gamma"]
+
+
+class _Features(gluon.HybridBlock):
+    """A 1.x feature extractor: a SymbolBlock over a zoo model's internals (GluonCV's idiom)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            backbone = gluon.model_zoo.vision.resnet18_v1(classes=4, thumbnail=True)
+            data = mx.sym.var("data")
+            internals = backbone(data).get_internals()
+            outs = internals[backbone.name + "_stage2_activation0_output"]
+            self.backbone = gluon.SymbolBlock(outs, data, params=backbone.collect_params())
+            self.body = gluon.nn.Conv2D(3, 1)
+
+    def hybrid_forward(self, F, x):
+        return self.backbone(self.body(x))
+
+
+def test_symbol_block_over_zoo_internals_saves_and_loads(tmp_path):
+    first = _Features()
+    first.initialize(mx.init.Normal())
+    first.hybridize()
+    x = mx.nd.random.normal(shape=(1, 3, 16, 16))
+    expected = first(x).asnumpy()
+    assert expected.shape == (1, 128, 8, 8)
+    first.save_parameters(str(tmp_path / "f.params"))
+    saved = mx.nd.load(str(tmp_path / "f.params"))
+    assert "backbone.conv0_weight" in saved   # NOTE: 1.x's name, less the common prefix
+    second = _Features()   # other block counters: net1_ instead of net0_
+    second.load_parameters(str(tmp_path / "f.params"))
+    numpy.testing.assert_allclose(second(x).asnumpy(), expected, rtol=1e-5, atol=1e-6)
