@@ -41,6 +41,7 @@ import threading
 import weakref
 
 from . import engine as _engine
+from . import name as _name
 from .base import MXNetNotImplementedError, MXNetRuntimeError, MXNetValueError
 from .device import current_device
 from .graph.interpreter import Interpreter
@@ -96,23 +97,28 @@ _PENDING = weakref.WeakKeyDictionary()  # recorded node -> _Pending
 
 class _Scope(threading.local):
     """The block scope recorded nodes get now (``Node.scope``), and while a HybridBlock traces,
-    the scope of each of its blocks by ``id``."""
+    the scope of each of its blocks by ``id``; in a 1.x trace, each block's name scope by ``id``
+    (``names``: recorded nodes are then named by the active ``mx.name`` manager)."""
     path = ()
     paths = None
+    names = None
 
 
 _SCOPE = _Scope()
 
 
 @contextlib.contextmanager
-def trace_blocks(paths):
-    """While a HybridBlock traces: ``paths`` maps ``id(block)`` to the block's scope."""
-    saved = _SCOPE.paths, _SCOPE.path
-    _SCOPE.paths, _SCOPE.path = paths, ()
+def trace_blocks(paths, names=None):
+    """While a HybridBlock traces: ``paths`` maps ``id(block)`` to the block's scope; ``names``
+    (MXNet 1.x code, traced on ``mx.nd`` arrays) maps it to the block's name scope, a context
+    entered around the block's forward, so nodes get 1.x names (``dense0_fwd``) instead of
+    ``node_<k>``."""
+    saved = _SCOPE.paths, _SCOPE.path, _SCOPE.names
+    _SCOPE.paths, _SCOPE.path, _SCOPE.names = paths, (), names
     try:
         yield
     finally:
-        _SCOPE.paths, _SCOPE.path = saved
+        _SCOPE.paths, _SCOPE.path, _SCOPE.names = saved
 
 
 def block_scope(block):
@@ -121,17 +127,31 @@ def block_scope(block):
     paths = _SCOPE.paths
     if not paths or id(block) not in paths:
         return contextlib.nullcontext()
-    return _in_scope(paths[id(block)])
+    names = _SCOPE.names
+    return _in_scope(paths[id(block)], None if names is None else names.get(id(block)))
 
 
 @contextlib.contextmanager
-def _in_scope(path):
+def _in_scope(path, names=None):
     saved = _SCOPE.path
     _SCOPE.path = path
     try:
-        yield
+        if names is None:
+            yield
+        else:
+            with names:
+                yield
     finally:
         _SCOPE.path = saved
+
+
+def _node_name(op):
+    """``node_<k>``; in a 1.x trace, the name MXNet 1.x gives: the op's ``name=`` or its counted
+    hint, under the active ``mx.name`` manager (the innermost Gluon 1 block's prefix)."""
+    if _SCOPE.names is None:
+        return f"node_{next(_node_count)}"
+    explicit, _name.op_name.value = _name.op_name.value, None
+    return _name.current().get(explicit, op.name.lower().lstrip("_"))
 
 
 def _as_list(value):
@@ -269,8 +289,7 @@ def record(op, inputs, attrs, out=None, cls=None, device=None):
     device = device or (inputs[0]._device if inputs else current_device())
     cls = cls or type(inputs[0])
     shapes, dtypes = call_translated(op, inputs, _infer, op, attrs, inputs)
-    node = Node(op, f"node_{next(_node_count)}", attrs, [x._dc for x in inputs],
-                scope=_SCOPE.path)
+    node = Node(op, _node_name(op), attrs, [x._dc for x in inputs], scope=_SCOPE.path)
     outputs = []
     for i, (shape, dtype) in enumerate(zip(shapes, dtypes)):
         shape = None if shape is None or None in shape else tuple(shape)

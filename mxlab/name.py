@@ -1,10 +1,20 @@
 """``mx.name``: how symbols created without an explicit name are named (MXNet's ``NameManager`` and
 ``Prefix``)."""
 import contextvars
+import threading
 
 from .graph.node import new_node_name
 
-__all__ = ["NameManager", "Prefix", "current"]
+__all__ = ["NameManager", "Prefix", "current", "op_name"]
+
+
+class _OpName(threading.local):
+    """The ``name=`` an array op was called with while deferred compute records (Gluon 1 layers
+    name their op ``fwd``): a 1.x trace names the recorded node from it."""
+    value = None
+
+
+op_name = _OpName()
 
 
 class _NameManagerClass(type):

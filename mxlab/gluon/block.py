@@ -27,6 +27,7 @@ True
 ['0.bias', '0.weight', '1.bias', '1.weight']
 """
 import collections
+import contextlib
 import importlib
 import inspect
 import re
@@ -44,7 +45,7 @@ from .nesting import (_flatten, _regroup, all_arrays, check_array_inputs, check_
                       check_symbol_inputs, data_names, namespace, needs_inputs,
                       same_but_trailing_nones)
 from .gluon1 import (BlockMeta, BlockScope, _block_scope, collect_gluon1,  # noqa: F401
-                     create_prefix, gluon1_param, uses_gluon1)
+                     create_prefix, gluon1_param, trace_name_scopes, uses_gluon1)
 from .parameter import Parameter, shape_is_known
 from .parameter_dict import ParameterDict
 
@@ -466,7 +467,10 @@ class HybridBlock(Block):
         # NOTE: MXNet 2.0 traces in predict mode; 1.x composed in the caller's mode, and `mx.nd`
         #   code branches on it (GluonCV's SSD returns its training outputs under train_mode)
         train = legacy and autograd.is_training()
-        with autograd.pause(train), dc.context(), dc.trace_blocks(self._scopes()):
+        # NOTE: 1.x code (mx.nd) gets MXNet 1.x's node names: each block's name scope is entered
+        names = trace_name_scopes(self) if legacy else None
+        with autograd.pause(train), dc.context(), dc.trace_blocks(self._scopes(), names), \
+                (self._scope if legacy else contextlib.nullcontext()):
             out = Block.__call__(self, *_regroup(inputs, self._in_format))
         flat_out, self._out_format = _flatten(out, "output")
         outputs = dc.get_symbol(flat_out, sym_cls=type(variables[0]))

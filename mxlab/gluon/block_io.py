@@ -59,8 +59,11 @@ class BlockCheckpoints:
     def save_parameters(self, filename, deduplicate=False):
         """Save the parameters under structured names (``0.weight``) in MXNet's .params format."""
         from ..ndarray import serialization
+        from .gluon1 import uses_gluon1
 
-        params = self._collect_params_with_prefix()
+        # NOTE: Gluon 1 code saves a SymbolBlock's parameters under 1.x's names (the names less
+        #   their common prefix), so a twin model with other block counters loads the file
+        params = self._collect_params_with_prefix(legacy=uses_gluon1(self))
         if deduplicate:
             first = {}
             for name, param in params.items():

@@ -31,7 +31,7 @@ import threading
 import weakref
 
 __all__ = ["BlockMeta", "BlockScope", "collect_gluon1", "create_prefix", "gluon1_param",
-           "layer_child", "uses_gluon1"]
+           "layer_child", "trace_name_scopes", "uses_gluon1"]
 
 _naming_counter = contextvars.ContextVar("naming_counter", default=None)
 _scope_prefix = contextvars.ContextVar("scope_prefix", default="")
@@ -172,6 +172,18 @@ def uses_gluon1(block):
         any(uses_gluon1(child) for child in block._children.values())
 
 
+def trace_name_scopes(block):
+    """``id(block) -> name scope`` of ``block``'s descendants: a trace of 1.x code enters each
+    around the block's forward (``deferred_compute.trace_blocks``), as MXNet 1.x built the graph
+    inside every block's ``name_scope``, so the traced nodes get 1.x names (``dense0_fwd``)."""
+    scopes, stack = {}, list(block._children.values())
+    while stack:
+        child = stack.pop()
+        scopes.setdefault(id(child), child._scope)
+        stack.extend(child._children.values())
+    return scopes
+
+
 def layer_child(parent, cls, *args, prefix, **kwargs):
     """A built-in layer's own child, named under ``parent`` as MXNet 1.x names it (a Dense's
     ``relu`` activation is ``dense0_relu_``), without marking the tree as Gluon 1 code."""
@@ -195,8 +207,9 @@ def collect_gluon1(block, select=None):
                 param.name = name   # NOTE: Gluon 1 code reads full names (Trainer, repr)
         held = {id(p) for p in current.params.values()}
         for param in current._reg_params.values():   # NOTE: a SymbolBlock's, by their names
-            if id(param) not in held and (pattern is None or pattern.match(param.name)):
-                found.update([(param.name, param)])
+            name = param.__dict__.get("_gluon1_name", param.name)   # NOTE: a zoo model's too
+            if id(param) not in held and (pattern is None or pattern.match(name)):
+                found.update([(name, param)])
         for child in current._children.values():
             visit(child)
     visit(block)

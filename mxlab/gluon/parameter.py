@@ -455,8 +455,10 @@ class Parameter:
                     name = f"{self.name}_{next(_var_count)}"
                 _var_owners[name] = self
                 self._var_name = name
+            init = self.init if isinstance(self.init, str) or hasattr(self.init, "dumps") \
+                else None   # NOTE: as MXNet, `__init__` tells Module.init_params the initializer
             self._var = symbol.var(self._var_name, shape=self._shape, dtype=self.dtype,
-                                   lr_mult=self.lr_mult, wd_mult=self.wd_mult,
+                                   lr_mult=self.lr_mult, wd_mult=self.wd_mult, init=init,
                                    stype=None if self._stype == "default" else self._stype)
         return self._var
 

@@ -1,7 +1,8 @@
 """``mx.nd``: the legacy NDArray namespace, generated from the op registry (MXNet 1.x names and
 semantics)."""
 from .. import ops as _ops  # noqa: F401  (registers every op family)
-from ..imperative import invoke as _invoke
+from ..imperative import STATE as _STATE, invoke as _invoke
+from ..name import op_name as _op_name
 from ..ops.registry import register_dispatch as _register_dispatch
 from . import ndarray as _ndarray_mod
 from .frontend import make_array_frontend as _make_array_frontend
@@ -60,8 +61,14 @@ def from_numpy(ndarray, zero_copy=True):
     return _dlpack.from_numpy(ndarray, NDArray, zero_copy=zero_copy)
 
 
-def _dispatch(operator, inputs, attrs, name=None):   # NOTE: arrays have no node names
-    return _invoke(operator, inputs, attrs)
+def _dispatch(operator, inputs, attrs, name=None):
+    if name is None or not _STATE.deferred:   # NOTE: arrays have no node names
+        return _invoke(operator, inputs, attrs)
+    _op_name.value = name   # NOTE: a traced node may take it (MXNet 1.x's names, dc.record)
+    try:
+        return _invoke(operator, inputs, attrs)
+    finally:
+        _op_name.value = None
 
 
 _register_dispatch(NDArray, _dispatch)

@@ -286,6 +286,26 @@ def _leaky_outputs(attrs):
     return ("output", "mask") if attrs["act_type"] == "rrelu" else ("output",)
 
 
+def _leaky_shape(attrs, s):
+    """Outputs like the data; an unknown prelu ``gamma`` is one slope per channel (axis 1), as
+    MXNet infers it."""
+    outs = [s[0]] * len(_leaky_outputs(attrs))
+    data = s[0]
+    if attrs["act_type"] != "prelu" or s[1] is not None or data is None or len(data) < 2 or \
+            data[1] is None:
+        return outs
+    return [data, (data[1],)], outs
+
+
+def _leaky_type(attrs, d):
+    """Outputs: data's float dtype; an unknown prelu ``gamma`` takes data's dtype (MXNet)."""
+    out = None if d[0] is None else float_result(numpy.dtype(d[0])).name
+    ins = list(d)
+    if len(ins) > 1 and ins[1] is None:
+        ins[1] = d[0]
+    return ins, [out] * len(_leaky_outputs(attrs))
+
+
 _LEAKY_TYPES = ("elu", "gelu", "gelu_erf", "gelu_tanh", "leaky", "prelu", "rrelu", "selu")
 register(Op(name="LeakyReLU", aliases=("_npx_leaky_relu",), compute=_leaky_compute,
             attrs=(Attr("act_type", "str", "leaky", choices=_LEAKY_TYPES),
@@ -293,9 +313,8 @@ register(Op(name="LeakyReLU", aliases=("_npx_leaky_relu",), compute=_leaky_compu
                    Attr("upper_bound", "float", 0.334)),
             num_inputs=lambda attrs: len(_leaky_inputs(attrs)), input_names=_leaky_inputs,
             num_outputs=lambda attrs: len(_leaky_outputs(attrs)), output_names=_leaky_outputs,
-            infer_shape=lambda attrs, s: [s[0]] * len(_leaky_outputs(attrs)),
-            infer_type=lambda attrs, d: [None if d[0] is None else float_result(
-                numpy.dtype(d[0])).name] * len(_leaky_outputs(attrs)),
+            infer_shape=_leaky_shape,
+            infer_type=_leaky_type,
             gradient=_leaky_grad, npx_name="leaky_relu",
             doc="Leaky ReLU family chosen by ``act_type``; ``prelu`` learns ``gamma`` "
                 "(one slope per channel)."))

@@ -121,10 +121,11 @@ class _Subgraph:
         grads = dict(zip(key, evaluate_graph(outputs, {**args, **dict(zip(names, head_grads))})))
         return [grads[n] if n in grads else zeros_like(args[n]) for n in wrt]
 
-    def infer(self, method, known, out_prefix):
+    def infer(self, method, known, out_prefix, facts=None):
         """``infer_shape``/``infer_type`` of the outputs given the known input facts, in internal
         form (shapes with ``None`` for unknown dims; not the user form, whose reading depends on
-        the caller's np-shape scope: this also runs on engine workers)."""
+        the caller's np-shape scope: this also runs on engine workers). ``facts``: a dict to
+        fill with what the inference learnt about each input variable, by name."""
         if not self.heads:
             return []
         known = {k: v for k, v in known.items() if v is not None and k in self.inputs}
@@ -136,6 +137,9 @@ class _Subgraph:
                 values = infer_types(self.heads, known, shapes=_shapes_or_none(self.heads))
         except MXNetError:   # not inferable yet: the executor asks again later
             return [None] * len(self.heads)
+        if facts is not None:
+            facts.update((node.name, out_prefix(v)) for (node, _), v in values.items()
+                         if node.op is None and v is not None)
         result = [values.get((e.node, e.index)) for e in self.heads]
         return [None if r is None else out_prefix(r) for r in result]
 
@@ -292,9 +296,15 @@ class _Foreach(_Program):
         known = {**{n: _tail(s) for n, s in zip(self.data_names, data)},
                  **dict(zip(self.state_names, states)), **dict(zip(self.free_names, free))}
         length = data[0][0] if data[0] else None
-        outs = self.body.infer("infer_shape", known, tuple)
-        return [None if s is None else (length,) + s
-                for s in outs[:self.num_step_outputs]] + outs[self.num_step_outputs:]
+        facts = {}
+        outs = self.body.infer("infer_shape", known, tuple, facts)
+        # NOTE: as MXNet, the inputs' shapes the body inferred (an LSTM's `c` state, the
+        #   weights) are handed back to the outer graph
+        ins = [s if s is not None or n not in facts else
+               (facts[n] if i >= len(data) else None if length is None else (length,) + facts[n])
+               for i, (n, s) in enumerate(zip(self.input_names_list, in_shapes))]
+        return ins, [None if s is None else (length,) + s
+                     for s in outs[:self.num_step_outputs]] + outs[self.num_step_outputs:]
 
     def infer_type(self, in_dtypes):
         known = dict(zip(self.input_names_list, in_dtypes))

@@ -29,7 +29,8 @@ INPUT_VAR_ATTRS = {
     "BatchNorm": {
         "moving_mean": {"__init__": '["zero", {}]'},
         "moving_var": {"__init__": '["one", {}]'},
-    }
+    },
+    "LeakyReLU": {"gamma": {"__init__": '["Constant", {"value": 0.25}]'}},   # prelu's slopes
 }
 
 

@@ -72,4 +72,4 @@ def test_control_flow_body_shapes_are_internal_form():
     outs, _ = mx.sym.contrib.foreach(lambda x, s: (x * 2, s), mx.sym.var("data"),
                                      [mx.sym.var("s")])
     node = outs._outputs[0].node
-    assert node.op.infer_shape(node.attrs, [(4,), (1,)])[0] == (4,)
+    assert node.op.infer_shapes(node.attrs, [(4,), (1,)])[1][0] == (4,)

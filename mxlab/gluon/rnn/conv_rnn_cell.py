@@ -29,9 +29,9 @@ def _tuple(spec, dims, what):
     return tuple(spec)
 
 
-def _activation(x, activation):
+def _activation(x, activation, name=None):
     if isinstance(activation, str):
-        return _F.Activation(x, act_type=activation)
+        return _F.Activation(x, act_type=activation, name=name)
     return activation(x)
 
 
@@ -96,14 +96,17 @@ class _BaseConvRNNCell(HybridRecurrentCell):
         total = self._hidden_channels * self._gates
         i2h = _F.Convolution(inputs, i2h_weight, i2h_bias, num_filter=total,
                              kernel=self._i2h_kernel, stride=self._stride, pad=self._i2h_pad,
-                             dilate=self._i2h_dilate, layout=self._conv_layout)
+                             dilate=self._i2h_dilate, layout=self._conv_layout,
+                             name=self._step("i2h"))
         h2h = _F.Convolution(states[0], h2h_weight, h2h_bias, num_filter=total,
                              kernel=self._h2h_kernel, stride=self._stride, pad=self._h2h_pad,
-                             dilate=self._h2h_dilate, layout=self._conv_layout)
+                             dilate=self._h2h_dilate, layout=self._conv_layout,
+                             name=self._step("h2h"))
         return i2h, h2h
 
-    def _split(self, x):
-        return _F.SliceChannel(x, num_outputs=self._gates, axis=self._channel_axis)
+    def _split(self, x, name):
+        return _F.SliceChannel(x, num_outputs=self._gates, axis=self._channel_axis,
+                               name=self._step(name))
 
     def __repr__(self):
         shape = self.i2h_weight.shape
@@ -116,7 +119,8 @@ class _BaseConvRNNCell(HybridRecurrentCell):
 class _ConvRNNCell(_BaseConvRNNCell):
     def hybrid_forward(self, F, inputs, states, **params):
         i2h, h2h = self._conv_forward(inputs, states, **params)
-        out = _activation(i2h + h2h, self._activation)
+        out = _activation(_F.elemwise_add(i2h, h2h, name=self._step("plus0")),
+                          self._activation, self._step("out"))
         return out, [out]
 
 
@@ -124,11 +128,15 @@ class _ConvLSTMCell(_BaseConvRNNCell):
     _gates, _num_states = 4, 2
 
     def hybrid_forward(self, F, inputs, states, **params):
+        step = self._step
         i2h, h2h = self._conv_forward(inputs, states, **params)
-        i, f, g, o = self._split(i2h + h2h)
-        i, f, o = (_F.Activation(v, act_type="sigmoid") for v in (i, f, o))
-        c = f * states[1] + i * _activation(g, self._activation)
-        h = o * _activation(c, self._activation)
+        gates = self._split(_F.elemwise_add(i2h, h2h, name=step("plus0")), "slice")
+        i, f, o = (_F.Activation(gates[k], act_type="sigmoid", name=step(n))
+                   for k, n in ((0, "i"), (1, "f"), (3, "o")))
+        g = _activation(gates[2], self._activation, step("c"))
+        c = _F.elemwise_add(_F.elemwise_mul(f, states[1], name=step("mul0")),
+                            _F.elemwise_mul(i, g, name=step("mul1")), name=step("state"))
+        h = _F.elemwise_mul(o, _activation(c, self._activation), name=step("out"))
         return h, [h, c]
 
 
@@ -136,13 +144,20 @@ class _ConvGRUCell(_BaseConvRNNCell):
     _gates = 3
 
     def hybrid_forward(self, F, inputs, states, **params):
+        step = self._step
         i2h, h2h = self._conv_forward(inputs, states, **params)
-        xr, xz, xn = self._split(i2h)
-        hr, hz, hn = self._split(h2h)
-        reset = _F.Activation(xr + hr, act_type="sigmoid")
-        update = _F.Activation(xz + hz, act_type="sigmoid")
-        candidate = _activation(xn + reset * hn, self._activation)
-        out = (1.0 - update) * candidate + update * states[0]
+        xr, xz, xn = self._split(i2h, "i2h_slice")
+        hr, hz, hn = self._split(h2h, "h2h_slice")
+        reset = _F.Activation(_F.elemwise_add(xr, hr, name=step("plus0")),
+                              act_type="sigmoid", name=step("r_act"))
+        update = _F.Activation(_F.elemwise_add(xz, hz, name=step("plus1")),
+                               act_type="sigmoid", name=step("z_act"))
+        candidate = _activation(
+            _F.elemwise_add(xn, _F.elemwise_mul(reset, hn, name=step("mul0")),
+                            name=step("plus2")), self._activation, step("h_act"))
+        out = _F.elemwise_add(_F.elemwise_mul(1.0 - update, candidate, name=step("mul1")),
+                              _F.elemwise_mul(update, states[0], name=step("mul20")),
+                              name=step("out"))
         return out, [out]
 
 

@@ -77,16 +77,25 @@ def _merge(outputs, axis, merge):
 class HybridRecurrentCell(HybridBlock):
     """Base of the cells: ``begin_state``, ``state_info`` and ``unroll``."""
 
+    _counter = -1   # NOTE: MXNet 1.x's step count since reset(): a step's ops are named t<step>_...
+
     def state_info(self, batch_size=0):
         raise NotImplementedError(f"{type(self).__name__}.state_info")
 
+    def _step(self, suffix):
+        """MXNet 1.x's name of this step's op ``suffix`` (``t0_out``; the cell's name scope
+        prefixes it, ``rnn_t0_out``). Only symbols keep it: arrays ignore ``name=``."""
+        return f"t{self._counter}_{suffix}"
+
     def __call__(self, *args):
+        self._counter += 1
         if args and _is_symbol(args[0]) and not self._is_gluon1():
             return self.forward(*args)   # NOTE: modifier cells step symbols through _F
         return super().__call__(*args)
 
     def reset(self):
-        """Cells keep no step counters here; kept for MXNet's API."""
+        """Restart the step count (``unroll`` does): step names start again at ``t0_``."""
+        self._counter = -1
         for child in self._children.values():
             if isinstance(child, HybridRecurrentCell):
                 child.reset()
@@ -169,9 +178,24 @@ class _GatedCell(HybridRecurrentCell):
 
     def _projections(self, inputs, h, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
         rows = self._gates * self._hidden_size
-        i2h = _F.FullyConnected(inputs, i2h_weight, i2h_bias, num_hidden=rows)
-        h2h = _F.FullyConnected(h, h2h_weight, h2h_bias, num_hidden=rows)
+        i2h = _F.FullyConnected(inputs, i2h_weight, i2h_bias, num_hidden=rows,
+                                name=self._step("i2h"))
+        h2h = _F.FullyConnected(h, h2h_weight, h2h_bias, num_hidden=rows,
+                                name=self._step("h2h"))
         return i2h, h2h
+
+    def _lstm_state(self, i2h, h2h, c, activation, recurrent):
+        """The LSTM gates (MXNet's order ``i, f, c, o``) and the new cell state, ops named as
+        MXNet 1.x names them; returns ``(o, next_c)``."""
+        step = self._step
+        gates = _F.SliceChannel(_F.elemwise_add(i2h, h2h, name=step("plus0")), num_outputs=4,
+                                axis=-1, name=step("slice"))
+        i, f, o = (_F.Activation(gates[k], act_type=recurrent, name=step(n))
+                   for k, n in ((0, "i"), (1, "f"), (3, "o")))
+        g = _F.Activation(gates[2], act_type=activation, name=step("c"))
+        next_c = _F.elemwise_add(_F.elemwise_mul(f, c, name=step("mul0")),
+                                 _F.elemwise_mul(i, g, name=step("mul1")), name=step("state"))
+        return o, next_c
 
     def __repr__(self):
         return f"{type(self).__name__}({self._input_size or None} -> {self._hidden_size})"
@@ -186,7 +210,8 @@ class RNNCell(_GatedCell):
 
     def hybrid_forward(self, F, inputs, states, **params):
         i2h, h2h = self._projections(inputs, states[0], **params)
-        out = _F.Activation(i2h + h2h, act_type=self._activation)
+        out = _F.Activation(_F.elemwise_add(i2h, h2h, name=self._step("plus0")),
+                            act_type=self._activation, name=self._step("out"))
         return out, [out]
 
 
@@ -202,10 +227,10 @@ class LSTMCell(_GatedCell):
 
     def hybrid_forward(self, F, inputs, states, **params):
         i2h, h2h = self._projections(inputs, states[0], **params)
-        i, f, g, o = _F.SliceChannel(i2h + h2h, num_outputs=4, axis=-1)
-        i, f, o = (_F.Activation(v, act_type=self._recurrent) for v in (i, f, o))
-        c = f * states[1] + i * _F.Activation(g, act_type=self._activation)
-        h = o * _F.Activation(c, act_type=self._activation)
+        o, c = self._lstm_state(i2h, h2h, states[1], self._activation, self._recurrent)
+        h = _F.elemwise_mul(o, _F.Activation(c, act_type=self._activation,
+                                             name=self._step("activation0")),
+                            name=self._step("out"))
         return h, [h, c]
 
 
@@ -220,14 +245,20 @@ class GRUCell(_GatedCell):
         self._activation, self._recurrent = activation, recurrent_activation
 
     def hybrid_forward(self, F, inputs, states, **params):
-        prev = states[0]
+        prev, step = states[0], self._step
         i2h, h2h = self._projections(inputs, prev, **params)
-        xr, xz, xn = _F.SliceChannel(i2h, num_outputs=3, axis=-1)
-        hr, hz, hn = _F.SliceChannel(h2h, num_outputs=3, axis=-1)
-        reset = _F.Activation(xr + hr, act_type=self._recurrent)
-        update = _F.Activation(xz + hz, act_type=self._recurrent)
-        candidate = _F.Activation(xn + reset * hn, act_type=self._activation)
-        out = (1 - update) * candidate + update * prev
+        xr, xz, xn = _F.SliceChannel(i2h, num_outputs=3, axis=-1, name=step("i2h_slice"))
+        hr, hz, hn = _F.SliceChannel(h2h, num_outputs=3, axis=-1, name=step("h2h_slice"))
+        reset = _F.Activation(_F.elemwise_add(xr, hr, name=step("plus0")),
+                              act_type=self._recurrent, name=step("r_act"))
+        update = _F.Activation(_F.elemwise_add(xz, hz, name=step("plus1")),
+                               act_type=self._recurrent, name=step("z_act"))
+        candidate = _F.Activation(
+            _F.elemwise_add(xn, _F.elemwise_mul(reset, hn, name=step("mul0")),
+                            name=step("plus2")), act_type=self._activation, name=step("h_act"))
+        out = _F.elemwise_add(_F.elemwise_mul(1 - update, candidate, name=step("mul1")),
+                              _F.elemwise_mul(update, prev, name=step("mul20")),
+                              name=step("out"))
         return out, [out]
 
 
@@ -517,12 +548,11 @@ class LSTMPCell(_GatedCell):
 
     def hybrid_forward(self, F, inputs, states, h2r_weight, **params):
         i2h, h2h = self._projections(inputs, states[0], **params)
-        i, f, g, o = _F.SliceChannel(i2h + h2h, num_outputs=4, axis=-1)
-        i, f, o = (_F.Activation(v, act_type="sigmoid") for v in (i, f, o))
-        c = f * states[1] + i * _F.Activation(g, act_type="tanh")
-        hidden = o * _F.Activation(c, act_type="tanh")
+        o, c = self._lstm_state(i2h, h2h, states[1], "tanh", "sigmoid")
+        hidden = _F.elemwise_mul(o, _F.Activation(c, act_type="tanh"),
+                                 name=self._step("hidden"))
         r = _F.FullyConnected(hidden, h2r_weight, num_hidden=self._projection_size,
-                              no_bias=True)
+                              no_bias=True, name=self._step("out"))
         return r, [r, c]
 
     def __repr__(self):

@@ -7,7 +7,7 @@ raises and says how to load a local ``.params`` file instead; ``ctx`` (1.x) and 
 """
 from ....base import MXNetValueError
 
-__all__ = ["zoo_constructor"]
+__all__ = ["unmarked", "zoo_constructor"]
 
 
 def _pretrained_error(name, weights, root):
@@ -29,3 +29,12 @@ def zoo_constructor(name, build, weights=None):
     constructor.__name__ = constructor.__qualname__ = name
     constructor.__doc__ = f"``{name}`` as in MXNet's model zoo (randomly initialised)."
     return constructor
+
+
+def unmarked(cls, *args, prefix, **kwargs):
+    """``cls(*args, prefix=prefix, **kwargs)`` named as MXNet 1.x's zoo names it (``stage1_``, or
+    ``''``: counted in the enclosing scope), without marking the model as Gluon 1 code: its
+    ``collect_params`` keys stay structural (``features.0.weight``)."""
+    block = cls(*args, prefix=prefix, **kwargs)
+    block._gluon1 = False
+    return block

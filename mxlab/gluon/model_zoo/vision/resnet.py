@@ -1,6 +1,8 @@
 """ResNet v1 and v2 (He et al.) as in MXNet's model zoo, randomly initialised.
 
-Pretrained weights cannot be downloaded here: ``pretrained=True`` raises.
+Pretrained weights cannot be downloaded here: ``pretrained=True`` raises. Blocks are named as
+MXNet 1.x's zoo names them (``resnetv10_stage1_conv0``: a symbol built from the net has 1.x
+node names, ``stage1_activation0``) while parameters keep their structural names.
 
 Example
 -------
@@ -14,7 +16,7 @@ from ....base import MXNetValueError
 from ....ops.registry import F as _F
 from ...block import HybridBlock
 from ... import nn
-from ._common import zoo_constructor
+from ._common import unmarked, zoo_constructor
 
 __all__ = ["ResNetV1", "ResNetV2", "BasicBlockV1", "BasicBlockV2", "BottleneckV1",
            "BottleneckV2", "get_resnet"] + [f"resnet{n}_v{v}" for n in (18, 34, 50, 101, 152)
@@ -31,7 +33,7 @@ class BasicBlockV1(HybridBlock):
 
     def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
         super().__init__(**kwargs)
-        self.body = nn.HybridSequential()
+        self.body = unmarked(nn.HybridSequential, prefix="")
         self.body.add(_conv3x3(channels, stride, in_channels), nn.BatchNorm(),
                       nn.Activation("relu"), _conv3x3(channels, 1, channels), nn.BatchNorm())
         self.downsample = _downsample_v1(channels, stride, in_channels) if downsample else None
@@ -42,7 +44,7 @@ class BasicBlockV1(HybridBlock):
 
 
 def _downsample_v1(channels, stride, in_channels):
-    out = nn.HybridSequential()
+    out = unmarked(nn.HybridSequential, prefix="")
     out.add(nn.Conv2D(channels, kernel_size=1, strides=stride, use_bias=False,
                       in_channels=in_channels), nn.BatchNorm())
     return out
@@ -53,7 +55,7 @@ class BottleneckV1(BasicBlockV1):
 
     def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
         HybridBlock.__init__(self, **kwargs)
-        self.body = nn.HybridSequential()
+        self.body = unmarked(nn.HybridSequential, prefix="")
         self.body.add(nn.Conv2D(channels // 4, kernel_size=1, strides=stride), nn.BatchNorm(),
                       nn.Activation("relu"), _conv3x3(channels // 4, 1, channels // 4),
                       nn.BatchNorm(), nn.Activation("relu"),
@@ -116,11 +118,13 @@ def _stem(features, channels, thumbnail):
                  nn.Activation("relu"), nn.MaxPool2D(3, 2, 1))
 
 
-def _make_layer(block, layers, channels, stride, in_channels):
-    layer = nn.HybridSequential()
-    layer.add(block(channels, stride, channels != in_channels, in_channels=in_channels))
-    for _ in range(layers - 1):
-        layer.add(block(channels, 1, False, in_channels=channels))
+def _make_layer(block, layers, channels, stride, in_channels, stage):
+    layer = unmarked(nn.HybridSequential, prefix=f"stage{stage}_")
+    with layer._scope:
+        layer.add(unmarked(block, channels, stride, channels != in_channels,
+                           in_channels=in_channels, prefix=""))
+        for _ in range(layers - 1):
+            layer.add(unmarked(block, channels, 1, False, in_channels=channels, prefix=""))
     return layer
 
 
@@ -131,13 +135,14 @@ class ResNetV1(HybridBlock):
         super().__init__(**kwargs)
         if len(layers) != len(channels) - 1:
             raise MXNetValueError("ResNetV1: len(channels) must be len(layers) + 1")
-        self.features = nn.HybridSequential()
-        _stem(self.features, channels[0], thumbnail)
-        for i, num_layer in enumerate(layers):
-            self.features.add(_make_layer(block, num_layer, channels[i + 1], 1 if i == 0 else 2,
-                                          channels[i]))
-        self.features.add(nn.GlobalAvgPool2D())
-        self.output = nn.Dense(classes, in_units=channels[-1])
+        with self._scope:   # NOTE: 1.x names, structure unmarked (see unmarked)
+            self.features = unmarked(nn.HybridSequential, prefix="")
+            _stem(self.features, channels[0], thumbnail)
+            for i, num_layer in enumerate(layers):
+                self.features.add(_make_layer(block, num_layer, channels[i + 1],
+                                              1 if i == 0 else 2, channels[i], i + 1))
+            self.features.add(nn.GlobalAvgPool2D())
+            self.output = nn.Dense(classes, in_units=channels[-1])
 
     def hybrid_forward(self, F, x):
         return self.output(self.features(x))
@@ -150,17 +155,18 @@ class ResNetV2(HybridBlock):
         super().__init__(**kwargs)
         if len(layers) != len(channels) - 1:
             raise MXNetValueError("ResNetV2: len(channels) must be len(layers) + 1")
-        self.features = nn.HybridSequential()
-        self.features.add(nn.BatchNorm(scale=False, center=False))
-        _stem(self.features, channels[0], thumbnail)
-        in_channels = channels[0]
-        for i, num_layer in enumerate(layers):
-            self.features.add(_make_layer(block, num_layer, channels[i + 1], 1 if i == 0 else 2,
-                                          in_channels))
-            in_channels = channels[i + 1]
-        self.features.add(nn.BatchNorm(), nn.Activation("relu"), nn.GlobalAvgPool2D(),
-                          nn.Flatten())
-        self.output = nn.Dense(classes, in_units=in_channels)
+        with self._scope:   # NOTE: 1.x names, structure unmarked (see unmarked)
+            self.features = unmarked(nn.HybridSequential, prefix="")
+            self.features.add(nn.BatchNorm(scale=False, center=False))
+            _stem(self.features, channels[0], thumbnail)
+            in_channels = channels[0]
+            for i, num_layer in enumerate(layers):
+                self.features.add(_make_layer(block, num_layer, channels[i + 1],
+                                              1 if i == 0 else 2, in_channels, i + 1))
+                in_channels = channels[i + 1]
+            self.features.add(nn.BatchNorm(), nn.Activation("relu"), nn.GlobalAvgPool2D(),
+                              nn.Flatten())
+            self.output = nn.Dense(classes, in_units=in_channels)
 
     def hybrid_forward(self, F, x):
         return self.output(self.features(x))
