@@ -8,10 +8,15 @@ the updates, takes the learning rates and weight decays, and hands the calls to
 1.9.1 runs the same kernels in ``update``). ``use_fused_step=False`` runs the composed
 one-parameter ``_rule`` (MXNet 2's ``step``).
 """
-from ..imperative import invoke_updates
+import itertools
+import operator
+
+import numpy
+
+from ..imperative import STATE, invoke, invoke_updates, prepare_updates, push_updates
 from ..ops.registry import get_op
 
-__all__ = ["KernelStep", "fused_updates", "parsed_op"]
+__all__ = ["KernelStep", "fused_updates", "parsed_op", "sgd_updates"]
 
 _PARSED = {}   # (op name, attribute items) -> (op, parsed attrs): one parse per distinct step
 _PARSED_MAX = 256
@@ -69,3 +74,83 @@ class KernelStep:
         """``(op name, inputs, attrs)`` of one parameter's update; ``attrs`` holds ``lr``,
         ``wd``, ``rescale_grad`` and (when set) ``clip_gradient``."""
         raise NotImplementedError(f"{type(self).__name__} has no fused kernel")
+
+
+# -- SGD's steady state ----------------------------------------------------------------------------
+_PLAIN = (float, int, bool, type(None), numpy.float64, numpy.float32)
+_VAR = operator.attrgetter("_var")
+_DATA = operator.attrgetter("_data")
+_NONES = itertools.repeat(None)
+
+
+def sgd_updates(optimizer, indices, weights, grads, states, lrs, wds, kwargs):
+    """SGD's (and NAG's) fused step without ``aggregate_num``: one ``sgd_update``/
+    ``sgd_mom_update`` per parameter (``mp_`` float16 and NAG momentum updates run as their own
+    ops, see ``SGD._fused_call``), the batched ones in one engine push.
+
+    NOTE: the push (its kernel, read and write vars) is kept on the optimizer (``_steady``) and
+      pushed again while the next step has the same indices, rates, weight decays, settings and
+      the very same arrays (and vars): a trainer's steady step then builds and parses nothing.
+      Anything else (a new rate from ``set_learning_rate``, a scheduler or an ``lr_mult``, other
+      arrays, recording or deferred compute) takes the full path, which remakes it.
+    """
+    momentum = optimizer.momentum > 0
+    arrays = weights + grads + states if momentum else weights + grads
+    settings = (optimizer.rescale_grad, kwargs.get("momentum"), kwargs.get("clip_gradient"),
+                optimizer.multi_precision)
+    key = (tuple(indices), lrs, wds, settings)
+    steady = optimizer.__dict__.get("_steady")
+    if steady is not None and not STATE.recording and not STATE.deferred \
+            and steady.matches(key, arrays):
+        push_updates(steady.prepared)
+        return
+    optimizer._steady = None
+    calls, plain = [], True
+    for weight, grad, state, lr, wd in zip(weights, grads, states, lrs, wds):
+        mixed = optimizer.multi_precision and weight.dtype == numpy.float16
+        master, mom = optimizer._split_mixed(weight, state) if mixed else (None, state)
+        mom = mom if momentum else None
+        inputs = [weight, grad] + ([mom] if mom is not None else []) \
+            + ([master] if mixed else [])
+        call = optimizer._fused_call(2 * mixed + (mom is not None), inputs,
+                                     dict(kwargs, lr=lr, wd=wd))
+        if call is None:   # NOTE: ran as its own op
+            plain = False
+            continue
+        plain = plain and not mixed
+        op, attrs = parsed_op(call[0], call[2])
+        calls.append((op, call[1], attrs))
+    prepared = prepare_updates(calls)
+    if prepared is None:
+        for op, inputs, attrs in calls:
+            invoke(op, inputs, attrs, out=[inputs[0]])
+        return
+    push_updates(prepared)
+    if plain and not STATE.recording and \
+            all(type(v) in _PLAIN for v in (*settings, *lrs, *wds)):
+        optimizer._steady = _Steady(key, arrays, prepared)
+
+
+class _Steady:
+    """One step's prepared push and what it was made for."""
+
+    __slots__ = ("key", "arrays", "vars", "prepared")
+
+    def __init__(self, key, arrays, prepared):
+        self.key, self.arrays, self.prepared = key, arrays, prepared
+        self.vars = list(map(_VAR, arrays))
+
+    def matches(self, key, arrays):
+        """Same indices, rates and settings (plain numbers), the same arrays with the same vars,
+        none of them awaiting deferred compute."""
+        try:
+            if key != self.key:
+                return False
+        except (TypeError, ValueError):   # NOTE: a rate that is an array: no match
+            return False
+        if len(arrays) != len(self.arrays) or not all(map(operator.is_, arrays, self.arrays)) \
+                or list(map(_VAR, arrays)) != self.vars:
+            return False
+        if any(map(operator.is_, map(_DATA, arrays), _NONES)):   # NOTE: a pending array (rare)
+            return not any(x._data is None and x._dc is not None for x in arrays)
+        return True
