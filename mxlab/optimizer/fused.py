@@ -90,18 +90,17 @@ def sgd_updates(optimizer, indices, weights, grads, states, lrs, wds, kwargs):
 
     NOTE: the push (its kernel, read and write vars) is kept on the optimizer (``_steady``) and
       pushed again while the next step has the same indices, rates, weight decays, settings and
-      the very same arrays (and vars): a trainer's steady step then builds and parses nothing.
-      Anything else (a new rate from ``set_learning_rate``, a scheduler or an ``lr_mult``, other
-      arrays, recording or deferred compute) takes the full path, which remakes it.
+      the very same arrays (and vars): a trainer's steady step then builds and parses nothing
+      (see :meth:`_Steady.step`). Anything else (a new rate from ``set_learning_rate``, a
+      scheduler or an ``lr_mult``, other arrays, recording or deferred compute) takes the full
+      path, which remakes it.
     """
     momentum = optimizer.momentum > 0
-    arrays = weights + grads + states if momentum else weights + grads
-    settings = (optimizer.rescale_grad, kwargs.get("momentum"), kwargs.get("clip_gradient"),
-                optimizer.multi_precision)
-    key = (tuple(indices), lrs, wds, settings)
+    moms = states if momentum else None
+    key = _key(optimizer, lrs, wds, kwargs)
     steady = optimizer.__dict__.get("_steady")
     if steady is not None and not STATE.recording and not STATE.deferred \
-            and steady.matches(key, arrays):
+            and steady.holds(indices, weights, grads, moms) and steady.same(key):
         push_updates(steady.prepared)
         return
     optimizer._steady = None
@@ -126,31 +125,71 @@ def sgd_updates(optimizer, indices, weights, grads, states, lrs, wds, kwargs):
             invoke(op, inputs, attrs, out=[inputs[0]])
         return
     push_updates(prepared)
-    if plain and not STATE.recording and \
-            all(type(v) in _PLAIN for v in (*settings, *lrs, *wds)):
-        optimizer._steady = _Steady(key, arrays, prepared)
+    if plain and not STATE.recording and all(type(v) in _PLAIN for v in (*key[2:], *lrs, *wds)):
+        optimizer._steady = _Steady(key, indices, weights, grads, moms, prepared)
+
+
+def _key(optimizer, lrs, wds, kwargs):
+    """What a step's parsed attributes depend on besides the arrays."""
+    return (lrs, wds, optimizer.rescale_grad, kwargs.get("momentum"),
+            kwargs.get("clip_gradient"), optimizer.multi_precision)
 
 
 class _Steady:
-    """One step's prepared push and what it was made for."""
+    """One SGD step's prepared push and what it was made for (on the optimizer, ``_steady``)."""
 
-    __slots__ = ("key", "arrays", "vars", "prepared")
+    __slots__ = ("key", "indices", "arrays", "vars", "has_moms", "prepared")
 
-    def __init__(self, key, arrays, prepared):
-        self.key, self.arrays, self.prepared = key, arrays, prepared
-        self.vars = list(map(_VAR, arrays))
+    def __init__(self, key, indices, weights, grads, moms, prepared):
+        self.key, self.indices, self.prepared = key, list(indices), prepared
+        self.has_moms = moms is not None
+        self.arrays = weights + grads + moms if self.has_moms else weights + grads
+        self.vars = list(map(_VAR, self.arrays))
 
-    def matches(self, key, arrays):
-        """Same indices, rates and settings (plain numbers), the same arrays with the same vars,
-        none of them awaiting deferred compute."""
+    def same(self, key):
         try:
-            if key != self.key:
-                return False
+            return key == self.key
         except (TypeError, ValueError):   # NOTE: a rate that is an array: no match
             return False
-        if len(arrays) != len(self.arrays) or not all(map(operator.is_, arrays, self.arrays)) \
+
+    def holds(self, indices, weights, grads, moms):
+        """The same indices and the same arrays (with the same vars), none of them awaiting
+        deferred compute."""
+        n = len(self.indices)
+        if indices != self.indices or len(weights) != n or len(grads) != n \
+                or (moms is not None) != self.has_moms:
+            return False
+        arrays = weights + grads + moms if self.has_moms else weights + grads
+        if not all(map(operator.is_, arrays, self.arrays)) \
                 or list(map(_VAR, arrays)) != self.vars:
             return False
         if any(map(operator.is_, map(_DATA, arrays), _NONES)):   # NOTE: a pending array (rare)
             return not any(x._data is None and x._dc is not None for x in arrays)
+        return True
+
+    def step(self, updater, indices, grads, weights):
+        """A whole ``updater(indices, grads, weights)`` call (True), when it repeats the step this
+        was made for with SGD's own update chain (``optimizer._steady_chain()``): the same
+        device, counts, rates and states as that chain, then the kept push (or, with new rates or
+        settings, the rest of the chain). False (nothing done) for anything else."""
+        optimizer = updater.optimizer
+        if type(indices) is not list or updater.aggregate_updates or STATE.recording \
+                or STATE.deferred or not optimizer._steady_chain():
+            return False
+        states, synced = updater.states, updater.states_synced
+        for i in indices:
+            if synced.get(i) is not True or i not in states:
+                return False
+        moms = [states[i] for i in indices] if self.has_moms else None
+        if not self.holds(indices, weights, grads, moms):
+            return False
+        optimizer._set_current_device(weights[0].device.device_id)
+        optimizer._update_count(indices)
+        lrs, wds = optimizer._get_lrs(indices), optimizer._get_wds(indices)
+        kwargs = optimizer._fused_kwargs()
+        if self.same(_key(optimizer, lrs, wds, kwargs)):
+            push_updates(self.prepared)
+        else:
+            sgd_updates(optimizer, list(indices), list(weights), list(grads),
+                        [states[i] for i in indices], lrs, wds, kwargs)
         return True

@@ -32,6 +32,7 @@ __all__ = ["Optimizer", "SGD", "NAG", "Adam", "AdamW", "RMSProp", "AdaGrad", "re
            "create"]
 
 _REGISTRY = {}
+_CHAIN = frozenset(("update", "update_multi_precision", "fused_step", "step"))
 
 
 def register(klass):
@@ -353,11 +354,7 @@ class SGD(Optimizer):
         ``multi_precision``, whose states hold a float32 weight and the momentum) each."""
         self._update_count(indices)
         lrs, wds = self._get_lrs(indices), self._get_wds(indices)
-        kwargs = {"rescale_grad": self.rescale_grad}
-        if self.momentum > 0:
-            kwargs["momentum"] = self.momentum
-        if self.clip_gradient:
-            kwargs["clip_gradient"] = self.clip_gradient
+        kwargs = self._fused_kwargs()
         mixed = self.multi_precision and weights[0].dtype == numpy.float16
         if self.aggregate_num > 1:
             from .. import ndarray as nd
@@ -375,6 +372,24 @@ class SGD(Optimizer):
                               wds=wds, **kwargs)
             return
         _sgd_updates(self, indices, weights, grads, states, lrs, wds, kwargs)
+
+    def _fused_kwargs(self):
+        kwargs = {"rescale_grad": self.rescale_grad}
+        if self.momentum > 0:
+            kwargs["momentum"] = self.momentum
+        if self.clip_gradient:
+            kwargs["clip_gradient"] = self.clip_gradient
+        return kwargs
+
+    def _steady_chain(self):
+        """Whether an ``Updater`` call runs SGD's own chain (``update_multi_precision`` ->
+        ``update`` -> ``fused_step``, all parameters at once), which a repeated step may replay
+        (``fused._Steady.step``)."""
+        cls = type(self)
+        return self.use_fused_step and self.aggregate_num <= 1 and self.batches_updates \
+            and cls.update is Optimizer.update and cls.fused_step is SGD.fused_step \
+            and cls.update_multi_precision is SGD.update_multi_precision \
+            and not _CHAIN.intersection(self.__dict__)
 
     def _fused_call(self, which, inputs, attrs):
         """The registered update op to run, as ``(name, inputs, attrs)`` (all of a step's run as

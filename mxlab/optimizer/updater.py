@@ -41,6 +41,9 @@ class Updater:
     def __call__(self, index, grad, weight):
         """Update ``weight`` in place (``index``/``grad``/``weight`` may also be equal-length lists,
         MXNet 2's form)."""
+        steady = getattr(self.optimizer, "_steady", None)   # NOTE: SGD's repeated step
+        if steady is not None and steady.step(self, index, grad, weight):
+            return
         if not isinstance(index, (list, tuple)):
             index, grad, weight = [index], [grad], [weight]
         indices, grads, weights = list(index), list(grad), list(weight)
