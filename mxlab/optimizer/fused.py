@@ -13,8 +13,10 @@ import operator
 
 import numpy
 
+from ..engine.op import raise_error
 from ..imperative import STATE, invoke, invoke_updates, prepare_updates, push_updates
-from ..ops.registry import get_op
+from ..ops.optimizer_ops import plain_sgd_scale
+from ..ops.registry import get_op, translate_error
 
 __all__ = ["KernelStep", "fused_updates", "parsed_op", "sgd_updates"]
 
@@ -126,7 +128,34 @@ def sgd_updates(optimizer, indices, weights, grads, states, lrs, wds, kwargs):
         return
     push_updates(prepared)
     if plain and not STATE.recording and all(type(v) in _PLAIN for v in (*key[2:], *lrs, *wds)):
+        kernel = _plain_kernel(calls)
+        if kernel is not None:
+            prepared = (kernel, *prepared[1:])
         optimizer._steady = _Steady(key, indices, weights, grads, moms, prepared)
+
+
+def _plain_kernel(calls):
+    """The kept push's kernel where every update is a plain ``sgd_update`` on the CPU (no weight
+    decay or clip, a power-of-two rescale): ``_sgd_into``'s arithmetic, ``w - g * scale``, with
+    each scale computed once (``plain_sgd_scale``), or None."""
+    runs = []
+    for op, inputs, attrs in calls:
+        scale = plain_sgd_scale(attrs) if op.name == "sgd_update" else None
+        if scale is None or inputs[0]._device.xp is not numpy:
+            return None
+        runs.append((inputs[0], inputs[1], scale))
+    op = calls[0][0]
+    subtract, multiply = numpy.subtract, numpy.multiply
+
+    def kernel():
+        for weight, grad, scale in runs:
+            w, g = weight._data, grad._data
+            try:
+                subtract(w, multiply(g, scale), out=w)
+            except Exception as exc:
+                raise_error(translate_error(op, exc, [w, g]) or exc, exc)
+
+    return kernel
 
 
 def _key(optimizer, lrs, wds, kwargs):
