@@ -230,3 +230,24 @@ def test_an_sgd_optimizer_state_pickles_without_its_step_cache():
     assert trainer.optimizer.__dict__.get("_steady") is not None
     copy = pickle.loads(pickle.dumps(trainer.optimizer))
     assert "_steady" not in copy.__dict__ and copy.lr == 0.1
+
+
+def test_loaded_momentum_states_replace_the_kept_ones(tmp_path):
+    net, params, trainer = _net(momentum=0.9)
+    moms = [numpy.zeros(p.shape, "float32") for p in params]
+    for seed in range(2):
+        _backward(net, seed)
+        ws, gs = _values(params)
+        trainer.step(BATCH)
+        moms = [0.9 * m - g * (0.1 / BATCH) for m, g in zip(moms, gs)]
+    fname = str(tmp_path / "sgd.states")
+    trainer.save_states(fname)
+    _backward(net, 2)
+    trainer.step(BATCH)   # NOTE: moves the momenta on; the load below takes them back
+    trainer.load_states(fname)
+    _backward(net, 3)
+    ws, gs = _values(params)
+    trainer.step(BATCH)
+    for p, w, g, m in zip(params, ws, gs, moms):
+        want = w + (0.9 * m - g * (0.1 / BATCH))
+        numpy.testing.assert_allclose(p.data().asnumpy(), want, rtol=1e-6, atol=1e-7)
