@@ -18,8 +18,8 @@ from .engine.var import Var
 from .ops.context import op_context
 from .ops.registry import call_translated, run_kernel, translate_error
 
-__all__ = ["STATE", "invoke", "invoke_one", "set_hooks", "INPLACE_AUTOGRAD_MSG", "call_translated",
-           "run_kernel"]
+__all__ = ["STATE", "invoke", "invoke_one", "invoke_updates", "prepare_updates", "push_updates",
+           "set_hooks", "INPLACE_AUTOGRAD_MSG", "call_translated", "run_kernel"]
 
 INPLACE_AUTOGRAD_MSG = ("Inplace operations (+=, -=, x[:]=, etc) are not supported when "
                        "recording with autograd.")
@@ -232,32 +232,69 @@ def invoke_updates(calls):
     Each update still runs its own kernel, with errors naming its op. Deferred compute, sparse
     weights and one-call batches take :func:`invoke` per call, which handles them.
     """
-    state = STATE
-    if len(calls) < 2 or state.deferred or any(c[1][0]._sparse for c in calls):
+    prepared = prepare_updates(calls)
+    if prepared is None:
         for op, inputs, attrs in calls:
             invoke(op, inputs, attrs, out=[inputs[0]])
         return
+    push_updates(prepared)
+
+
+def prepare_updates(calls):
+    """``(kernel, read vars, write vars, event name)`` of :func:`invoke_updates`' one push, or
+    None where the calls take :func:`invoke` one by one. An optimizer may keep it and hand it to
+    :func:`push_updates` again while the same arrays get the same updates (it reads each array's
+    data when it runs)."""
+    state = STATE
+    if len(calls) < 2 or state.deferred or any(c[1][0]._sparse for c in calls):
+        return None
     writes, reads, runs = {}, {}, []
+    recording = state.recording
     for op, inputs, attrs in calls:
+        first = inputs[0]
+        device = first._device
         for x in inputs:
             if x._data is None and x._dc is not None:
                 x._materialize()
-        device = _common_device(op, inputs) if len(inputs) > 1 else inputs[0]._device
-        if state.recording and _writes_recorded([inputs[0]], inputs):
+            if x._device is not device and x._device != device:
+                _common_device(op, inputs)
+        if recording and _writes_recorded([first], inputs):
             raise MXNetNotImplementedError(INPLACE_AUTOGRAD_MSG)
-        for i in (0, *op.mutate_inputs):
+        writes[first._var] = None
+        for i in op.mutate_inputs:
             writes[inputs[i]._var] = None
-        reads.update(dict.fromkeys(x._var for x in inputs))
-        runs.append((op, device.xp, inputs, attrs))
+        for x in inputs:
+            reads[x._var] = None
+        # NOTE: compute_into called directly (what run_kernel's op.forward does for a write
+        #   request), the per-step hot path of an optimizer
+        into = op.compute_into if not op.into_takes_ctx else None
+        runs.append((op, device.xp, inputs, attrs, into))
     read_vars = [v for v in reads if v not in writes]
 
     def kernel():
-        for op, xp, inputs, attrs in runs:
-            first = inputs[0]._data
-            run_kernel(op, xp, [x._data for x in inputs], attrs, [first])
+        for op, xp, inputs, attrs, into in runs:
+            datas = [x._data for x in inputs]
+            if into is None:
+                run_kernel(op, xp, datas, attrs, [datas[0]])
+                continue
+            try:
+                into(xp, datas, attrs, [datas[0]])
+            except MXNetError:
+                raise
+            except Exception as exc:
+                raise_error(translate_error(op, exc, datas) or exc, exc)
 
-    name = calls[0][0].name if len({c[0] for c in calls}) == 1 else "fused updates"
-    _engine_mod.get_engine().push_checked(kernel, read_vars, list(writes), name)
+    name = calls[0][0].name
+    for call in calls:
+        if call[0].name != name:
+            name = "fused updates"
+            break
+    return kernel, read_vars, list(writes), name
+
+
+def push_updates(prepared):
+    """Push what :func:`prepare_updates` made (one engine push, logged under its name)."""
+    _engine_mod.get_engine().push_checked(*prepared)
 
 
 def _read_versions(inputs):

@@ -238,28 +238,34 @@ class Trainer:
         return self._device_updaters[device]
 
     def _update(self, ignore_stale_grad):
-        updates = {}   # device -> [(index, grad, weight)], updated in one updater call each
-        for index, param in enumerate(self._params):
-            if param.grad_req == "null":
-                continue
-            param._check_initialized()
-            for device, weight in param._data.items():
-                if not weight._fresh_grad:
-                    if ignore_stale_grad:
-                        continue
-                    raise MXNetRuntimeError(
-                        f"Gradient of Parameter `{param.name}` on context {device} has not been "
-                        f"updated by backward since last `step`. This could mean a bug in your "
-                        f"model that made it only use a subset of the Parameters (Blocks) for "
-                        f"this iteration. If you are intentionally only using a subset, call "
-                        f"step with ignore_stale_grad=True to suppress this warning and skip "
-                        f"updating of Parameters with stale gradient"
-                    )
-                weight._fresh_grad = False
-                if not self._update_on_kvstore:
-                    updates.setdefault(device, []).append((index, param._grad[device], weight))
-        for device, items in updates.items():
-            indices, grads, weights = (list(x) for x in zip(*items))
+        plan = self.__dict__.get("_plan")
+        if plan is None or not plan.holds(self):
+            plan = self._plan = _StepPlan(self)
+        stale = None
+        for param, device, weight in plan.weights:
+            if not weight._fresh_grad:
+                if ignore_stale_grad:
+                    stale = stale or set()
+                    stale.add(id(weight))
+                    continue
+                raise MXNetRuntimeError(
+                    f"Gradient of Parameter `{param.name}` on context {device} has not been "
+                    f"updated by backward since last `step`. This could mean a bug in your "
+                    f"model that made it only use a subset of the Parameters (Blocks) for "
+                    f"this iteration. If you are intentionally only using a subset, call "
+                    f"step with ignore_stale_grad=True to suppress this warning and skip "
+                    f"updating of Parameters with stale gradient"
+                )
+            weight._fresh_grad = False
+        if self._update_on_kvstore:
+            return
+        for device, indices, grads, weights in plan.groups:
+            if stale:
+                kept = [k for k, w in enumerate(weights) if id(w) not in stale]
+                if not kept:
+                    continue
+                indices = [indices[k] for k in kept]
+                grads, weights = [grads[k] for k in kept], [weights[k] for k in kept]
             self._updater_for(device)(indices, grads, weights)
 
     # -- optimizer state checkpoints ---------------------------------------------------------------
@@ -325,6 +331,42 @@ class Trainer:
         if self._update_on_kvstore:
             return list(self._kvstore._updater.states.items())
         return list(self._updaters[0].states.items()) if self._updaters else []
+
+
+class _StepPlan:
+    """What :meth:`Trainer._update` loops over, kept between steps: each ``(param, device,
+    weight)`` with a gradient, and per device the ``(indices, grads, weights)`` its updater takes.
+
+    NOTE: valid while every parameter keeps its data and gradient dicts and ``grad_req`` (every
+      change of device, re-initialisation, cast or ``grad_req`` makes new dicts) and the store
+      decision stands; :meth:`holds` checks that in one short loop per step.
+    """
+
+    def __init__(self, trainer):
+        self.params = [(p, p._data, p._grad, p.grad_req) for p in trainer._params]
+        self.update_on_kvstore = trainer._update_on_kvstore
+        self.weights, groups = [], {}
+        for index, param in enumerate(trainer._params):
+            if param.grad_req == "null":
+                continue
+            param._check_initialized()
+            grads = param._grad
+            for device, weight in param._data.items():
+                self.weights.append((param, device, weight))
+                group = groups.setdefault(device, ([], [], []))
+                for part, value in zip(group, (index, grads and grads[device], weight)):
+                    part.append(value)
+        self.groups = [(device, *group) for device, group in groups.items()]
+
+    def holds(self, trainer):
+        if trainer._update_on_kvstore is not self.update_on_kvstore or \
+                len(trainer._params) != len(self.params):
+            return False
+        for param, (known, data, grad, req) in zip(trainer._params, self.params):
+            if param is not known or param._data is not data or param._grad is not grad \
+                    or param.grad_req != req:
+                return False
+        return True
 
 
 class _OnKVStoreError(MXNetAssertionError, MXNetRuntimeError):

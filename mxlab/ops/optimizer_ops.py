@@ -35,13 +35,24 @@ def _scaled_grad(xp, grad, attrs):
     return scaled
 
 
-def _decayed_step(xp, weight, grad, attrs):
-    """``lr * (g + wd * w)`` in one temporary."""
+def plain_sgd_scale(attrs):
+    """``rescale_grad * lr`` where an update's step is exactly ``grad * scale`` (no weight decay,
+    no clip, a power-of-two rescale), else None.
+
+    NOTE: a power-of-two rescale (1 / batch size) scales exactly, so one multiply by
+      ``rescale * lr`` rounds once, to the same value as MXNet's ``lr * (rescale * g)``.
+    """
     rescale = attrs["rescale_grad"]
     if not attrs["wd"] and attrs["clip_gradient"] < 0 and math.frexp(rescale)[0] == 0.5:
-        # NOTE: a power-of-two rescale (1 / batch size) scales exactly, so one multiply by
-        #   ``rescale * lr`` rounds once, to the same value as MXNet's ``lr * (rescale * g)``.
-        return xp.multiply(grad, rescale * attrs["lr"])
+        return rescale * attrs["lr"]
+    return None
+
+
+def _decayed_step(xp, weight, grad, attrs):
+    """``lr * (g + wd * w)`` in one temporary."""
+    scale = plain_sgd_scale(attrs)
+    if scale is not None:
+        return xp.multiply(grad, scale)
     step = _scaled_grad(xp, grad, attrs)
     if attrs["wd"]:
         step += weight * attrs["wd"]

@@ -25,13 +25,14 @@ from .. import autograd
 from ..base import MXNetTypeError, MXNetUserWarning, MXNetValueError
 from ..ops.registry import F as _F
 from ..util import is_np_array
-from .fused import KernelStep, fused_updates as _fused_updates
+from .fused import KernelStep, sgd_updates as _sgd_updates
 from .sparse_update import has_sparse, update_sparse
 
 __all__ = ["Optimizer", "SGD", "NAG", "Adam", "AdamW", "RMSProp", "AdaGrad", "register",
            "create"]
 
 _REGISTRY = {}
+_CHAIN = frozenset(("update", "update_multi_precision", "fused_step", "step"))
 
 
 def register(klass):
@@ -143,16 +144,20 @@ class Optimizer:
     _set_current_context = _set_current_device
 
     def _update_count(self, index):
+        counts, begin, top = self._index_update_count, self.begin_num_update, self.num_update
         for idx in index if isinstance(index, (list, tuple)) else [index]:
-            count = self._index_update_count.get(idx, self.begin_num_update) + 1
-            self._index_update_count[idx] = count
-            self.num_update = max(count, self.num_update)
+            count = counts.get(idx, begin) + 1
+            counts[idx] = count
+            if count > top:
+                top = count
+        self.num_update = top
 
     def _scaled(self, indices, base, mults, attr):
         values = []
+        param_dict = self.param_dict
         for index in indices:
-            if index in self.param_dict:
-                values.append(base * getattr(self.param_dict[index], attr))
+            if index in param_dict:
+                values.append(base * getattr(param_dict[index], attr))
             elif index in mults:
                 values.append(base * mults[index])
             elif index in self.idx2name:
@@ -238,9 +243,11 @@ class Optimizer:
 
         Takes lists of indices, weights, grads, states (MXNet 2) or one parameter (MXNet 1.x)."""
         indices, weights, grads, states = _as_lists(indices, weights, grads, states)
+        array_class = _array_class()
         for weight, grad in zip(weights, grads):
-            _check_array(weight, "weight")
-            _check_array(grad, "grad")
+            if not isinstance(weight, array_class) or not isinstance(grad, array_class):
+                _check_array(weight, "weight")
+                _check_array(grad, "grad")
         if has_sparse(weights, grads, states):
             run = self.fused_step if self.use_fused_step else self.step
             with autograd.pause():
@@ -285,6 +292,7 @@ class Optimizer:
     def __getstate__(self):
         state = self.__dict__.copy()
         state.pop("param_dict", None)
+        state.pop("_steady", None)   # NOTE: a cache of the last step (see fused.sgd_updates)
         return state
 
     def __setstate__(self, state):
@@ -346,11 +354,7 @@ class SGD(Optimizer):
         ``multi_precision``, whose states hold a float32 weight and the momentum) each."""
         self._update_count(indices)
         lrs, wds = self._get_lrs(indices), self._get_wds(indices)
-        kwargs = {"rescale_grad": self.rescale_grad}
-        if self.momentum > 0:
-            kwargs["momentum"] = self.momentum
-        if self.clip_gradient:
-            kwargs["clip_gradient"] = self.clip_gradient
+        kwargs = self._fused_kwargs()
         mixed = self.multi_precision and weights[0].dtype == numpy.float16
         if self.aggregate_num > 1:
             from .. import ndarray as nd
@@ -367,18 +371,25 @@ class SGD(Optimizer):
             getattr(nd, name)(*groups, out=list(weights), num_weights=len(weights), lrs=lrs,
                               wds=wds, **kwargs)
             return
-        calls = []
-        for weight, grad, state, lr, wd in zip(weights, grads, states, lrs, wds):
-            mixed = self.multi_precision and weight.dtype == numpy.float16
-            master, mom = self._split_mixed(weight, state) if mixed else (None, state)
-            mom = mom if self.momentum > 0 else None
-            inputs = [weight, grad] + ([mom] if mom is not None else []) \
-                + ([master] if mixed else [])
-            call = self._fused_call(2 * mixed + (mom is not None), inputs,
-                                    dict(kwargs, lr=lr, wd=wd))
-            if call is not None:
-                calls.append(call)
-        _fused_updates(calls)
+        _sgd_updates(self, indices, weights, grads, states, lrs, wds, kwargs)
+
+    def _fused_kwargs(self):
+        kwargs = {"rescale_grad": self.rescale_grad}
+        if self.momentum > 0:
+            kwargs["momentum"] = self.momentum
+        if self.clip_gradient:
+            kwargs["clip_gradient"] = self.clip_gradient
+        return kwargs
+
+    def _steady_chain(self):
+        """Whether an ``Updater`` call runs SGD's own chain (``update_multi_precision`` ->
+        ``update`` -> ``fused_step``, all parameters at once), which a repeated step may replay
+        (``fused._Steady.step``)."""
+        cls = type(self)
+        return self.use_fused_step and self.aggregate_num <= 1 and self.batches_updates \
+            and cls.update is Optimizer.update and cls.fused_step is SGD.fused_step \
+            and cls.update_multi_precision is SGD.update_multi_precision \
+            and not _CHAIN.intersection(self.__dict__)
 
     def _fused_call(self, which, inputs, attrs):
         """The registered update op to run, as ``(name, inputs, attrs)`` (all of a step's run as

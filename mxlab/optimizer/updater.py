@@ -41,20 +41,26 @@ class Updater:
     def __call__(self, index, grad, weight):
         """Update ``weight`` in place (``index``/``grad``/``weight`` may also be equal-length lists,
         MXNet 2's form)."""
+        steady = getattr(self.optimizer, "_steady", None)   # NOTE: SGD's repeated step
+        if steady is not None and steady.step(self, index, grad, weight):
+            return
         if not isinstance(index, (list, tuple)):
             index, grad, weight = [index], [grad], [weight]
         indices, grads, weights = list(index), list(grad), list(weight)
         if weights and hasattr(self.optimizer, "_set_current_device"):
             self.optimizer._set_current_device(weights[0].device.device_id)
+        states, synced = self.states, self.states_synced
         for i, w in zip(indices, weights):
-            if i not in self.states:
-                self.states[i] = self.optimizer.create_state_multi_precision(i, w)
-            elif not self.states_synced.get(i, True):
-                self.states[i] = _on_device(self.states[i], w.device)
+            if synced.get(i) is True and i in states:   # NOTE: the steady state: nothing to do
+                continue
+            if i not in states:
+                states[i] = self.optimizer.create_state_multi_precision(i, w)
+            elif not synced.get(i, True):
+                states[i] = _on_device(states[i], w.device)
                 if i in self._master_first:
                     self._master_first.discard(i)
-                    self.states[i] = self.optimizer._from_master_first(w, self.states[i])
-            self.states_synced[i] = True
+                    states[i] = self.optimizer._from_master_first(w, states[i])
+            synced[i] = True
         if not self.aggregate_updates:
             if _takes_all_at_once(self.optimizer):
                 self.optimizer.update_multi_precision(indices, weights, grads,
