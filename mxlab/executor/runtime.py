@@ -206,17 +206,14 @@ def kernel_caller(op, xp, attrs, reqs, dtypes, num_inputs):
     is exact.
     """
     plain = all(r in (OpReq.WRITE, OpReq.INPLACE) for r in reqs) and not op.takes_ctx
-    # NOTE: direct ufuncs with a positional ``out`` on NumPy only (not verified on CuPy yet; GPU
-    #   kernels cost far more than the Python call this saves).
-    fast = _float_ufunc(op, num_inputs, len(reqs), dtypes) if plain and xp is numpy else None
-    if fast is not None:
-        unary, name, first = fast
-        if unary is not None:
-            return getattr(xp, unary), _ufunc_args
-        scalar = xp.asarray(attrs["scalar"], dtype=dtypes[0])
+    ufunc = direct_ufunc(op, xp, attrs, reqs, dtypes, num_inputs)
+    if ufunc is not None:
+        fn, scalar, first = ufunc
+        if scalar is None:
+            return fn, _ufunc_args
         if first:
-            return getattr(xp, name), lambda ins, outs: (scalar, ins[0], outs[0])
-        return getattr(xp, name), lambda ins, outs: (ins[0], scalar, outs[0])
+            return fn, lambda ins, outs: (scalar, ins[0], outs[0])
+        return fn, lambda ins, outs: (ins[0], scalar, outs[0])
     if plain and op.compute_into is not None:
         return op.compute_into, lambda ins, outs: (xp, ins, attrs, outs)
     if plain:   # NOTE: errors are translated by BoundSegment._raise_for (re-run via run_kernel)
@@ -227,6 +224,21 @@ def kernel_caller(op, xp, attrs, reqs, dtypes, num_inputs):
             xp, ins, attrs, [None if s else out for s, out in zip(skip, outs)])
     reqs = list(reqs)
     return run_kernel, lambda ins, outs: (op, xp, ins, attrs, outs, reqs)
+
+
+def direct_ufunc(op, xp, attrs, reqs, dtypes, num_inputs):
+    """``(ufunc, scalar, scalar first)`` when ``op`` runs as one NumPy ufunc call with a
+    positional ``out`` (``scalar`` None: the ufunc takes the inputs as they are), else None."""
+    plain = all(r in (OpReq.WRITE, OpReq.INPLACE) for r in reqs) and not op.takes_ctx
+    # NOTE: direct ufuncs with a positional ``out`` on NumPy only (not verified on CuPy yet; GPU
+    #   kernels cost far more than the Python call this saves).
+    fast = _float_ufunc(op, num_inputs, len(reqs), dtypes) if plain and xp is numpy else None
+    if fast is None:
+        return None
+    unary, name, first = fast
+    if unary is not None:
+        return getattr(xp, unary), None, None
+    return getattr(xp, name), xp.asarray(attrs["scalar"], dtype=dtypes[0]), first
 
 
 def _compute_then_copy(compute, xp, ins, attrs, outs):
@@ -292,6 +304,9 @@ def _slot_kernel(step, frame, xp):
             for eid, value in zip(outs, results):
                 slots[eid] = value
         return call
+    direct = _slot_ufunc(step, slots, xp)
+    if direct is not None:
+        return direct
     fn, arrange = step.caller(xp)
     if op.takes_ctx:
         return lambda ctx: fn(*arrange([slots[e] for e in ins], [slots[e] for e in outs]), ctx)
@@ -299,6 +314,26 @@ def _slot_kernel(step, frame, xp):
     def call():
         fn(*arrange([slots[e] for e in ins], [slots[e] for e in outs]))
     return call
+
+
+def _slot_ufunc(step, slots, xp):
+    """A slot-reading kernel for a one-ufunc op (the program's first and last ops, which read
+    the graph's inputs and write its outputs), indexing the slots directly; or None."""
+    found = direct_ufunc(step.op, xp, step.attrs, step.reqs, step.dtypes, len(step.ins))
+    if found is None or len(step.ins) > 2:
+        return None
+    fn, scalar, first = found
+    (out,) = step.outs
+    if scalar is None:
+        if len(step.ins) == 1:
+            (a,) = step.ins
+            return lambda: fn(slots[a], slots[out])
+        a, b = step.ins
+        return lambda: fn(slots[a], slots[b], slots[out])
+    (a,) = step.ins
+    if first:
+        return lambda: fn(scalar, slots[a], slots[out])
+    return lambda: fn(slots[a], scalar, slots[out])
 
 
 class BoundSegment:
