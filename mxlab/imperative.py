@@ -230,14 +230,17 @@ def invoke_updates(calls):
     dependency record, not one per parameter (MXNet's multi-tensor updates have the same aim).
 
     Each update still runs its own kernel, with errors naming its op. Deferred compute, sparse
-    weights and one-call batches take :func:`invoke` per call, which handles them.
+    weights and one-call batches take :func:`invoke` per call, which handles them. Returns the
+    push :func:`prepare_updates` made (None where the calls ran one by one), for a caller that
+    keeps it.
     """
     prepared = prepare_updates(calls)
     if prepared is None:
         for op, inputs, attrs in calls:
             invoke(op, inputs, attrs, out=[inputs[0]])
-        return
+        return None
     push_updates(prepared)
+    return prepared
 
 
 def prepare_updates(calls):

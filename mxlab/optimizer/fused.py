@@ -14,7 +14,7 @@ import operator
 import numpy
 
 from ..engine.op import raise_error
-from ..imperative import STATE, invoke, invoke_updates, prepare_updates, push_updates
+from ..imperative import STATE, invoke_updates, push_updates
 from ..ops.optimizer_ops import plain_sgd_scale
 from ..ops.registry import get_op, translate_error
 
@@ -121,12 +121,9 @@ def sgd_updates(optimizer, indices, weights, grads, states, lrs, wds, kwargs):
         plain = plain and not mixed
         op, attrs = parsed_op(call[0], call[2])
         calls.append((op, call[1], attrs))
-    prepared = prepare_updates(calls)
+    prepared = invoke_updates(calls)
     if prepared is None:
-        for op, inputs, attrs in calls:
-            invoke(op, inputs, attrs, out=[inputs[0]])
         return
-    push_updates(prepared)
     if plain and not STATE.recording and all(type(v) in _PLAIN for v in (*key[2:], *lrs, *wds)):
         kernel = _plain_kernel(calls)
         if kernel is not None:
