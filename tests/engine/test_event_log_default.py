@@ -11,7 +11,7 @@ import mxlab as mx
 from mxlab.base import MXNetValueError
 from mxlab.engine.log import EventLog, default_enabled
 
-_PROBE = ("import mxlab as mx; a = mx.nd.ones((2,)); b = a + 1; "
+_PROBE = ("import mxlab as mx; a = mx.nd.ones((2,)); b = a + 1; mx.nd.waitall(); "
           "print(mx.engine.event_log.enabled, len(mx.engine.event_log))")
 
 

@@ -178,6 +178,7 @@ def test_every_steady_step_is_one_logged_sgd_update_push():
             _backward(net, seed)
             log.clear()
             trainer.step(BATCH)
+            mx.nd.waitall()   # NOTE: a threaded engine logs an op when it completes
             events = [e for e in log.events() if "update" in e.name]
             assert [e.name for e in events] == ["sgd_update"]
             assert len(events[0].writes) == len(params)
