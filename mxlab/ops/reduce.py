@@ -108,13 +108,16 @@ def _no_grad(legacy):
 
 
 def reduction(name, fn, dtype_rule, grad=_no_grad, legacy=True, attrs=(), aliases=(),
-              np_name=None, exclude=None, doc="", temp=False):
+              np_name=None, exclude=None, doc="", temp=False, fold_unit_axes=None):
     """Register a reduction computed by ``fn(xp, x, axes, dtype, attrs)`` in keepdims form.
 
     ``dtype_rule(in_dtype, attrs)`` gives the output dtype; ``grad(legacy)`` builds the gradient
     rule; ``exclude`` (default: ``legacy``) adds MXNet's ``exclude`` attribute. Output shapes
     follow the flavour (see the module doc). With ``temp`` the kernel needs scratch memory:
     ``fn`` also gets the op context (``ctx.temp_space``) and the op requests the temp resource.
+    ``fold_unit_axes(xp, x, out)``: what a reduction of one element is (sum and mean: the
+    element plus zero, max, min and prod: the element), so planned graphs reducing axes of
+    extent 1 write that instead.
     """
     def reduce(xp, x, attrs_, *ctx):
         axes, shape = _plan(name, attrs_["axis"], x.shape, attrs_.get("exclude", False),
@@ -129,10 +132,25 @@ def reduction(name, fn, dtype_rule, grad=_no_grad, legacy=True, attrs=(), aliase
     def compute_with_scratch(xp, inputs, attrs_, ctx):
         return reduce(xp, inputs[0], attrs_, ctx)
 
+    def compute_into(xp, inputs, attrs_, outs):
+        """Planned execution: a reduction over axes of extent 1 (a loss's per-sample mean of a
+        ``(batch, 1)`` column) is a copy of its input, the same values; others compute, then
+        copy."""
+        x, out = inputs[0], outs[0]
+        axes, _ = _plan(name, attrs_["axis"], x.shape, attrs_.get("exclude", False),
+                        attrs_["keepdims"], legacy)
+        if x.dtype == out.dtype and x.dtype.kind == "f" and x.size == out.size \
+                and attrs_.get("initial") is None and dtype_rule(x.dtype, attrs_) == x.dtype \
+                and all(x.shape[a] == 1 for a in axes):
+            fold_unit_axes(xp, x.reshape(out.shape), out)
+            return
+        xp.copyto(out, reduce(xp, x, attrs_), casting="unsafe")
+
     exclude = legacy if exclude is None else exclude
     specs = (Attr("axis", "axis", None, optional=True), Attr("keepdims", "bool", False))
     specs += (Attr("exclude", "bool", False),) if exclude else ()
     return register(Op(name=name, compute=compute_with_scratch if temp else compute,
+                       compute_into=None if temp or fold_unit_axes is None else compute_into,
                        attrs=specs + tuple(attrs), resources=("temp",) if temp else (),
                        aliases=tuple(aliases), infer_shape=_reduction_infer(name, legacy),
                        infer_type=_rule_type(dtype_rule), gradient=grad(legacy),
@@ -406,11 +424,22 @@ _REDUCTIONS = (
 )
 
 
+def _plus_zero(xp, x, out):
+    """A sum of one element: NumPy's sum starts from +0.0, so -0.0 comes out +0.0."""
+    xp.add(x, 0, out=out)
+
+
+def _copy(xp, x, out):
+    xp.copyto(out, x)
+
+
 def _register_pair(legacy_names, np_names, np_name, kernel, np_dtype, grad, np_attrs):
     """One table row: the legacy op (keeps the input dtype) and the NumPy op."""
-    reduction(legacy_names[0], kernel, _same, grad=grad, legacy=True, aliases=legacy_names[1:])
+    fold = _plus_zero if np_name in ("sum", "mean") else _copy
+    reduction(legacy_names[0], kernel, _same, grad=grad, legacy=True, aliases=legacy_names[1:],
+              fold_unit_axes=fold)
     reduction(np_names[0], kernel, np_dtype, grad=grad, legacy=False, attrs=np_attrs,
-              aliases=np_names[1:], np_name=np_name)
+              aliases=np_names[1:], np_name=np_name, fold_unit_axes=fold)
 
 
 for _row in _REDUCTIONS:
