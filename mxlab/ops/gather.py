@@ -10,6 +10,8 @@ Example
 >>> mx.nd.take(mx.nd.arange(6).reshape((3, 2)), mx.nd.array([2, 0])).asnumpy().tolist()
 [[4.0, 5.0], [0.0, 1.0]]
 """
+import functools
+
 import numpy
 
 from ..base import MXNetIndexError
@@ -201,10 +203,32 @@ def _last_axis_rows(data, axis, idx):
     return axis == data.ndim - 1 and data.shape[axis] > 0 and idx.size > 0
 
 
+@functools.lru_cache(maxsize=64)
+def _row_starts(rows, width):
+    """``arange(rows) * width``, read-only: the flat position of each row's first element."""
+    starts = numpy.arange(rows, dtype=numpy.int64) * width
+    starts.flags.writeable = False
+    return starts
+
+
+def _flat_picks(xp, data, axis, idx):
+    """On NumPy, for one pick per row of the last axis: each picked element's position in the
+    flattened data (one ``take``/store instead of a fancy index and its ``arange``), else None.
+    ``idx`` is the wrapped copy from :func:`_pick_parts`, so it is offset in place."""
+    if xp is not numpy or not _last_axis_rows(data, axis, idx):
+        return None
+    flat = idx.reshape(-1)
+    flat += _row_starts(flat.size, data.shape[axis])
+    return flat
+
+
 def _pick(xp, inputs, a):
     data, idx = inputs
     axis, idx = _pick_parts(xp, a, data, idx)
-    if _last_axis_rows(data, axis, idx):
+    flat = _flat_picks(xp, data, axis, idx)
+    if flat is not None:
+        out = data.reshape(-1).take(flat).reshape(idx.shape)
+    elif _last_axis_rows(data, axis, idx):
         rows = data.reshape(-1, data.shape[axis])
         out = rows[xp.arange(idx.size), idx.reshape(-1)].reshape(idx.shape)
     else:
@@ -212,14 +236,31 @@ def _pick(xp, inputs, a):
     return out if a["keepdims"] else out.reshape(out.shape[:axis] + out.shape[axis + 1 :])
 
 
+def _pick_into(xp, inputs, a, outs):
+    """Planned execution: the picked elements taken straight into the output buffer."""
+    data, idx = inputs
+    out = outs[0]
+    axis, idx = _pick_parts(xp, a, data, idx)
+    flat = _flat_picks(xp, data, axis, idx)
+    if flat is not None and out.flags.c_contiguous and out.dtype == data.dtype:
+        data.reshape(-1).take(flat, out=out.reshape(-1))
+        return
+    xp.copyto(out, _pick(xp, inputs, a), casting="unsafe")
+
+
 def _backward_pick_into(xp, inputs, a, outs):
-    """The gradient at each picked position, zero elsewhere: one fancy-index store per row along
-    the last axis, else a masked copy (no temporaries of ``where`` and ``astype``)."""
+    """The gradient at each picked position, zero elsewhere: one store per row along the last
+    axis (flat positions on NumPy, a fancy index on CuPy), else a masked copy (no temporaries
+    of ``where`` and ``astype``)."""
     g, data, idx = inputs
     axis, idx = _pick_parts(xp, a, data, idx)
     out = outs[0]
     out.fill(0)
     if _last_axis_rows(data, axis, idx) and out.flags.c_contiguous:
+        flat = _flat_picks(xp, data, axis, idx)
+        if flat is not None:
+            out.reshape(-1)[flat] = g.reshape(-1)
+            return
         rows = out.reshape(-1, data.shape[axis])   # NOTE: a view (contiguous), written through
         rows[xp.arange(idx.size), idx.reshape(-1)] = g.reshape(-1)
         return
@@ -249,7 +290,8 @@ _PICK_ATTRS = (
 _register_gather("pick", _pick, _backward_pick, ("data", "index"), _PICK_ATTRS, _pick_infer,
                  "One element per position along ``axis``, chosen by ``index``.",
                  "Gradient of ``pick``.", backward_into=_backward_pick_into,
-                 aliases=("_npx_pick", "choose_element_0index"), npx_name="pick")
+                 aliases=("_npx_pick", "choose_element_0index"), npx_name="pick",
+                 compute_into=_pick_into)
 
 
 def _one_hot(xp, inputs, a):

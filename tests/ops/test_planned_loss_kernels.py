@@ -43,11 +43,28 @@ def test_pick_matches_take_along_axis(axis, shape, mode):
     index_shape = shape[:axis % len(shape)] + shape[axis % len(shape) + 1:]
     index = rng.integers(-3, shape[axis] + 3, index_shape).astype("float32")
     op = get_op("pick")
-    got = op.compute(numpy, [data, index], op.parse_attrs({"axis": axis, "mode": mode}))
+    attrs = op.parse_attrs({"axis": axis, "mode": mode})
+    got = op.compute(numpy, [data, index], attrs)
     wrapped = numpy.clip(index, 0, shape[axis] - 1) if mode == "clip" else index % shape[axis]
     expected = numpy.take_along_axis(
         data, numpy.expand_dims(wrapped.astype("int64"), axis), axis=axis).squeeze(axis)
     numpy.testing.assert_array_equal(got, expected)
+    into = numpy.full(expected.shape, numpy.nan, "float32")
+    op.compute_into(numpy, [data, index], attrs, [into])
+    numpy.testing.assert_array_equal(into, expected)
+    strided = numpy.full(expected.shape[::-1], numpy.nan, "float32").T   # NOTE: not contiguous
+    op.compute_into(numpy, [data, index], attrs, [strided])
+    numpy.testing.assert_array_equal(strided, expected)
+
+
+def test_pick_into_with_kept_dims_and_a_transposed_input():
+    rng = numpy.random.default_rng(3)
+    data = rng.standard_normal((6, 4)).astype("float32").T.copy().T   # NOTE: F-ordered
+    index = numpy.array([3, 0, 2, 2, 1, 9], "float32")
+    op = get_op("pick")
+    out = numpy.empty((6, 1), "float32")
+    op.compute_into(numpy, [data, index], op.parse_attrs({"keepdims": True}), [out])
+    numpy.testing.assert_array_equal(out[:, 0], data[numpy.arange(6), [3, 0, 2, 2, 1, 3]])
 
 
 @pytest.mark.parametrize("contiguous", [True, False])
