@@ -177,6 +177,47 @@ def _differentiate(heads, head_grads, variables, retain_graph, create_graph, tra
     return targets, results, seeds
 
 
+def _one_node_gradients(heads, head_grads, retain_graph, train_mode):
+    """``_differentiate``'s ``(targets, gradients)`` for ``backward`` where the tape is one op
+    node whose inputs are all leaves -- a hybridized model called on its data and parameters,
+    the common training step -- without the general walk (order, reachability, use counts); None
+    for any other tape (the general walk then runs, raising what it raises)."""
+    if head_grads is not None or len(heads) != 1:
+        return None
+    entry = _live_entry(heads[0])
+    node = None if entry is None else entry.node
+    if node is None or node.op is None or node.retains_grad:
+        return None
+    uses = {}
+    for e in node.entries:
+        if e.node.op is not None:
+            return None
+        uses[e.node] = uses.get(e.node, 0) + 1
+    targets = [leaf for leaf in uses if leaf.is_variable]
+    if not targets:
+        return None
+    seeds = _head_grads(heads, None)
+    grads = {}
+    with _RecordingStateScope(False, train_mode):
+        _accumulate(grads, entry, seeds[0])
+        _DIRECT.nodes = {leaf for leaf in targets if uses[leaf] == 1
+                         and leaf.grad_req == "write" and leaf.grad is not None}
+        try:
+            in_grads = _node_input_grads(node, grads)
+        finally:
+            _DIRECT.nodes = None
+        for e, value in zip(node.entries, in_grads or ()):
+            if value is not None and e.node.is_variable:
+                _accumulate(grads, e, value)
+    results = [grads.get(Entry(leaf, 0)) for leaf in targets]
+    if not retain_graph:
+        node.clear()
+        for leaf in uses:
+            if not leaf.is_variable:
+                leaf.clear()
+    return targets, results
+
+
 def _write_grad(node, value):
     """Store ``value`` into a variable's gradient buffer as its grad_req says (same buffer)."""
     buffer = node.grad
@@ -225,8 +266,9 @@ def backward(heads, head_grads=None, retain_graph=False,
     array([6., 6.], dtype=float32)
     """
     heads = _as_list(heads)
-    targets, results, _ = _differentiate(heads, head_grads, None, retain_graph, False,
-                                         train_mode, direct=True)
+    found = _one_node_gradients(heads, head_grads, retain_graph, train_mode)
+    targets, results = found if found is not None else _differentiate(
+        heads, head_grads, None, retain_graph, False, train_mode, direct=True)[:2]
     with _RecordingStateScope(False, train_mode):
         for node, value in zip(targets, results):
             _write_grad(node, value)
