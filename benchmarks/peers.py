@@ -10,7 +10,7 @@ import numpy
 from .models import CHAIN_REPEAT, LR, MLP_BATCH, MLP_SIZES
 
 __all__ = ["mlp_numpy_naive", "mlp_numpy_prealloc", "mlp_torch", "mlp_jax", "chain_numpy_naive",
-           "chain_numpy_prealloc", "chain_torch", "chain_jax"]
+           "chain_numpy_prealloc", "chain_numpy_tanh_only", "chain_torch", "chain_jax"]
 
 
 def _mlp_arrays():
@@ -159,6 +159,20 @@ def chain_numpy_prealloc(size):
             numpy.add(buf, 0.1, out=buf)
             numpy.tanh(buf, out=buf)
             numpy.subtract(buf, 0.05, out=buf)
+        return buf
+    return step
+
+
+def chain_numpy_tanh_only(size):
+    """Only the chain's 16 ``tanh`` calls, in place: what any kernel built on NumPy's ``tanh``
+    still pays, so ``this / numpy naive`` is the lowest ratio the ``fuse`` backend can reach."""
+    x = _chain_input(size)
+    buf = numpy.empty_like(x)
+
+    def step():
+        numpy.copyto(buf, x)
+        for _ in range(CHAIN_REPEAT):
+            numpy.tanh(buf, out=buf)
         return buf
     return step
 

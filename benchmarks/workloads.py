@@ -106,6 +106,9 @@ def run_chain64(opts):
         cands += _mxlab_modes(lambda mx, mode, size=size: models.chain_gluon_step(mx, size, mode),
                               models.MODES[1:])
         cands.append(Candidate("mxlab fuse kernel alone", lambda size=size: _fused_kernel(size)))
+        if size > 64:   # NOTE: the fuse target's floor on NumPy kernels (see the README)
+            cands.append(Candidate("numpy tanh only",
+                                   lambda size=size: peers.chain_numpy_tanh_only(size)))
         number = 5 if size == 64 else 1
         rows += _time("chain64", case, cands, opts, mxnet_arg=size, number=number)
     return rows
