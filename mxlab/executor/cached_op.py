@@ -4,13 +4,13 @@ A call infers shapes and dtypes from the inputs, plans the graph once per signat
 :mod:`.planning`), and runs the plan with the shared runtime (:mod:`.runtime`). Dynamic path:
 each call takes a frame of buffers from the device's pool (and reuses the last call's bound
 kernels when the pool hands back the same blocks). ``static_alloc``: each state keeps its buffers
-and its kernels bound to them; ``static_shape``: an inference call whose inputs match the last one
-(device, shapes, dtypes, parameter arrays) skips all planning look-ups. A static call (both
-flags) runs each plan as ONE engine push: a straight-line program of
+and its kernels bound to them; ``static_shape``: a call whose inputs match the last one (device,
+shapes, dtypes, parameter arrays; recorded: the same gradient requests) skips all look-ups. A
+static call (both flags) runs each plan as ONE engine push: a straight-line program of
 ``ufunc(..., out)`` / ``compute_into`` calls over the planned buffers (the bulk segments stay in
-the plan for inspection). States come from a per-device pool; a state is
-reused only when nobody else holds it (a recorded forward awaiting backward holds its state), so
-``y = op(x) + op(x)`` under ``autograd.record`` uses two states.
+the plan for inspection). States come from a per-device pool; a state is reused only when nobody
+else holds it (a recorded forward awaiting backward holds its state), so ``y = op(x) + op(x)``
+under ``autograd.record`` uses two states.
 
 Recording, the call adds ONE tape node (op ``_CachedOp``) whose gradient runs the planned
 backward graph; graphs with at most ``inline_limit`` op nodes (and no ``static_alloc``) are run op
@@ -42,30 +42,14 @@ from .op_hook import OpHook
 from .planning import gradient_graph, head_entry_ids, infer_graph, plan_graph
 from .runtime import (BufferPool, Frame, Program, ReplanEvent, finalize_release, release_frame,
                       run_segments, take_blocks)
-from .static_call import FastCall, KeptState, grad_array, signature_of
+from .static_call import (HIGHER_ORDER_MSG, FastCall, KeptState, RecordedCall, RecordedRun,
+                          grad_array, signature_of)
 
 __all__ = ["CachedOp", "HIGHER_ORDER_MSG", "NO_GRAD_INPUTS_MSG"]
 
-HIGHER_ORDER_MSG = ("CachedOp does not support higher order gradients. If you want to do backward "
-                    "with create_graph=True please do not use hybridize.")
 NO_GRAD_INPUTS_MSG = "There are no inputs in computation graph that require gradients."
 _BULK_ENV = {"forward": "MXNET_EXEC_BULK_EXEC_INFERENCE", "full": "MXNET_EXEC_BULK_EXEC_TRAIN",
              "backward": "MXNET_EXEC_BULK_EXEC_TRAIN"}
-
-
-class _Run:
-    """One recorded forward (kept by its tape node): its frame and what backward needs."""
-
-    def __init__(self, cached_op, backward, frame, state, device, cls):
-        self.cached_op, self.backward_plan = cached_op, backward
-        self.frame, self.state = frame, state
-        self.device, self.cls = device, cls
-        self.entries = []   # the inputs' autograd entries (direct gradient buffers)
-
-    def backward(self, out_grads):
-        if STATE.recording:
-            raise MXNetNotImplementedError(HIGHER_ORDER_MSG)
-        return self.cached_op._backward(self, out_grads)
 
 
 class CachedOp:
@@ -295,8 +279,8 @@ class CachedOp:
         if len(inputs) == 1 and inputs[0] is None:
             inputs = ()   # NOTE: MXNet's call without inputs, `op(None, default_device=)`
         fast = self._fast
-        if fast is not None and out is None and not STATE.recording:
-            result = fast(inputs)
+        if fast is not None and out is None:
+            result = fast(inputs) if STATE.recording is fast.recording else None
             if result is not None:
                 return result
         self._fast = None
@@ -320,7 +304,10 @@ class CachedOp:
         planned = self._get_plans(signature, reqs)[0]
         outputs = self._new_outputs(planned, cls, device, out)
         if recording:
-            self._forward_recorded(planned, inputs, outputs, device)
+            state = self._forward_recorded(planned, inputs, outputs, device)
+            if state is not None and self.config.static_shape and out is None \
+                    and not self.time_nodes and inputs:
+                self._fast = RecordedCall.make(self, planned, inputs, state, reqs)
         else:
             self._forward(planned, inputs, outputs, device)
             if self.config.static_shape and out is None and not self.time_nodes and inputs:
@@ -524,7 +511,13 @@ class CachedOp:
             bound.extend(self._bind(planned, frame))
         run_segments(bound)
         frame.unbind_arrays()
-        run = _Run(self, self._plans["backward"], frame, state, device, type(inputs[0]))
+        self._record_run(inputs, outputs, frame, state, device, pool)
+        return state
+
+    def _record_run(self, inputs, outputs, frame, state, device, pool=None):
+        """Put a recorded forward on the tape: one node holding its run (the frame and what
+        backward needs), which holds the static state (or the pooled blocks) while it lives."""
+        run = RecordedRun(self, self._plans["backward"], frame, state, device, type(inputs[0]))
         run.entries = [x._ag for x in inputs]
         if state is not None:
             state.hold()

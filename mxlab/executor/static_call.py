@@ -1,17 +1,41 @@
 """What a ``static_alloc`` / ``static_shape`` CachedOp keeps between calls.
 
-:class:`KeptState` is one member of a CachedOp's per-device pool (its frame and kernels bound to
-it, kept across calls); :class:`FastCall` is the steady state of a ``static_shape`` inference call
-with every look-up done once. Split from :mod:`.cached_op` along that seam: the planning and
-recording logic lives there, what a repeated static call touches lives here.
+:class:`RecordedRun` is what a recorded call's tape node keeps for backward; :class:`KeptState`
+one member of a CachedOp's per-device pool (its frame and kernels bound to it, kept across calls);
+:class:`FastCall` the steady state of a ``static_shape`` inference call with every look-up done
+once, :class:`RecordedCall` that of a recorded (training) call. Split from :mod:`.cached_op` along
+that seam: the planning and recording logic lives there, what a repeated static call touches
+lives here.
 """
 import numpy
 
 from .. import engine as _engine
 from ..autograd.backward import direct_grad_buffer
+from ..base import MXNetNotImplementedError
 from ..engine.naive import NaiveEngine
+from ..imperative import STATE
 
-__all__ = ["KeptState", "FastCall", "grad_array", "signature_of"]
+__all__ = ["RecordedRun", "KeptState", "FastCall", "RecordedCall", "grad_array", "signature_of",
+           "HIGHER_ORDER_MSG"]
+
+
+HIGHER_ORDER_MSG = ("CachedOp does not support higher order gradients. If you want to do backward "
+                    "with create_graph=True please do not use hybridize.")
+
+
+class RecordedRun:
+    """One recorded forward (kept by its tape node): its frame and what backward needs."""
+
+    def __init__(self, cached_op, backward, frame, state, device, cls):
+        self.cached_op, self.backward_plan = cached_op, backward
+        self.frame, self.state = frame, state
+        self.device, self.cls = device, cls
+        self.entries = []   # the inputs' autograd entries (direct gradient buffers)
+
+    def backward(self, out_grads):
+        if STATE.recording:
+            raise MXNetNotImplementedError(HIGHER_ORDER_MSG)
+        return self.cached_op._backward(self, out_grads)
 
 
 class KeptState:
@@ -39,11 +63,13 @@ class FastCall:
 
     __slots__ = ("state", "device", "cls", "signature", "param_positions", "param_ids",
                  "output_meta", "segments", "single")
+    recording = False   # NOTE: what autograd.is_recording() is for the calls this repeats
 
     @classmethod
-    def make(cls, cached_op, planned, inputs):
-        """A fast call repeating this one, or None when a segment binds other arrays."""
-        state = cached_op._state(inputs[0]._device)
+    def make(cls, cached_op, planned, inputs, state=None):
+        """A fast call repeating this one (on ``state``, default the first free one), or None
+        when a segment binds other arrays."""
+        state = state or cached_op._state(inputs[0]._device)
         positions = {eid: i for i, eid in enumerate(planned.input_eids)}
         count = len(inputs)
         positions.update({eid: count + i for i, eid in enumerate(planned.output_eids)})
@@ -55,30 +81,35 @@ class FastCall:
             # NOTE: a segment writing one array twice takes the push (its writes are deduplicated)
             segments.append((seg, [positions[e] for e in seg.ext_reads], writes,
                              seg.runs_inline and len(set(writes)) == len(writes)))
+        if not planned.simple_outputs:
+            return None
         fast = cls()
         fast.state, fast.device, fast.cls = state, inputs[0]._device, type(inputs[0])
         fast.signature = [signature_of(x) for x in inputs]
         fast.param_positions = cached_op.config.param_indices
         fast.param_ids = state.param_ids
         fast.output_meta, fast.segments = planned.output_meta, segments
-        fast.single = len(planned.output_meta) == 1 and planned.simple_outputs
-        return fast if planned.simple_outputs else None
+        fast.single = len(planned.output_meta) == 1
+        return fast
 
-    def __call__(self, inputs):
+    def matches(self, inputs):
+        """Whether ``inputs`` repeat the call this was made for, with its state free."""
         if self.state.holders or len(inputs) != len(self.signature):
-            return None
+            return False
         device = self.device
         for x, (shape, dtype) in zip(inputs, self.signature):
             data = x._data
-            if data is None or x._device is not device or data.shape != shape or \
-                    data.dtype != dtype:
-                return None
+            if data is None or data.shape != shape or data.dtype != dtype or \
+                    (x._device is not device and x._device != device):
+                return False
         if type(inputs[0]) is not self.cls:
-            return None
-        if self.param_positions and \
-                tuple(id(inputs[i]) for i in self.param_positions) != self.param_ids:
-            return None
-        empty = self.cls._empty_handle
+            return False
+        return not self.param_positions or \
+            tuple(id(inputs[i]) for i in self.param_positions) == self.param_ids
+
+    def run(self, inputs):
+        """New outputs, and every segment pushed with the call's arrays."""
+        empty, device = self.cls._empty_handle, self.device
         outputs = [empty(device, shape, dtype) for shape, dtype in self.output_meta]
         arrays = [*inputs, *outputs]
         engine = _engine.get_engine()
@@ -90,6 +121,50 @@ class FastCall:
                 seg.run_inline([arrays[i] for i in reads], [arrays[i] for i in writes])
             else:
                 seg.push_arrays([arrays[i] for i in reads], [arrays[i] for i in writes])
+        return outputs
+
+    def __call__(self, inputs):
+        if not self.matches(inputs):
+            return None
+        outputs = self.run(inputs)
+        return outputs[0] if self.single else outputs
+
+
+class RecordedCall(FastCall):
+    """The steady state of a recorded static_alloc / static_shape call (a training step's
+    forward): :class:`FastCall`'s checks plus the same gradient requests and plans, its pushes,
+    then the forward's inputs and outputs noted for the backward and the call put on the tape
+    (``CachedOp._record_run``), as the full path does."""
+
+    __slots__ = ("cached_op", "planned", "reqs", "saved")
+    recording = True
+
+    @classmethod
+    def make(cls, cached_op, planned, inputs, state=None, reqs=None):
+        fast = super().make(cached_op, planned, inputs, state)
+        if fast is None:
+            return None
+        fast.cached_op, fast.planned, fast.reqs = cached_op, planned, reqs
+        count = len(inputs)
+        saved = dict(zip(planned.input_eids, range(count)))
+        for i, eid in enumerate(planned.output_eids):
+            saved.setdefault(eid, count + i)   # NOTE: a repeated output is its first array
+        fast.saved = list(saved.items())
+        return fast
+
+    def __call__(self, inputs):
+        cached_op = self.cached_op
+        if not self.matches(inputs) or cached_op._record_reqs(inputs) != self.reqs \
+                or cached_op._plans.get(self.planned.kind) is not self.planned:
+            return None
+        outputs = self.run(inputs)
+        arrays = [*inputs, *outputs]
+        frame = self.state.frame
+        saved = frame.saved_vars   # NOTE: updated in place: bound backward segments hold it
+        saved.clear()
+        for eid, i in self.saved:
+            saved[eid] = arrays[i]._var
+        cached_op._record_run(inputs, outputs, frame, self.state, self.device)
         return outputs[0] if self.single else outputs
 
 
