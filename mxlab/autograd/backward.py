@@ -193,13 +193,13 @@ def _one_node_gradients(heads, head_grads, retain_graph, train_mode):
         if e.node.op is not None:
             return None
         uses[e.node] = uses.get(e.node, 0) + 1
-    targets = [leaf for leaf in uses if leaf.is_variable]
+    # NOTE: a leaf (op None) is a marked variable when it wants a gradient (``is_variable``)
+    targets = [leaf for leaf in uses if leaf.grad_req != "null"]
     if not targets:
         return None
-    seeds = _head_grads(heads, None)
     grads = {}
     with _RecordingStateScope(False, train_mode):
-        _accumulate(grads, entry, seeds[0])
+        _accumulate(grads, entry, _ones_like(heads[0]))
         _DIRECT.nodes = {leaf for leaf in targets if uses[leaf] == 1
                          and leaf.grad_req == "write" and leaf.grad is not None}
         try:
@@ -207,13 +207,13 @@ def _one_node_gradients(heads, head_grads, retain_graph, train_mode):
         finally:
             _DIRECT.nodes = None
         for e, value in zip(node.entries, in_grads or ()):
-            if value is not None and e.node.is_variable:
+            if value is not None and e.node.grad_req != "null":
                 _accumulate(grads, e, value)
     results = [grads.get(Entry(leaf, 0)) for leaf in targets]
     if not retain_graph:
         node.clear()
         for leaf in uses:
-            if not leaf.is_variable:
+            if leaf.grad_req == "null":
                 leaf.clear()
     return targets, results
 

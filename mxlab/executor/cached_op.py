@@ -244,6 +244,12 @@ class CachedOp:
         planned.simple_outputs = (len(set(planned.output_eids)) == len(planned.output_eids)
                                   and not planned.variable_eids & set(planned.output_eids))
         planned.head_eids = head_entry_ids(planned.graph)
+        if planned.kind == "backward":   # NOTE: what each backward call binds, looked up once
+            planned.forward_eids = planned.input_eids + planned.output_eids
+            grads = dict(zip(planned.graph.attrs["xs"],
+                             idx.outputs[planned.graph.attrs["num_forward_outputs"]:]))
+            planned.input_grads = [None if grads.get(name) is None else
+                                   (grads[name], entries[grads[name]]) for name in self.input_names]
 
     def _trigger(self, current, signature, reqs):
         if current is None:
@@ -529,27 +535,24 @@ class CachedOp:
     def _backward(self, run, out_grads):
         """Run the backward plan of a recorded forward; one gradient (or None) per input."""
         backward = run.backward_plan
-        graph, frame = backward.graph, run.frame
-        idx = graph.indexed
-        for eid in backward.input_eids + backward.output_eids:
+        frame = run.frame
+        arrays = frame.arrays
+        for eid in backward.forward_eids:
             # NOTE: backward reads the forward's inputs and outputs from the slots it filled.
-            frame.arrays.pop(eid, None)
+            arrays.pop(eid, None)
         for eid, grad in zip(backward.head_eids, out_grads):
             if eid is not None:
-                frame.arrays[eid] = grad
-        num_fwd = graph.attrs["num_forward_outputs"]
-        grads = dict(zip(graph.attrs["xs"], idx.outputs[num_fwd:]))
+                arrays[eid] = grad
         results = []
-        for name, input_entry in zip(self.input_names, run.entries):
-            eid = grads.get(name)
-            arr = None if eid is None else grad_array(run, input_entry,
-                                                            backward.memory_plan.entries[eid])
+        for found, input_entry in zip(backward.input_grads, run.entries):
+            arr = None if found is None else grad_array(run, input_entry, found[1])
             if arr is not None:
-                frame.arrays[eid] = arr
+                arrays[found[0]] = arr
             results.append(arr)
         if run.state is not None:
             if "backward" not in frame.blocks:
-                frame.allocate("backward", backward.memory_plan, backward.node_range, idx)
+                frame.allocate("backward", backward.memory_plan, backward.node_range,
+                               backward.graph.indexed)
             bound = self._bound(run.state, backward, frame)
         else:
             bound = self._dynamic_backward(backward, frame, run.device)

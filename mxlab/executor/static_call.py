@@ -173,8 +173,8 @@ def grad_array(run, input_entry, planned):
     ``.grad`` buffer when backward may write it directly (same device, shape, dtype and class;
     see :func:`~mxlab.autograd.backward.direct_grad_buffer`), else a new one."""
     buffer = direct_grad_buffer(input_entry)
-    if buffer is not None and type(buffer) is run.cls and buffer._device == run.device \
-            and buffer.shape == planned.shape \
+    if buffer is not None and type(buffer) is run.cls and buffer.shape == planned.shape \
+            and (buffer._device is run.device or buffer._device == run.device) \
             and numpy.dtype(buffer.dtype) == numpy.dtype(planned.dtype):
         return buffer
     return run.cls._empty_handle(run.device, planned.shape, planned.dtype)

@@ -539,7 +539,7 @@ class HybridBlock(Block):
         else:
             real = self._flat_real(args)
         device = real[0].device
-        inputs = [real[ref] if is_data else ref.data(device)
+        inputs = [real[ref] if is_data else ref._array_on(device)
                   for is_data, ref in self._cached_op_args]
         out = self._run_cached(inputs)
         if isinstance(out, NDArray):

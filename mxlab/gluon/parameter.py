@@ -331,6 +331,14 @@ class Parameter:
             dc.set_variable(arr, self.var())
         return arr
 
+    def _array_on(self, device):
+        """:meth:`data` for a CachedOp call (never traced, as deferred compute is off there): the
+        dense array on ``device`` without binding its deferred-compute variable, which only a
+        trace reads (``data()`` binds it then)."""
+        arrays = self._data
+        found = None if arrays is None or self._stype != "default" else arrays.get(device)
+        return found if found is not None else self.data(device)
+
     def list_data(self):
         self._check_dense("list_data")
         return self._list_data()
