@@ -123,8 +123,11 @@ def _head_grads(heads, head_grads):
 
 def _ones_like(head):
     """A head's default gradient: a constant made directly (no op to dispatch, push or record)."""
-    device = head._device
-    return type(head)._produced(device.xp.ones(head.shape, dtype=head.dtype), device)
+    device, data = head._device, head._data
+    ones = device.xp.empty(*((data.shape, data.dtype) if data is not None else
+                             (head.shape, head.dtype)))
+    ones.fill(1)   # NOTE: empty + fill: xp.ones' Python wrapper costs as much again
+    return type(head)._produced(ones, device)
 
 
 def _targets(order, variables):
