@@ -27,6 +27,7 @@ array([0., 0., 0.], dtype=float32)
 ['initial']
 """
 import dataclasses
+import functools
 import types
 
 import numpy
@@ -40,7 +41,7 @@ from ..symbol.evaluate import evaluate_graph
 from .config import CachedOpConfig
 from .op_hook import OpHook
 from .planning import gradient_graph, head_entry_ids, infer_graph, plan_graph
-from .runtime import (BufferPool, Frame, Program, ReplanEvent, finalize_release, release_frame,
+from .runtime import (BufferPool, Frame, Program, ReplanEvent, release_frame,
                       run_segments, take_blocks)
 from .static_call import (HIGHER_ORDER_MSG, FastCall, KeptState, RecordedCall, RecordedRun,
                           grad_array, signature_of)
@@ -527,9 +528,9 @@ class CachedOp:
         run.entries = [x._ag for x in inputs]
         if state is not None:
             state.hold()
-            finalize_release(run, state.unhold)
+            run.release = state.unhold
         else:
-            finalize_release(run, release_frame, frame, pool)
+            run.release = functools.partial(release_frame, frame, pool)
         record_op(self._op, {"run": run}, list(inputs), outputs)
 
     def _backward(self, run, out_grads):

@@ -29,7 +29,6 @@ import dataclasses
 import functools
 import threading
 import time
-import weakref
 
 import numpy
 
@@ -509,8 +508,3 @@ def release_frame(frame, pool):
         for name in list(frame.blocks):
             frame.release(name, pool)
     _engine.push(release, (), block_vars, "CachedOp:release")
-
-
-def finalize_release(owner, callback, *args):
-    """Call ``callback(*args)`` when ``owner`` is garbage-collected (state pool holds)."""
-    return weakref.finalize(owner, callback, *args)

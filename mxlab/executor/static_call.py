@@ -24,13 +24,21 @@ HIGHER_ORDER_MSG = ("CachedOp does not support higher order gradients. If you wa
 
 
 class RecordedRun:
-    """One recorded forward (kept by its tape node): its frame and what backward needs."""
+    """One recorded forward (kept by its tape node): its frame and what backward needs.
+    ``release()`` runs when the run is freed (the tape let it go): it gives the static state
+    back, or the dynamic frame's blocks to the pool."""
 
     def __init__(self, cached_op, backward, frame, state, device, cls):
         self.cached_op, self.backward_plan = cached_op, backward
         self.frame, self.state = frame, state
         self.device, self.cls = device, cls
         self.entries = []   # the inputs' autograd entries (direct gradient buffers)
+        self.release = None
+
+    def __del__(self):
+        # NOTE: cheaper than a weakref.finalize per call (its registry and atexit hook)
+        if self.release is not None:
+            self.release()
 
     def backward(self, out_grads):
         if STATE.recording:
