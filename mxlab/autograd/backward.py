@@ -10,7 +10,7 @@ import numpy
 
 from ..base import MXNetNotImplementedError, MXNetRuntimeError, MXNetValueError
 from ..imperative import STATE, invoke
-from ..ndarray.ndarray import array as _array
+from ..ndarray.ndarray import _hooks as _ndarray_hooks, array as _array
 from ..ops.registry import F, get_op
 from ..graph.node import Entry
 from .modes import _RecordingStateScope
@@ -324,3 +324,5 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
         # NOTE: a gradient that is a head gradient itself (y = x + 1) must not alias the caller's.
         return [F._copy(g) if any(g is s for s in seeds) else g for g in results]
 
+
+_ndarray_hooks["backward"] = backward   # NOTE: NDArray.backward (no import per call)

@@ -22,7 +22,8 @@ py_slice = slice   # NOTE: MXNet's module keeps the builtin under this name; its
 
 DEFAULT_DTYPE = numpy.float32
 _namespaces = {}   # flavour -> namespace module (filled by mx.nd / mx.np at import)
-_hooks = {}        # "tostype": ndarray/sparse_array.to_stype (set when it is imported)
+_hooks = {}        # "tostype": ndarray/sparse_array.to_stype, "backward": autograd.backward (each
+                   # set when its module is imported; mxlab imports both)
 
 
 def _ns(arr):
@@ -323,9 +324,8 @@ class NDArray:
         return arr
 
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):
-        from .. import autograd
-        autograd.backward([self], None if out_grad is None else [out_grad], retain_graph,
-                          train_mode)
+        _hooks["backward"]([self], None if out_grad is None else [out_grad], retain_graph,
+                           train_mode)
 
     # -- printing ----------------------------------------------------------------------------------
     def __repr__(self):
