@@ -310,7 +310,7 @@ def _fc_compute(xp, inputs, a):
             f"FullyConnected: weight shape {w.shape} does not match data {x.shape} with "
             f"num_hidden={a['num_hidden']} (expected ({a['num_hidden']}, {x2.shape[-1]}))"
         )
-    if x2.ndim == 2 and _weight_first(xp, x2, w):
+    if x2.ndim == 2:
         out = xp.empty((x2.shape[0], w.shape[0]), x2.dtype)
         _product_into(xp, x2, w, out)
     else:
