@@ -14,12 +14,14 @@ Only plain binary data is read: a parameter file can never execute code (no pick
 import io
 import os
 import struct
+import zipfile
 
 import numpy
 
 from ..base import MXNetTypeError, MXNetValueError
 from ..device import Device, current_device
 from ..util import is_np_shape, is_np_shape_global
+from .numpy_files import check_numpy_file
 
 __all__ = ["save", "load", "load_frombuffer", "DTYPE_FLAGS", "raw_bytes",
            "from_raw_bytes"]
@@ -322,24 +324,34 @@ _NUMPY_MAGICS = (b"\x93NUMPY", b"PK\x03\x04", b"PK\x05\x06")   # NOTE: last: an 
 
 def _load_numpy_file(fname):
     """``(arrays, names, np_semantics)`` of a .npy (one unnamed array) or .npz file."""
-    loaded = numpy.load(fname, allow_pickle=False)
-    if isinstance(loaded, numpy.ndarray):
-        return [loaded], [], True
-    with loaded:
-        groups = {}
-        for entry in loaded.files:   # NOTE: sparse arrays are folders: name/data, name/indices..
-            folder, _, part = entry.rpartition("/")
-            groups.setdefault(folder, {})[part] = entry
-        names, arrays = [], []
-        for folder, parts in groups.items():
-            record = _sparse_npz(loaded, parts)
-            if record is not None:
-                names.append(folder)
-                arrays.append(record)
-            else:
-                names += list(parts.values())
-                arrays += [loaded[e] for e in parts.values()]
-        return arrays, names, True
+    check_numpy_file(fname)
+    try:
+        loaded = numpy.load(fname, allow_pickle=False)
+        if isinstance(loaded, numpy.ndarray):
+            return [loaded], [], True
+        with loaded:
+            return _read_npz(loaded)
+    except (ValueError, EOFError, zipfile.BadZipFile) as exc:
+        if isinstance(exc, MXNetValueError):
+            raise
+        raise MXNetValueError(f"{os.fspath(fname)}: not a valid NumPy file ({exc})") from None
+
+
+def _read_npz(loaded):
+    groups = {}
+    for entry in loaded.files:   # NOTE: sparse arrays are folders: name/data, name/indices..
+        folder, _, part = entry.rpartition("/")
+        groups.setdefault(folder, {})[part] = entry
+    names, arrays = [], []
+    for folder, parts in groups.items():
+        record = _sparse_npz(loaded, parts)
+        if record is not None:
+            names.append(folder)
+            arrays.append(record)
+        else:
+            names += list(parts.values())
+            arrays += [loaded[e] for e in parts.values()]
+    return arrays, names, True
 
 
 _NPZ_PARTS = {"csr": {"data", "indices", "indptr", "format", "shape"},

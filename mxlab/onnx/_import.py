@@ -19,13 +19,16 @@ class ImportContext:
         self.symbols, self.constants, self.shape_values, self.params = {}, {}, {}, {}
         numpy_helper = require("onnx.numpy_helper")
         for init in model.graph.initializer:
-            self.constants[init.name] = numpy_helper.to_array(init)
+            self.constants[init.name] = _initializer(numpy_helper, init)
         inferred = require("onnx.shape_inference").infer_shapes(model, data_prop=True)
-        self.ranks = {}
+        self.ranks, self.shapes = {}, {}
         for info in list(inferred.graph.value_info) + list(inferred.graph.input) + list(
                 inferred.graph.output):
             if info.type.tensor_type.HasField("shape"):
-                self.ranks[info.name] = len(info.type.tensor_type.shape.dim)
+                dims = info.type.tensor_type.shape.dim
+                self.ranks[info.name] = len(dims)
+                self.shapes[info.name] = tuple(d.dim_value if d.HasField("dim_value") else None
+                                               for d in dims)
 
     def sym(self, name):
         """The Symbol of tensor ``name``; a constant becomes a parameter variable."""
@@ -69,6 +72,61 @@ class ImportContext:
         return unmapped(node.op_type, node.name or node.output[0], self.opset, why)
 
 
+def _initializer(numpy_helper, init):
+    """An initializer's array; a tensor whose data does not match its dims is an error."""
+    try:
+        return numpy_helper.to_array(init)
+    except (ValueError, TypeError) as exc:
+        raise MXNetValueError(f"ONNX initializer '{init.name}' (dims {list(init.dims)}) is "
+                              f"corrupt: {exc}") from None
+
+
+# NOTE: folding makes constants at import time, so the model file decides their size: a
+#   ConstantOfShape of (20000, 20000) would allocate 1.6 GB before anything runs. A node whose
+#   output would be larger than this and than its largest input stays in the graph instead.
+FOLD_LIMIT_BYTES = 1 << 26
+
+
+def _fold_estimate(ctx, node):
+    """Elements of ``node``'s largest output, from ONNX shape inference or, for the ops that
+    make a shape from their inputs' values, from those values; None when unknown."""
+    sizes = [_count(ctx.shapes.get(out)) for out in node.output if out]
+    if sizes and all(n is not None for n in sizes):
+        return max(sizes)
+    values = [ctx.constants[n] for n in node.input if n]
+    try:
+        if node.op_type == "ConstantOfShape" and values:
+            return _count(tuple(int(d) for d in values[0]))
+        if node.op_type == "Expand":
+            return _count(numpy.broadcast_shapes(values[0].shape,
+                                                 tuple(int(d) for d in values[1])))
+        if node.op_type == "Tile":
+            return _count(tuple(int(a) * int(b) for a, b in zip(values[0].shape, values[1])))
+        if node.op_type == "Range":
+            start, limit, delta = (float(v) for v in values[:3])
+            return max(0, int(numpy.ceil((limit - start) / delta))) if delta else None
+    except (ValueError, TypeError, IndexError, OverflowError):
+        return None
+    return None
+
+
+def _count(shape):
+    if shape is None or any(d is None for d in shape):
+        return None
+    count = 1
+    for d in shape:
+        count *= max(int(d), 0)
+    return count
+
+
+def _fold_fits(ctx, node):
+    count = _fold_estimate(ctx, node)
+    if count is None:
+        return True
+    inputs = [ctx.constants[n].nbytes for n in node.input if n]
+    return count * 8 <= max([FOLD_LIMIT_BYTES] + inputs)
+
+
 def _fold(ctx, node):
     """Evaluate a node whose inputs are all constants with ONNX's reference evaluator."""
     reference = require("onnx.reference")
@@ -80,7 +138,8 @@ def _fold(ctx, node):
 
 def _all_constant(ctx, node):
     names = [n for n in node.input if n]
-    return all(n in ctx.constants for n in names) and node.op_type not in _NO_FOLD
+    return all(n in ctx.constants for n in names) and node.op_type not in _NO_FOLD and \
+        _fold_fits(ctx, node)
 
 
 _NO_FOLD = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
@@ -169,7 +228,14 @@ def _load(model_file):
     onnx = require("onnx")
     if isinstance(model_file, onnx.ModelProto):
         return model_file
-    return onnx.load_model(os.fspath(model_file))
+    try:
+        return onnx.load_model(os.fspath(model_file))
+    except OSError:
+        raise
+    except Exception as exc:   # NOTE: protobuf's DecodeError, onnx's ValidationError (an
+        #   external-data path outside the model's folder), ...: all say "not a model we open"
+        raise MXNetValueError(f"Cannot load ONNX model {os.fspath(model_file)}: "
+                              f"{type(exc).__name__}: {exc}") from None
 
 
 def import_model(model_file):

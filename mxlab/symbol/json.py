@@ -225,4 +225,6 @@ def from_json(text, make_symbol, source="<symbol JSON>"):
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise MXNetValueError(f"Cannot load symbol from {source}: invalid JSON ({exc})") from None
+    except RecursionError:
+        raise MXNetValueError(f"Cannot load symbol from {source}: JSON nested too deeply")
     return graph_from_dict(data, make_symbol, source)
