@@ -110,6 +110,10 @@ def open_records(path):
     reader.close()
 
 
+def open_image(path):
+    mx.image.imread(path)
+
+
 def open_onnx(path):
     sym, _, _ = mx.onnx.import_model(path)
     _check_markup(mx.viz.plot_network(sym).pipe(format="svg").decode(), "plot")
@@ -117,7 +121,7 @@ def open_onnx(path):
 
 OPENERS = {"-symbol.json": open_symbol, ".params": open_arrays, ".npz": open_arrays,
            ".npy": open_arrays, ".states": open_states, ".rec": open_records,
-           ".onnx": open_onnx}
+           ".onnx": open_onnx, ".png": open_image, ".jpg": open_image}
 
 
 def opener(name):

@@ -39,7 +39,9 @@ def _decode(data, flag, to_rgb, what):
         with Image.open(data) as img:
             img = img.convert("RGB" if flag else "L")
             values = numpy.asarray(img, dtype=numpy.uint8)
-    except (OSError, ValueError) as err:
+    except (OSError, ValueError, Image.DecompressionBombError) as err:
+        # NOTE: Pillow refuses images of more than 2 * Image.MAX_IMAGE_PIXELS pixels from their
+        #   header, before decoding: a small file cannot make us allocate gigabytes
         raise MXNetValueError(f"mx.image: cannot decode {what}: {err}") from None
     if not flag:
         return values[..., None]
