@@ -1,11 +1,13 @@
 """Every writer of a user's file keeps the last good file whole: a save that fails or is killed
 half-way leaves either the previous file or the complete new one, never a truncated one, and
 follows no file planted beside the target."""
+import io
 import json
 import os
 import stat
 import subprocess
 import sys
+import tarfile
 import zipfile
 
 import numpy
@@ -208,3 +210,29 @@ def test_a_save_killed_at_any_moment_leaves_the_old_or_the_new_file_whole(name, 
                 f"{name}: {f} is neither the previous nor a complete new file after a kill "
                 f"{report['delays'][k]:.3f} s into saving ({os.path.getsize(snap)} bytes; "
                 f"old {os.path.getsize(good)}, new {os.path.getsize(ref)})")
+
+
+def _tar(path, members):
+    with tarfile.open(path, "w:gz") as tar:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+
+
+def test_a_dataset_archive_unpacks_whole_files_and_nothing_outside_its_root(tmp_path):
+    row = bytes([7]) + bytes(range(256)) * 12     # a label and a 32x32x3 image
+    root = tmp_path / "cifar"
+    root.mkdir()
+    _tar(root / "cifar-10-binary.tar.gz", [("cifar-10-batches-bin/test_batch.bin", row * 2)])
+    data = mx.gluon.data.vision.CIFAR10(root=str(root), train=False)
+    assert len(data) == 2 and data[1][1] == 7
+    assert (root / "cifar-10-batches-bin" / "test_batch.bin").read_bytes() == row * 2
+    assert os.listdir(root / "cifar-10-batches-bin") == ["test_batch.bin"]   # no temp left
+
+    evil = tmp_path / "evil"
+    evil.mkdir()
+    _tar(evil / "cifar-10-binary.tar.gz", [("../outside.bin", b"x")])
+    with pytest.raises(tarfile.OutsideDestinationError):
+        mx.gluon.data.vision.CIFAR10(root=str(evil), train=False)[0]
+    assert not (tmp_path / "outside.bin").exists()
