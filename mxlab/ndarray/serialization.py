@@ -285,6 +285,8 @@ def save(fname, data, np_semantics=None):
     MXNet) writes V3 records that keep 0-d shapes.
     """
     from .ndarray import NDArray, ndarray
+    if not isinstance(fname, (str, os.PathLike)):
+        raise MXNetTypeError(f"save: fname must be a path, got {type(fname).__name__}")
     if isinstance(data, NDArray):
         data = [data]
     if isinstance(data, dict):

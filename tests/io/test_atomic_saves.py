@@ -24,6 +24,11 @@ KILLED_WRITERS = ["nd_save", "npx_save", "npx_savez", "symbol_save", "export", "
 KILLS = 5
 
 
+def _read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def _net():
     net = nn.HybridSequential()
     net.add(nn.Dense(3))
@@ -85,21 +90,21 @@ SAVES = {
 def test_a_failed_save_keeps_the_previous_file_and_leaves_no_temp(name, tmp_path, monkeypatch):
     path = str(tmp_path / "saved")
     SAVES[name](path, 0)
-    before = open(path, "rb").read()
+    before = _read(path)
 
     def disk_full(fd):
         raise OSError(28, "No space left on device")
     monkeypatch.setattr(os, "fsync", disk_full)   # NOTE: fails after the new bytes are written
     with pytest.raises(OSError):
         SAVES[name](path, 1)
-    assert open(path, "rb").read() == before
+    assert _read(path) == before
     assert os.listdir(tmp_path) == ["saved"]
 
 
 def test_an_error_while_writing_keeps_the_previous_file(tmp_path, monkeypatch):
     path = str(tmp_path / "a.npz")
     mx.npx.savez(path, mx.np.ones(2))
-    before = open(path, "rb").read()
+    before = _read(path)
 
     def half_written(handle, **entries):
         handle.write(b"PK\x03\x04 half a zip")
@@ -107,7 +112,7 @@ def test_an_error_while_writing_keeps_the_previous_file(tmp_path, monkeypatch):
     monkeypatch.setattr(numpy, "savez", half_written)
     with pytest.raises(MemoryError):
         mx.npx.savez(path, mx.np.arange(9))
-    assert open(path, "rb").read() == before and os.listdir(tmp_path) == ["a.npz"]
+    assert _read(path) == before and os.listdir(tmp_path) == ["a.npz"]
 
 
 @pytest.mark.parametrize("name", ["nd.save", "npx.save", "Symbol.save", "Trainer.save_states",
@@ -140,11 +145,11 @@ def test_a_recordio_writer_replaces_the_file_and_index_only_on_close(tmp_path):
     old = mx.recordio.MXIndexedRecordIO(idx, rec, "w")
     old.write_idx(0, b"old")
     old.close()
-    before = open(rec, "rb").read(), open(idx, "rb").read()
+    before = _read(rec), _read(idx)
     new = mx.recordio.MXIndexedRecordIO(idx, rec, "w")
     for i in range(3):
         new.write_idx(i, b"new record")
-    assert (open(rec, "rb").read(), open(idx, "rb").read()) == before   # a kill now loses nothing
+    assert (_read(rec), _read(idx)) == before   # a kill now loses nothing
     new.close()
     new.close()
     reader = mx.recordio.MXIndexedRecordIO(idx, rec, "r")
@@ -184,8 +189,8 @@ def _same_npz(a, b):
 def _whole(snap, good, ref):
     """Whether ``snap`` is the good file or a complete new one (an .npz's zip records its write
     time, so two complete saves compare by content)."""
-    data = open(snap, "rb").read()
-    if data in (open(good, "rb").read(), open(ref, "rb").read()):
+    data = _read(snap)
+    if data in (_read(good), _read(ref)):
         return True
     if snap.endswith(".npz"):
         try:
