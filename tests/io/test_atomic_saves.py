@@ -200,6 +200,7 @@ def _whole(snap, good, ref):
     return False
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the worker forks its savers")
 @pytest.mark.parametrize("name", KILLED_WRITERS)
 def test_a_save_killed_at_any_moment_leaves_the_old_or_the_new_file_whole(name, killed_saves):
     root, reports = killed_saves
