@@ -132,7 +132,7 @@ def module_save_checkpoint(big):
 
 @writer("a.rec", "a.idx")
 def recordio(big):
-    records = [bytes([i % 256]) * (20000 if big else 3) for i in range(300 if big else 2)]
+    records = [bytes([i % 256]) * (20000 if big else 3) for i in range(60 if big else 2)]
 
     def save(folder):
         out = mx.recordio.MXIndexedRecordIO(os.path.join(folder, "a.idx"),
