@@ -32,6 +32,7 @@ import time
 import warnings
 
 from . import engine as _engine
+from .atomic_file import write_text
 from .base import MXNetNotImplementedError, MXNetValueError
 
 __all__ = ["set_config", "set_state", "state", "pause", "resume", "dumps", "dump", "Domain", "Task",
@@ -342,8 +343,7 @@ def dump(finished=True, profile_process="worker"):
     """
     _check_process(profile_process)
     document = _PROFILER.trace()
-    with open(_PROFILER.config["filename"], "w") as f:
-        json.dump(document, f)
+    write_text(_PROFILER.config["filename"], json.dumps(document))
     _PROFILER.output_pending = False
     if finished:
         _PROFILER.clear_trace()

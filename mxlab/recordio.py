@@ -23,9 +23,11 @@ import io
 import numbers
 import os
 import struct
+import weakref
 
 import numpy
 
+from .atomic_file import atomic_write
 from .base import (MXNetFileNotFoundError, MXNetNotImplementedError, MXNetRuntimeError,
                    MXNetValueError)
 
@@ -35,6 +37,20 @@ __all__ = ["MXRecordIO", "MXIndexedRecordIO", "IRHeader", "pack", "unpack", "pac
 _MAGIC = 0xced7230a
 _MAGIC_BYTES = struct.pack("<I", _MAGIC)
 _LENGTH_MASK = (1 << 29) - 1
+
+
+def _open_replacing(owner, path, mode):
+    """A handle on a temporary file beside ``path`` and a callable that moves it over ``path``
+    (once: on ``close()``, or when ``owner`` is collected or Python exits, as MXNet's writer
+    flushes on destruction), so a writer killed half-way leaves the previous file whole."""
+    writer = atomic_write(path, mode)
+    handle = writer.__enter__()
+    return handle, weakref.finalize(owner, _commit, writer, os.getpid())
+
+
+def _commit(writer, pid):
+    if os.getpid() == pid:   # NOTE: a forked child never replaces its parent's file
+        writer.__exit__(None, None, None)
 
 
 def _record_parts(buf):
@@ -55,7 +71,7 @@ class MXRecordIO:
         if flag not in ("r", "w"):
             raise MXNetValueError(f"MXRecordIO: flag must be 'r' or 'w', got {flag!r}")
         self.uri, self.flag = str(uri), flag
-        self.handle, self.is_open = None, False
+        self.handle, self.is_open, self._commits = None, False, []
         self.open()
 
     @property
@@ -63,9 +79,12 @@ class MXRecordIO:
         return self.flag == "w"
 
     def open(self):
-        """Open the file (truncating it when writing)."""
+        """Open the file; a writer writes a temporary file that replaces it on :meth:`close`."""
         try:
-            self.handle = open(self.uri, "wb" if self.writable else "rb")   # noqa: SIM115
+            if self.writable:
+                self.handle = self._open_replacing(self.uri, "wb")
+            else:
+                self.handle = open(self.uri, "rb")   # noqa: SIM115
         except FileNotFoundError:
             raise MXNetFileNotFoundError(f"MXRecordIO: {self.uri!r} not found") from None
         self.pid = os.getpid()
@@ -74,8 +93,17 @@ class MXRecordIO:
     def close(self):
         """Close the file (idempotent)."""
         if self.is_open:
-            self.handle.close()
+            if not self.writable:
+                self.handle.close()
+            commits, self._commits = self._commits, []
+            for commit in commits:   # NOTE: the records, then the index that points into them
+                commit()
             self.is_open = False
+
+    def _open_replacing(self, path, mode):
+        handle, commit = _open_replacing(self, path, mode)
+        self._commits.append(commit)
+        return handle
 
     def __del__(self):
         self.close()
@@ -83,7 +111,7 @@ class MXRecordIO:
     def __getstate__(self):
         """Pickling (DataLoader workers) keeps the path and mode, not the open file."""
         state = self.__dict__.copy()
-        state["handle"], state["is_open"] = None, False
+        state["handle"], state["is_open"], state["_commits"] = None, False, []
         return state
 
     def __setstate__(self, state):
@@ -148,7 +176,10 @@ class MXIndexedRecordIO(MXRecordIO):
     def open(self):
         super().open()
         self.idx, self.keys = {}, []
-        self.fidx = open(self.idx_path, self.flag)   # noqa: SIM115
+        if self.writable:
+            self.fidx = self._open_replacing(self.idx_path, "w")
+        else:
+            self.fidx = open(self.idx_path, self.flag)   # noqa: SIM115
         if not self.writable:
             for line in self.fidx:
                 key, pos = line.strip().split("\t")
@@ -157,7 +188,7 @@ class MXIndexedRecordIO(MXRecordIO):
                 self.keys.append(key)
 
     def close(self):
-        if self.is_open:
+        if self.is_open and not self.writable:
             self.fidx.close()
         super().close()
 

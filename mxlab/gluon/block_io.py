@@ -20,6 +20,7 @@ import collections
 import json
 import warnings
 
+from ..atomic_file import write_text
 from ..base import MXNetAssertionError, MXNetValueError
 from ..ndarray.ndarray import NDArray
 from .nesting import _flatten
@@ -168,8 +169,7 @@ class BlockCheckpoints:
                 visit(child, index, entry)
 
         visit(self, [0], model)
-        with open(prefix + "-model.json", "w") as out:
-            json.dump(model, out)
+        write_text(prefix + "-model.json", json.dumps(model))
         self.save_parameters(prefix + "-model.params")
 
     def load(self, prefix):

@@ -11,10 +11,10 @@ import hashlib
 import itertools
 import math
 import os
-import tempfile
 import warnings
 
 from .. import autograd
+from ..atomic_file import atomic_write
 from ..base import MXNetRuntimeError, MXNetValueError
 
 __all__ = ["split_data", "split_and_load", "clip_global_norm", "fit", "split_rnn_params",
@@ -177,24 +177,27 @@ def check_sha1(filename, sha1_hash):
     with open(filename, "rb") as handle:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             digest.update(chunk)
-    found = digest.hexdigest()
+    return _sha1_matches(digest.hexdigest(), sha1_hash)
+
+
+def _sha1_matches(found, sha1_hash):
     return found[:len(sha1_hash)] == sha1_hash if len(sha1_hash) < 40 else found == sha1_hash
 
 
-def _fetch(url, folder, target, sha1_hash, verify_ssl):
-    """One try: stream ``url`` with requests (as MXNet does) into a temporary file, check it and
-    rename it to ``target``."""
+def _fetch(url, target, sha1_hash, verify_ssl):
+    """One try: stream ``url`` with requests (as MXNet does) into the atomic writer's temporary
+    file and check it, so ``target`` only ever holds a complete, verified download."""
     import requests     # NOTE: imported when a download happens (it costs ~0.1 s at import)
     response = requests.get(url, stream=True, verify=verify_ssl, timeout=60)
     if response.status_code != 200:
         raise OSError(f"HTTP {response.status_code}")
-    with tempfile.NamedTemporaryFile(dir=folder, delete=False) as part:
+    digest = hashlib.sha1()
+    with atomic_write(target, "wb") as part:
         for chunk in response.iter_content(chunk_size=1 << 20):
+            digest.update(chunk)
             part.write(chunk)
-    if sha1_hash and not check_sha1(part.name, sha1_hash):
-        os.unlink(part.name)
-        raise MXNetRuntimeError(f"download: {url} does not match SHA-1 {sha1_hash}")
-    os.replace(part.name, target)
+        if sha1_hash and not _sha1_matches(digest.hexdigest(), sha1_hash):
+            raise MXNetRuntimeError(f"download: {url} does not match SHA-1 {sha1_hash}")
 
 
 def download(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_ssl=True):
@@ -216,12 +219,11 @@ def download(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_
     if not overwrite and os.path.exists(target) and (
             sha1_hash is None or check_sha1(target, sha1_hash)):
         return target
-    folder = os.path.dirname(os.path.abspath(target))
-    os.makedirs(folder, exist_ok=True)
+    os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
     error = None
     for _ in range(retries + 1):
         try:
-            _fetch(url, folder, target, sha1_hash, verify_ssl)
+            _fetch(url, target, sha1_hash, verify_ssl)
             return target
         except OSError as exc:   # network and HTTP errors (requests' errors are OSErrors)
             error = exc

@@ -18,6 +18,7 @@ Example
 >>> out.asnumpy()[0]
 array([4., 4., 4.], dtype=float32)
 """
+from ..atomic_file import write_bytes
 from ..base import (
     MXNetKeyError,
     MXNetNotImplementedError,
@@ -151,8 +152,7 @@ class KVStore(KVStoreBase):
     def save_optimizer_states(self, fname, dump_optimizer=False):
         """Write the updater's states (and the optimizer when ``dump_optimizer``) to ``fname``."""
         states = self._require_updater("save").get_states(dump_optimizer)
-        with open(fname, "wb") as fout:
-            fout.write(states)
+        write_bytes(fname, states)
 
     def load_optimizer_states(self, fname):
         with open(fname, "rb") as fin:

@@ -24,6 +24,7 @@ import warnings
 
 from .. import ndarray as nd
 from .. import optimizer as opt
+from ..atomic_file import write_bytes
 from ..base import MXNetRuntimeError, MXNetTypeError, MXNetValueError
 from ..device import Device, cpu
 from ..initializer import InitDesc, Uniform
@@ -330,8 +331,7 @@ class Module(BaseModule):
         if self._update_on_kvstore:
             self._kvstore.save_optimizer_states(fname)
         else:
-            with open(fname, "wb") as fout:
-                fout.write(self._updater.get_states())
+            write_bytes(fname, self._updater.get_states())
 
     def load_optimizer_states(self, fname):
         """Read states :meth:`save_optimizer_states` wrote."""

@@ -18,6 +18,7 @@ import zipfile
 
 import numpy
 
+from ..atomic_file import write_bytes
 from ..base import MXNetTypeError, MXNetValueError
 from ..device import Device, current_device
 from ..util import is_np_shape, is_np_shape_global
@@ -286,6 +287,8 @@ def save(fname, data, np_semantics=None):
     MXNet) writes V3 records that keep 0-d shapes.
     """
     from .ndarray import NDArray, ndarray
+    if not isinstance(fname, (str, os.PathLike)):
+        raise MXNetTypeError(f"save: fname must be a path, got {type(fname).__name__}")
     if isinstance(data, NDArray):
         data = [data]
     if isinstance(data, dict):
@@ -310,12 +313,7 @@ def save(fname, data, np_semantics=None):
         encoded = name.encode("utf-8")
         out.write(struct.pack("<Q", len(encoded)))
         out.write(encoded)
-    # NOTE: write to a temporary file then rename, so a failed save never leaves a half-written
-    # checkpoint.
-    tmp = f"{fname}.tmp"
-    with open(tmp, "wb") as handle:
-        handle.write(out.getvalue())
-    os.replace(tmp, fname)
+    write_bytes(fname, out.getvalue())   # NOTE: atomic: a failed save keeps the last good file
 
 
 # NOTE: MXNet 2.0's npx.save / npx.savez write NumPy's own .npy / .npz (a zip) files.

@@ -2,6 +2,7 @@
 helpers)."""
 import numpy
 
+from ..atomic_file import atomic_write
 from .. import ops as _ops  # noqa: F401  (registers every op family)
 from ..ndarray.frontend import make_array_frontend as _make_array_frontend
 from ..ndarray import ndarray as _ndarray_module
@@ -17,8 +18,9 @@ def save(file, arr):
     ``numpy.load``); a list or dict goes to MXNet's format with NumPy shape semantics."""
     from ..ndarray.ndarray import NDArray
     if isinstance(arr, NDArray):
-        with open(file, "wb") as handle:
-            numpy.save(handle, arr.asnumpy())
+        host = arr.asnumpy()
+        with atomic_write(file, "wb") as handle:
+            numpy.save(handle, host)
         return
     from ..ndarray.serialization import save as _save
     _save(file, arr, np_semantics=True)
@@ -42,7 +44,7 @@ def savez(file, *args, **kwds):
     entries = {}
     for key, value in named.items():
         entries.update(npz_entries(key, value))
-    with open(file, "wb") as handle:
+    with atomic_write(file, "wb") as handle:
         numpy.savez(handle, **entries)
 
 

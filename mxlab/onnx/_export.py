@@ -6,6 +6,7 @@ import tempfile
 
 import numpy
 
+from ..atomic_file import write_bytes
 from ..base import MXNetError, MXNetValueError
 from ..graph.node import Entry, topo_sort
 from ._common import check_opset, require, tensor_type, unmapped
@@ -331,8 +332,17 @@ def export_model(sym, params=None, in_shapes=None, in_types=numpy.float32,
     if run_shape_inference:
         model = require("onnx.shape_inference").infer_shapes(model, strict_mode=True)
     onnx = require("onnx")
-    onnx.save_model(model, os.fspath(onnx_file_path), save_as_external_data=large_model,
-                    size_threshold=0)
+    _save_model(onnx, model, os.fspath(onnx_file_path), large_model)
     _LOG.info("exported %s (opset %d, inputs %s)", onnx_file_path, model.opset_import[0].version,
               in_shapes)
     return os.fspath(onnx_file_path)
+
+
+def _save_model(onnx, model, path, large_model):
+    """Write ``model`` to ``path`` atomically (a failed export keeps the last good file), as
+    binary protobuf like MXNet 1.9; ``large_model`` is left to onnx, which writes the weights'
+    files beside the model itself."""
+    if large_model:
+        onnx.save_model(model, path, save_as_external_data=True, size_threshold=0)
+        return
+    write_bytes(path, model.SerializeToString())

@@ -21,6 +21,7 @@ Example
 
 import numpy
 
+from ..atomic_file import write_text
 from ..base import (
     MXNetIndexError,
     MXNetTypeError,
@@ -328,8 +329,7 @@ class Symbol(SymbolOperators, SymbolInference):
         """Write :meth:`tojson` to ``fname``."""
         if not isinstance(fname, str):
             raise MXNetTypeError("fname need to be string")
-        with open(fname, "w", encoding="utf-8") as f:
-            f.write(self.tojson())
+        write_text(fname, self.tojson())   # NOTE: atomic: a failed save keeps the last good file
 
     # -- execution ---------------------------------------------------------------------------------
     def eval(self, ctx=None, **kwargs):

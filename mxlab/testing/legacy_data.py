@@ -12,6 +12,7 @@ import zipfile
 import numpy as np
 
 from .. import io as _io
+from ..atomic_file import atomic_write
 from ..ndarray.ndarray import array
 from .helpers import download
 
@@ -155,7 +156,7 @@ def get_bz2_data(data_dir, data_name, url, data_origin_name):
         return
     origin = os.path.join(data_dir, data_origin_name)
     download(url, fname=data_origin_name, dirname=data_dir, overwrite=False)
-    with bz2.BZ2File(origin, "rb") as src, open(target, "wb") as dst:
+    with bz2.BZ2File(origin, "rb") as src, atomic_write(target) as dst:
         for line in src:
             dst.write(line)
     os.remove(origin)

@@ -17,6 +17,7 @@ import re
 import shutil
 import warnings
 
+from ..atomic_file import write_bytes
 from ..base import MXNetRuntimeError, MXNetTypeError, MXNetValueError
 from .layout import LayoutError, graphviz_layout
 
@@ -134,8 +135,7 @@ def _digraph_class():
                 return super().render(filename, directory, view, cleanup, format, **kwargs)
             path = os.path.join(directory or self.directory or "",
                                 f"{filename or self.filename}.{format or self.format}")
-            with open(path, "wb") as f:
-                f.write(self.pipe(format or self.format))
+            write_bytes(path, self.pipe(format or self.format))
             return path
 
     return Digraph

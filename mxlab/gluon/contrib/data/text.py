@@ -25,6 +25,7 @@ import zipfile
 
 import numpy as np
 
+from ....atomic_file import atomic_write
 from ....base import MXNetValueError, data_dir
 from ....gluon.data.vision.datasets import _require
 from ....ndarray import array as _nd_array
@@ -72,7 +73,7 @@ class _WikiText(Dataset):
                     base = os.path.basename(member)
                     if base:
                         with zf.open(member) as src, \
-                                open(os.path.join(self._root, base), "wb") as dst:
+                                atomic_write(os.path.join(self._root, base)) as dst:
                             shutil.copyfileobj(src, dst)
         return _require(self._root, name, type(self).__name__,
                         f"the {self._namespace} token files or {self._archive}")

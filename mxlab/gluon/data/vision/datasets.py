@@ -6,12 +6,14 @@ in (``root`` defaults to ``$MXNET_HOME/datasets/<name>`` as in MXNet).
 """
 import gzip
 import os
+import shutil
 import struct
 import tarfile
 import warnings
 
 import numpy
 
+from ....atomic_file import atomic_write
 from ....base import MXNetFileNotFoundError, MXNetValueError, data_dir
 from ..dataset import Dataset, RecordFileDataset
 
@@ -21,6 +23,22 @@ __all__ = ["MNIST", "FashionMNIST", "CIFAR10", "CIFAR100", "ImageRecordDataset",
 
 def _default_root(name):
     return os.path.join(data_dir(), "datasets", name)
+
+
+def _extract(archive, root):
+    """Unpack the files and folders of ``archive`` into ``root`` (tar's "data" filter: nothing
+    outside ``root``), each file through the atomic writer: an unpack killed half-way never leaves
+    a truncated batch file that a later run would take as complete."""
+    with tarfile.open(archive) as tar:
+        for member in tar:
+            member = tarfile.data_filter(member, root)
+            path = os.path.join(root, member.name)
+            if member.isdir():
+                os.makedirs(path, exist_ok=True)
+            elif member.isfile():
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with tar.extractfile(member) as src, atomic_write(path) as dst:
+                    shutil.copyfileobj(src, dst)
 
 
 def _require(root, filename, dataset, source):
@@ -117,8 +135,7 @@ class CIFAR10(_LocalDataset):
                 return os.path.join(found, name)
         archive = _require(self._root, self._archive, type(self).__name__,
                            f"the binary version of {type(self).__name__}")
-        with tarfile.open(archive) as tar:
-            tar.extractall(self._root, filter="data")
+        _extract(archive, self._root)
         return self._batch_path(name)
 
     def _load(self):
