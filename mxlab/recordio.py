@@ -28,8 +28,8 @@ import weakref
 import numpy
 
 from .atomic_file import atomic_write
-from .base import (MXNetFileNotFoundError, MXNetNotImplementedError, MXNetRuntimeError,
-                   MXNetValueError)
+from .base import (MXNetFileNotFoundError, MXNetKeyError, MXNetNotImplementedError,
+                   MXNetRuntimeError, MXNetValueError)
 
 __all__ = ["MXRecordIO", "MXIndexedRecordIO", "IRHeader", "pack", "unpack", "pack_img",
            "unpack_img"]
@@ -37,6 +37,7 @@ __all__ = ["MXRecordIO", "MXIndexedRecordIO", "IRHeader", "pack", "unpack", "pac
 _MAGIC = 0xced7230a
 _MAGIC_BYTES = struct.pack("<I", _MAGIC)
 _LENGTH_MASK = (1 << 29) - 1
+_SIZE_CHECKED_ABOVE = 1 << 20    # bytes a record part may claim before the file size is checked
 
 
 def _open_replacing(owner, path, mode):
@@ -141,24 +142,56 @@ class MXRecordIO:
         self.handle.write(b"\0" * (-len(buf) % 4))
 
     def read(self):
-        """The next record's bytes, or ``None`` at the end of the file."""
+        """The next record's bytes, or ``None`` at the end of the file.
+
+        Every header is checked (magic word, continuation flag) and every part must be in the
+        file in full, padding included, as dmlc-core checks: a corrupt or truncated file raises
+        ``MXNetValueError`` ("Invalid RecordIO File", the file and the byte offset) instead of
+        returning a short record."""
         self._check(writing=False)
         parts = []
         while True:
             head = self.handle.read(8)
-            if len(head) < 8:
-                if parts:
-                    raise MXNetValueError(f"MXRecordIO: {self.uri} ends inside a record")
+            if not head and not parts:
                 return None
+            if len(head) < 8:
+                raise self._invalid(len(head), f"the file ends inside a record header "
+                                               f"({len(head)} of 8 bytes)")
             magic, lrec = struct.unpack("<II", head)
             if magic != _MAGIC:
-                raise MXNetValueError(f"MXRecordIO: {self.uri} is not a RecordIO file (bad "
-                                      f"magic at byte {self.handle.tell() - 8})")
+                raise self._invalid(8, f"bad magic 0x{magic:08x}")
             cflag, length = lrec >> 29, lrec & _LENGTH_MASK
-            parts.append(self.handle.read(length))
-            self.handle.read(-length % 4)
+            if cflag not in ((2, 3) if parts else (0, 1)):
+                raise self._invalid(8, f"continuation flag {cflag} "
+                                       f"{'inside' if parts else 'outside'} a split record")
+            parts.append(self._read_part(length))
             if cflag in (0, 3):
                 return _MAGIC_BYTES.join(parts)
+
+    def _read_part(self, length):
+        """The ``length`` bytes of the part whose header was just read (its padding skipped).
+        A length over ``_SIZE_CHECKED_ABOVE`` is first checked against the file's size, so a
+        forged length field cannot make the reader allocate up to 512 MiB."""
+        padded = length + (-length % 4)
+        if padded > _SIZE_CHECKED_ABOVE:
+            left = os.fstat(self.handle.fileno()).st_size - self.handle.tell()
+            if padded > left:
+                raise self._invalid(8, self._short(length, padded, max(left, 0)))
+        data = self.handle.read(padded)
+        if len(data) != padded:
+            raise self._invalid(8 + len(data), self._short(length, padded, len(data)))
+        return data[:length] if padded != length else data
+
+    @staticmethod
+    def _short(length, padded, left):
+        return f"the length field says {length} bytes (padded to {padded}) but the file holds " \
+               f"{left} more"
+
+    def _invalid(self, back, detail):
+        """dmlc-core's message, naming the file and the byte offset of the bad header (``back``
+        bytes before the current position: the offset is found only when it is needed)."""
+        offset = self.handle.tell() - back
+        return MXNetValueError(f"Invalid RecordIO File {self.uri}: {detail} at byte {offset}")
 
     def tell(self):
         """The current byte position (a record's start before reading or writing it)."""
@@ -181,10 +214,9 @@ class MXIndexedRecordIO(MXRecordIO):
         else:
             self.fidx = open(self.idx_path, self.flag)   # noqa: SIM115
         if not self.writable:
-            for line in self.fidx:
-                key, pos = line.strip().split("\t")
-                key = self.key_type(key)
-                self.idx[key] = int(pos)
+            size = os.fstat(self.handle.fileno()).st_size
+            for key, pos in _read_index(self.fidx, self.idx_path, self.key_type, size):
+                self.idx[key] = pos
                 self.keys.append(key)
 
     def close(self):
@@ -200,6 +232,8 @@ class MXIndexedRecordIO(MXRecordIO):
     def seek(self, idx):
         """Position the reader at record ``idx``."""
         self._check(writing=False)
+        if idx not in self.idx:
+            raise MXNetKeyError(f"MXIndexedRecordIO: no key {idx!r} in {self.idx_path}")
         self.handle.seek(self.idx[idx])
 
     def read_idx(self, idx):
@@ -215,6 +249,26 @@ class MXIndexedRecordIO(MXRecordIO):
         self.fidx.write(f"{key}\t{pos}\n")
         self.idx[key] = pos
         self.keys.append(key)
+
+
+def _read_index(lines, idx_path, key_type, rec_size):
+    """``(key, position)`` of every ``key\\tposition`` line of an index file; a malformed line
+    or a position that is no record header of the ``.rec`` (negative, or less than a header
+    before its end) raises naming the line (MXNet raises ``ValueError`` on the former and reads
+    ``None`` at a position past the end)."""
+    for number, line in enumerate(lines, start=1):
+        fields = line.strip().split("\t")
+        try:
+            if len(fields) != 2:
+                raise ValueError(f"{len(fields)} tab-separated fields, expected key and position")
+            key, pos = key_type(fields[0]), int(fields[1])
+        except (TypeError, ValueError) as err:
+            raise MXNetValueError(f"MXIndexedRecordIO: {idx_path} line {number} {line!r} is "
+                                  f"not 'key<TAB>position': {err}") from None
+        if not 0 <= pos <= rec_size - 8:
+            raise MXNetValueError(f"MXIndexedRecordIO: {idx_path} line {number}: position {pos} "
+                                  f"is outside the {rec_size}-byte RecordIO file")
+        yield key, pos
 
 
 def header_positions(uri):
@@ -259,9 +313,16 @@ def pack(header, s):
 
 
 def unpack(s):
-    """``(IRHeader, payload)`` of an image record."""
+    """``(IRHeader, payload)`` of an image record; one too short for its header or for the
+    labels its header counts raises (MXNet raises ``struct.error`` / ``ValueError``)."""
+    if len(s) < _IR_SIZE:
+        raise MXNetValueError(f"recordio.unpack: an image record holds a {_IR_SIZE}-byte header, "
+                              f"got {len(s)} bytes")
     header = IRHeader(*struct.unpack(_IR_FORMAT, s[:_IR_SIZE]))
     s = s[_IR_SIZE:]
+    if header.flag * 4 > len(s):
+        raise MXNetValueError(f"recordio.unpack: the header counts {header.flag} float32 labels "
+                              f"but the record holds {len(s)} bytes after it")
     if header.flag > 0:
         header = header._replace(label=numpy.frombuffer(s, numpy.float32, header.flag))
         s = s[header.flag * 4:]

@@ -292,10 +292,15 @@ class Trainer:
         serialization.save(fname, arrays)
 
     def load_states(self, fname):
-        """Restore what :meth:`save_states` wrote."""
+        """Restore what :meth:`save_states` wrote, or MXNet 1.9.1's pickled ``.states`` (read as
+        data only: see :meth:`_load_pickled_states`)."""
         from ..ndarray import serialization
 
         self._prepare()
+        with open(fname, "rb") as fin:
+            if fin.read(1) == b"\x80":    # NOTE: a pickle's PROTO opcode; mxlab's file starts 0x12
+                fin.seek(0)
+                return self._load_pickled_states(fin.read(), str(fname))
         loaded = serialization.load(fname)
         scalars = json.loads(bytes(loaded.pop(_SCALARS_KEY).asnumpy().tolist()).decode("utf-8"))
         optimizer = self._optimizer
@@ -325,6 +330,46 @@ class Trainer:
                     store_states[index] = state
                 else:
                     self._updater_for(device).states[index] = state
+
+    def _load_pickled_states(self, data, source):
+        """MXNet's ``.states`` (``Updater.get_states(dump_optimizer=True)``), through the
+        optimizer package's restricted unpickler: the states go to every updater; the dumped
+        optimizer is never built, its class must be this trainer's and its update counters,
+        ``lr`` and ``wd`` are taken (what mxlab's own states file restores)."""
+        from ..optimizer.updater import LoadedStates, read_states
+
+        loaded = read_states(data, source)
+        if loaded.optimizer is not None:
+            loaded.check_class(self._optimizer)
+            loaded.fields()
+        for index, state in loaded.states.items():
+            self._check_loaded_state(index, state, source)
+        if loaded.optimizer is not None:
+            loaded.apply_fields(self._optimizer)
+        states = LoadedStates(loaded.states, None, loaded.master_first, source)
+        if self._update_on_kvstore:
+            self._kvstore._updater.apply_states(states)
+            return
+        devices = {d: None for p in self._params for d in p.list_ctx()}
+        for device in devices:
+            self._updater_for(device).apply_states(states)
+
+    def _check_loaded_state(self, index, state, source):
+        """A loaded state must have the shapes this trainer's optimizer makes for parameter
+        ``index``. NOTE: MXNet 1.x's Trainer numbers a dict's parameters in sorted-name order
+        (mxlab's, as MXNet 2's, in the dict's order): a file of MXNet 1.x loads into a Trainer
+        given the parameters in that order, and this check catches most mismatches."""
+        if not 0 <= index < len(self._params):
+            raise MXNetValueError(f"{source}: holds a state for parameter {index}, this "
+                                  f"trainer has {len(self._params)} parameters")
+        param = self._params[index]
+        made = self._optimizer.create_state_multi_precision(index, param._list_data()[0])
+        if _shapes(made) != _shapes(state):
+            raise MXNetValueError(
+                f"{source}: the state of parameter {index} ({param.name}) has shapes "
+                f"{_shapes(state)}, this trainer's {type(self._optimizer).__name__} makes "
+                f"{_shapes(made)} (MXNet 1.x's Trainer numbers parameters in sorted-name order: "
+                f"give this Trainer the parameters in that order)")
 
     def _state_items(self):
         """``(param index, state)`` pairs, from the store's updater when it runs the optimizer."""
@@ -381,6 +426,15 @@ def _state_spec(state, values):
         return [_state_spec(part, values) for part in state]
     values.append(state)
     return "array"
+
+
+def _shapes(state):
+    """A (nested) state's array shapes, None where it holds None."""
+    if state is None:
+        return None
+    if isinstance(state, (tuple, list)):
+        return tuple(_shapes(part) for part in state)
+    return tuple(state.shape)
 
 
 def _spec_size(spec):

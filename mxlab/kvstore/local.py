@@ -156,7 +156,7 @@ class KVStore(KVStoreBase):
 
     def load_optimizer_states(self, fname):
         with open(fname, "rb") as fin:
-            self._require_updater("load").set_states(fin.read())
+            self._require_updater("load").set_states(fin.read(), str(fname))
 
     def _require_updater(self, verb):
         if self._updater is None:

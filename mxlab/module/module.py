@@ -340,7 +340,7 @@ class Module(BaseModule):
             self._kvstore.load_optimizer_states(fname)
         else:
             with open(fname, "rb") as fin:
-                self._updater.set_states(fin.read())
+                self._updater.set_states(fin.read(), str(fname))
 
     # -- computation -----------------------------------------------------------------------------
     def forward(self, data_batch, is_train=None):
