@@ -8,7 +8,8 @@ import threading
 
 import numpy
 
-from ..base import MXNetNotImplementedError, MXNetRuntimeError, MXNetValueError
+from .. import engine as _engine
+from ..base import MXNetNotImplementedError, MXNetRuntimeError, MXNetValueError, env_int
 from ..imperative import STATE, invoke
 from ..ndarray.ndarray import _hooks as _ndarray_hooks, array as _array
 from ..ops.registry import F, get_op
@@ -16,7 +17,8 @@ from ..graph.node import Entry
 from .modes import _RecordingStateScope
 from .tape import _as_list, _linked_view, _live_entry, _tape_order
 
-__all__ = ["backward", "grad", "direct_grad_buffer", "NOT_IN_GRAPH_MSG"]
+__all__ = ["backward", "grad", "direct_grad_buffer", "check_saved", "NOT_IN_GRAPH_MSG",
+           "INPLACE_CHECK_ENV"]
 
 _DIRECT = threading.local()   # .nodes: variable nodes whose buffer a rule may write (backward)
 
@@ -25,6 +27,55 @@ NOT_IN_GRAPH_MSG = (
     "is_recording to true or use autograd.record() to save computational graphs for backward. "
     "If you want to differentiate the same graph twice, you need to pass retain_graph=True to "
     "backward.")
+
+
+INPLACE_CHECK_ENV = "MXNET_AUTOGRAD_INPLACE_CHECK"
+
+
+def _checking():
+    """Whether backward checks saved arrays (read per backward call, as MXNet reads its knobs)."""
+    return env_int(INPLACE_CHECK_ENV, 1) != 0
+
+
+def check_saved(node):
+    """Refuse to run ``node``'s gradient rule on a saved array written since it was recorded.
+
+    The rule would read the new value and give a silently wrong gradient (MXNet's behaviour);
+    the tape noted each saved array's engine write count at record time (``record_op``).
+    """
+    versions = node.saved_versions
+    if versions is None:
+        return
+    for k, (var, then) in enumerate(zip(node.saved_vars, versions)):
+        if var.queued + var.version > then:   # NOTE: write_count, inlined (per node)
+            _inplace_error(node, k, var, then)
+
+
+def _inplace_error(node, k, var, then):
+    """Raise for saved var ``k`` -- unless an asynchronous write just finishing inflated the count
+    (``write_count``), which a wait on the var settles."""
+    if var.queued:
+        _engine.wait_for_var(var)
+        if var.queued + var.version <= then:
+            return
+    now = var.queued + var.version
+    raise MXNetRuntimeError(
+        f"backward: an array saved by '{node.op.name}' (node '{node.name}', "
+        f"{_saved_label(node, k, var)}, version {then} at record, {now} now) was modified in "
+        f"place after it was recorded; its gradient would be wrong. Write to a copy "
+        f"(x = x.copy()) or change the array after backward ({INPLACE_CHECK_ENV}=0 restores "
+        f"MXNet's silent behaviour).")
+
+
+def _saved_label(node, k, var):
+    """Which saved array var ``k`` is: its label, else its place among the saved handles."""
+    if node.saved_labels is not None:
+        return node.saved_labels[k]
+    for kind, handles in (("input", node.inputs), ("output", node.outputs)):
+        for i, handle in enumerate(handles):
+            if handle is not None and handle._var is var:
+                return f"{kind} {i}, shape {handle.shape}"
+    return f"saved array {k}"
 
 
 def _head_entries(heads):
@@ -55,11 +106,15 @@ def _zeros(node, index):
     return _array(numpy.zeros(shape, dtype), dtype=dtype, device=node.device, cls=node.cls)
 
 
-def _node_input_grads(node, grads):
-    """Run ``node``'s rule on its output gradients; None when no gradient reaches the node."""
+def _node_input_grads(node, grads, check=True):
+    """Run ``node``'s rule on its output gradients; None when no gradient reaches the node.
+    ``check``: first refuse saved arrays written since they were recorded (:func:`check_saved`).
+    """
     out_grads = [grads.pop(Entry(node, i), None) for i in range(len(node.outputs))]
     if all(g is None for g in out_grads):
         return None
+    if check:
+        check_saved(node)
     op = node.op
     if op.gradient is None:
         raise MXNetNotImplementedError(f"{op.name}: operator is non-differentiable because it "
@@ -98,12 +153,13 @@ def _single_use_variables(order, needed):
 def _propagate(order, needed, grads, retained=None):
     """The reverse walk: push gradients from each op node's outputs to its inputs; the complete
     gradients of ``retained`` op nodes' marked outputs are kept in that dict."""
+    check = _checking()
     for node in reversed(order):
         if node.op is None or node not in needed:
             continue
         if retained is not None and node.retains_grad:
             retained[node] = grads.get(Entry(node, node.grad_index))
-        in_grads = _node_input_grads(node, grads)
+        in_grads = _node_input_grads(node, grads, check)
         for entry, value in zip(node.entries, in_grads or ()):
             if value is not None and entry.node in needed:
                 _accumulate(grads, entry, value)
@@ -206,7 +262,7 @@ def _one_node_gradients(heads, head_grads, retain_graph, train_mode):
         _DIRECT.nodes = {leaf for leaf in targets if uses[leaf] == 1
                          and leaf.grad_req == "write" and leaf.grad is not None}
         try:
-            in_grads = _node_input_grads(node, grads)
+            in_grads = _node_input_grads(node, grads, _checking())
         finally:
             _DIRECT.nodes = None
         for e, value in zip(node.entries, in_grads or ()):

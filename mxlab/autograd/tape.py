@@ -39,12 +39,19 @@ class TapeNode(NodeView):
         Output shapes/dtypes of multi-output ops, for zero gradients of outputs nobody used.
     owners : list of weakref
         The arrays whose ``_ag`` points here; clearing the node resets them.
+    saved_vars, saved_versions : tuple or None
+        The engine vars of the arrays the gradient rule reads and their write counts when the op
+        was recorded; backward refuses to run the rule when one was written since (see
+        :func:`~mxlab.autograd.backward.check_saved`).
+    saved_labels : tuple of str or None
+        What each saved var is, for the error (None: found among ``inputs``/``outputs``).
     alive : bool
         False once :func:`backward` has freed the node (``retain_graph=False``).
     """
 
     __slots__ = ("entries", "out_meta", "device", "cls", "grad", "grad_req", "grad_index",
-                 "owners", "alive", "__weakref__")
+                 "owners", "saved_vars", "saved_versions", "saved_labels", "alive",
+                 "__weakref__")
 
     def __init__(self, op, name, attrs=None, entries=(), num_inputs=0, num_outputs=0):
         self.op = op
@@ -60,6 +67,7 @@ class TapeNode(NodeView):
         self.grad_req = "null"
         self.grad_index = 0
         self.owners = []
+        self.saved_vars = self.saved_versions = self.saved_labels = None
         self.alive = True
 
     @property
@@ -84,6 +92,7 @@ class TapeNode(NodeView):
             if arr is not None and arr._ag is not None and arr._ag.node is self:
                 arr._ag = None
         self.entries, self.inputs, self.outputs, self.owners = [], [], [], []
+        self.saved_vars = self.saved_versions = None
         self.alive = False
 
     def __repr__(self):
@@ -185,10 +194,13 @@ def _constant_entry(arr):
     return arr._ag
 
 
-def record_op(op, attrs, inputs, outputs):
+def record_op(op, attrs, inputs, outputs, saved=None):
     """Add ``op(inputs) -> outputs`` to the tape; :func:`~mxlab.imperative.invoke` calls this.
 
-    Nothing is recorded when no input has a history: such outputs are constants.
+    Nothing is recorded when no input has a history: such outputs are constants. The write
+    counts of the arrays the gradient rule reads are noted with them: those ``save_inputs`` /
+    ``save_outputs`` keep (less inputs the op writes itself, BatchNorm's moving statistics), or,
+    for an op keeping its own (a recorded CachedOp run), ``saved``: ``(vars, labels)``.
     """
     entries = [_live_entry(x) for x in inputs]
     if all(e is None for e in entries):
@@ -199,10 +211,19 @@ def record_op(op, attrs, inputs, outputs):
         raise MXNetNotImplementedError(INPLACE_AUTOGRAD_MSG)
     entries = [e if e is not None else _constant_entry(x) for x, e in zip(inputs, entries)]
     node = TapeNode(op, f"node_{next(_node_count)}", attrs, entries, len(inputs), len(outputs))
+    checked = []
     for i in _indices(op.save_inputs, len(inputs)):
         node.inputs[i] = _saved(inputs[i], entries[i])
+        if i not in op.mutate_inputs:
+            checked.append(inputs[i]._var)
     for i in _indices(op.save_outputs, len(outputs)):
         node.outputs[i] = _saved(outputs[i])
+        checked.append(outputs[i]._var)
+    if saved is not None:
+        checked, node.saved_labels = saved
+    if checked:
+        node.saved_vars = tuple(checked)
+        node.saved_versions = tuple([v.queued + v.version for v in checked])   # write_count
     node.device, node.cls = outputs[0]._device, type(outputs[0])
     if len(outputs) > 1:
         node.out_meta = [(o.shape, o.dtype) for o in outputs]

@@ -29,12 +29,12 @@ from ..base import MXNetValueError, env_str
 from .log import EngineEvent, EventLog
 from .naive import NaiveEngine
 from .threaded import ThreadedEngine, ThreadedEnginePerDevice
-from .var import Var
+from .var import Var, write_count
 
 __all__ = ["Var", "EngineEvent", "EventLog", "NaiveEngine", "ThreadedEngine",
            "ThreadedEnginePerDevice", "register_engine_type", "engine_types", "get_engine",
            "set_engine", "push", "inline", "wait_for_var", "wait_all", "drain", "set_bulk_size",
-           "bulk", "event_log", "new_var", "resource_var"]
+           "bulk", "event_log", "new_var", "resource_var", "write_count"]
 
 DEFAULT_ENGINE_TYPE = "NaiveEngine"
 event_log = EventLog()

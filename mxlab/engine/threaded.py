@@ -102,6 +102,9 @@ class ThreadedEngine:
             if error is not None:
                 raise_error(error.take())
             return
+        with self._lock:   # NOTE: workers lower ``queued`` under this lock (see _complete)
+            for var in writes:
+                var.queued += 1
         if self.bulk_size > 1 and not self._in_worker():
             self._bulk_append(op)
         else:
@@ -190,6 +193,9 @@ class ThreadedEngine:
     def _complete(self, task, errors):
         ready = []
         with self._lock:
+            for op in task.ops:   # NOTE: before the waits below are granted (write_count)
+                for var in op.writes:
+                    var.queued -= 1
             for var in task.reads:
                 var.pending.readers -= 1
                 self._advance(var.pending, ready)

@@ -251,6 +251,26 @@ class CachedOp:
                              idx.outputs[planned.graph.attrs["num_forward_outputs"]:]))
             planned.input_grads = [None if grads.get(name) is None else
                                    (grads[name], entries[grads[name]]) for name in self.input_names]
+            planned.saved_positions, planned.saved_labels = self._saved_reads(planned)
+
+    def _saved_reads(self, backward):
+        """The caller's arrays the backward plan reads (a position in ``[*inputs, *outputs]``;
+        not the auxiliary states the forward writes itself) and what each is, for the tape's
+        check that none was written in place before backward (``record_op``'s ``saved``)."""
+        idx = backward.graph.indexed
+        start, _ = backward.node_range
+        read = {e for nid in range(start, idx.num_nodes) for e in idx[nid].inputs}
+        positions = {}
+        for i, eid in enumerate(backward.input_eids):
+            if i not in self._aux:
+                positions.setdefault(eid, (i, f"input '{self.input_names[i]}'"))
+        count = len(backward.input_eids)
+        for j, eid in enumerate(backward.output_eids):
+            positions.setdefault(eid, (count + j, f"output {j}"))
+        entries = backward.memory_plan.entries
+        found = [(i, f"{label}, shape {entries[eid].shape}")
+                 for eid, (i, label) in positions.items() if eid in read]
+        return tuple(i for i, _ in found), tuple(label for _, label in found)
 
     def _trigger(self, current, signature, reqs):
         if current is None:
@@ -524,14 +544,18 @@ class CachedOp:
     def _record_run(self, inputs, outputs, frame, state, device, pool=None):
         """Put a recorded forward on the tape: one node holding its run (the frame and what
         backward needs), which holds the static state (or the pooled blocks) while it lives."""
-        run = RecordedRun(self, self._plans["backward"], frame, state, device, type(inputs[0]))
+        backward = self._plans["backward"]
+        run = RecordedRun(self, backward, frame, state, device, type(inputs[0]))
         run.entries = [x._ag for x in inputs]
         if state is not None:
             state.hold()
             run.release = state.unhold
         else:
             run.release = functools.partial(release_frame, frame, pool)
-        record_op(self._op, {"run": run}, list(inputs), outputs)
+        count = len(inputs)
+        saved = tuple([(inputs[i] if i < count else outputs[i - count])._var
+                       for i in backward.saved_positions])
+        record_op(self._op, {"run": run}, list(inputs), outputs, (saved, backward.saved_labels))
 
     def _backward(self, run, out_grads):
         """Run the backward plan of a recorded forward; one gradient (or None) per input."""

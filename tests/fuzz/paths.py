@@ -179,3 +179,33 @@ def reference_runs(program, seed):
             _, outs, grads = call(block, program, hosts, heads_rng)
             runs.append((hosts, outs, grads))
     return runs
+
+
+INPLACE_ERROR = "modified in place after it was recorded"
+
+
+def run_inplace_write(program, path, seed, reference, written):
+    """The first call through ``path`` with distinct input ``written`` changed in place between
+    record and backward: the backward must refuse it or (the written array being none that the
+    path's gradient reads) give the reference's gradients -- never different ones."""
+    block = ProgramBlock(program)
+    if path.hybridize is not None:
+        block.hybridize(**path.hybridize)
+    hosts, _, want_grads = reference[0]
+    rng = numpy.random.default_rng(seed)
+    arrays = [mx.np.array(h, dtype=program.dtype) for h in hosts]
+    for a in arrays:
+        a.attach_grad()
+    with _unused_inputs_allowed(), mx.autograd.record():
+        outs = _as_list(block(*[arrays[i] for i in program.feed]))
+    heads = [mx.np.array(h, dtype=h.dtype) for h in head_grads(outs, rng)]
+    arrays[written] += 1
+    try:
+        mx.autograd.backward(outs, heads)
+    except mx.base.MXNetRuntimeError as error:
+        assert INPLACE_ERROR in str(error), f"{path.name}: {error}"
+        return True
+    assert_same([a.grad.asnumpy() for a in arrays], want_grads,
+                f"{path.name}: input grads with input {written} written after record",
+                program.dtype)
+    return False

@@ -1,6 +1,8 @@
 """Differential fuzzing: random op DAGs give the imperative NaiveEngine answer on every path
 (hybridize, static, fuse, default with random op lists) and engine, over repeated calls, a new
-shape and re-read outputs; every forward plan passes the poisoned-buffer verifier."""
+shape and re-read outputs; every forward plan passes the poisoned-buffer verifier. An input
+written in place between record and backward makes backward refuse, or (written where no gradient
+reads it) changes no gradient."""
 import json
 import os
 import time
@@ -10,8 +12,8 @@ from hypothesis import given, strategies as st
 
 from conftest import fuzz_settings
 from mxlab.ops.registry import has_op
-from paths import (ENGINES, backend_paths, engine, reference_runs, run_path, standard_paths,
-                   traced_op_names)
+from paths import (ENGINES, backend_paths, engine, reference_runs, run_inplace_write, run_path,
+                   standard_paths, traced_op_names)
 from programs import CATALOG, registry_ops, programs
 
 _CASES = {"count": 0}
@@ -40,6 +42,10 @@ def check_program(program, data, seed):
     with engine(data.draw(st.sampled_from(ENGINES), label="engine")):
         for path in paths:
             run_path(program, path, seed, reference)
+        if program.floating:
+            written = data.draw(st.integers(0, len(program.shapes) - 1), label="written input")
+            for path in standard_paths():
+                run_inplace_write(program, path, seed, reference, written)
 
 
 def test_catalog_runs_registry_ops():

@@ -124,3 +124,21 @@ def test_fuse_broadcasts_size_zero_arrays(static):
     mx.autograd.backward(list(outs))
     assert [o.shape for o in outs] == [(1, 3, 0), (1, 3, 0)]
     assert [x.grad.shape for x in inputs] == [(3, 0), (1, 3, 0)]
+
+
+@pytest.mark.parametrize("engine_kind", ["NaiveEngine", "ThreadedEngine"])
+def test_inplace_write_after_record_is_refused(engine_kind):
+    """``multiply``'s gradient reads both inputs: writing either makes every path's backward
+    refuse; ``tanh``'s reads only its output, so writing its input changes no gradient."""
+    from paths import engine, reference_runs, run_inplace_write, standard_paths
+    from programs import Program, Step
+    product = Program("float32", [(2, 3), (2, 3)], [(3,), (3,)], [0, 1],
+                      [Step("multiply", (0, 1))], [2])
+    unary = Program("float32", [(2, 3)], [(3,)], [0], [Step("tanh", (0,))], [1])
+    with engine(engine_kind):
+        for program, refused in ((product, True), (unary, False)):
+            reference = reference_runs(program, 7)
+            for path in standard_paths():
+                for written in range(len(program.shapes)):
+                    assert run_inplace_write(program, path, 7, reference, written) is refused, \
+                        (path.name, written)
