@@ -248,3 +248,55 @@ def test_threaded_engine_counts_queued_writes():
         mx.engine.wait_all()
     finally:
         mx.engine.set_engine(old)
+
+
+# One call per op of mxlab.ops.SHAPE_ONLY_GRADIENTS on a (2, 3) array ``x`` (and ``w``, constant).
+SHAPE_ONLY_CALLS = {
+    "elemwise_add": lambda x, w: mx.nd.elemwise_add(x, w),
+    "elemwise_sub": lambda x, w: mx.nd.elemwise_sub(x, w),
+    "broadcast_add": lambda x, w: mx.nd.broadcast_add(x, w[:1]),
+    "broadcast_sub": lambda x, w: mx.nd.broadcast_sub(w[:1], x),
+    "_plus_scalar": lambda x, w: x + 2,
+    "_minus_scalar": lambda x, w: x - 2,
+    "_rminus_scalar": lambda x, w: 2 - x,
+    "sum": lambda x, w: mx.nd.sum(x, axis=1),
+    "mean": lambda x, w: mx.nd.mean(x, axis=0),
+    "_np_sum": lambda x, w: mx.np.sum(x.as_np_ndarray(), axis=1),
+    "Reshape": lambda x, w: mx.nd.reshape(x, (3, 2)),
+    "_np_reshape": lambda x, w: mx.np.reshape(x.as_np_ndarray(), (3, 2)),
+    "expand_dims": lambda x, w: mx.nd.expand_dims(x, axis=0),
+    "squeeze": lambda x, w: mx.nd.squeeze(mx.nd.expand_dims(x, axis=0)),
+    "Flatten": lambda x, w: mx.nd.Flatten(mx.nd.expand_dims(x, axis=2)),
+    "slice": lambda x, w: mx.nd.slice(x, begin=(0, 1), end=(2, 3)),
+    "slice_axis": lambda x, w: mx.nd.slice_axis(x, axis=1, begin=0, end=2),
+    "Concat": lambda x, w: mx.nd.concat(x, w, dim=0),
+    "_npi_concatenate": lambda x, w: mx.np.concatenate([x.as_np_ndarray(), w.as_np_ndarray()]),
+    "_copy": lambda x, w: mx.nd.identity(x),
+    "broadcast_to": lambda x, w: mx.nd.broadcast_to(mx.nd.expand_dims(x, 0), (2, 2, 3)),
+    "tile": lambda x, w: mx.nd.tile(x, reps=(2, 1)),
+    "repeat": lambda x, w: mx.nd.repeat(x, repeats=2, axis=1),
+}
+
+
+def test_shape_only_table_is_covered():
+    assert set(SHAPE_ONLY_CALLS) == set(mx.ops.SHAPE_ONLY_GRADIENTS)
+
+
+@pytest.mark.parametrize("name", sorted(SHAPE_ONLY_CALLS))
+def test_shape_only_gradient_allows_later_writes(name):
+    """Writing the input of an op whose gradient reads no values is allowed, and the gradient
+    is the one of the unchanged array (so the op belongs in the table)."""
+    call = SHAPE_ONLY_CALLS[name]
+    w = mx.nd.array(numpy.arange(6.0).reshape(2, 3) + 1)
+    grads = []
+    for write in (False, True):
+        x = mx.nd.array(numpy.arange(6.0).reshape(2, 3) * 0.5)
+        x.attach_grad()
+        with mx.autograd.record():
+            out = call(x, w)
+        head = mx.nd.array(numpy.linspace(1, 2, out.size).reshape(out.shape))
+        if write:
+            x[:] = 100
+        out.backward(head.as_np_ndarray() if isinstance(out, mx.np.ndarray) else head)
+        grads.append(x.grad.asnumpy())
+    numpy.testing.assert_array_equal(grads[0], grads[1])

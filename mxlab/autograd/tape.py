@@ -212,13 +212,15 @@ def record_op(op, attrs, inputs, outputs, saved=None):
     entries = [e if e is not None else _constant_entry(x) for x, e in zip(inputs, entries)]
     node = TapeNode(op, f"node_{next(_node_count)}", attrs, entries, len(inputs), len(outputs))
     checked = []
+    values = op.grad_reads_values
     for i in _indices(op.save_inputs, len(inputs)):
         node.inputs[i] = _saved(inputs[i], entries[i])
-        if i not in op.mutate_inputs:
+        if values and i not in op.mutate_inputs:
             checked.append(inputs[i]._var)
     for i in _indices(op.save_outputs, len(outputs)):
         node.outputs[i] = _saved(outputs[i])
-        checked.append(outputs[i]._var)
+        if values:
+            checked.append(outputs[i]._var)
     if saved is not None:
         checked, node.saved_labels = saved
     if checked:

@@ -45,3 +45,16 @@ from . import legacy_misc, stats  # noqa: F401
 from . import attention  # noqa: F401
 from . import legacy_nn  # noqa: F401
 from .registry import F, Op, get_op, list_ops, register  # noqa: F401
+
+
+# NOTE: ops whose gradient rule reads its saved arrays for their shapes and dtypes alone: writing
+#   such an array after recording cannot change the gradient, so autograd does not refuse it
+#   (tests/test_autograd_inplace.py checks each against its gradient with the array changed).
+SHAPE_ONLY_GRADIENTS = (
+    "elemwise_add", "elemwise_sub", "broadcast_add", "broadcast_sub", "_plus_scalar",
+    "_minus_scalar", "_rminus_scalar", "sum", "mean", "_np_sum", "Reshape", "_np_reshape",
+    "expand_dims", "squeeze", "Flatten", "slice", "slice_axis", "Concat", "_npi_concatenate",
+    "_copy", "broadcast_to", "tile", "repeat",
+)
+for _name in SHAPE_ONLY_GRADIENTS:
+    registry.get_op(_name).grad_reads_values = False

@@ -104,6 +104,8 @@ class Op:
     save_inputs: object = True      # inputs backward needs: True (all), False (none), indices
     save_outputs: object = True     # which outputs backward needs
     ignore_inputs: tuple = ()       # inputs whose value the op never reads (not planned as reads)
+    grad_reads_values: bool = True  # False: the gradient reads what it saves for shapes and dtypes
+    #                                 only (linear ops), so autograd's in-place check skips them
     elementwise: bool = False       # a pure elementwise map (fusion backends rely on this)
     numexpr: object = None          # numexpr template for fusion, e.g. "({0} + {1})", or
     #                                 callable(attrs) -> template or None (Activation)
