@@ -16,7 +16,8 @@ from ..ndarray.ndarray import ndarray
 from ..ndarray.random import array_params, bernoulli_into, sample
 from ..ndarray.random import bind_params
 from ..ops.distributions import NP_DISTRIBUTIONS
-from ..ops.random import SampleN, check_pvals, check_randint, check_size
+from ..ops.random import SampleN as _SampleN, check_pvals, check_randint
+from ..ops.random import check_size as _check_size
 from .random_arrays import draw_with_arrays
 
 __all__ = ["uniform", "normal", "randint", "rand", "randn", "shuffle", "bernoulli", "multinomial",
@@ -26,8 +27,8 @@ __all__ = ["uniform", "normal", "randint", "rand", "randn", "shuffle", "bernoull
 def _size(size, where="np.random"):
     """``size`` as a tuple, checked (no negative dims); the sample_n form (:class:`SampleN`,
     prepend to the parameters' shape) is its dims for scalar parameters."""
-    size = check_size(where, size)
-    return tuple(size) if isinstance(size, SampleN) else size
+    size = _check_size(where, size)
+    return tuple(size) if isinstance(size, _SampleN) else size
 
 
 def uniform(low=0.0, high=1.0, size=None, dtype=None, ctx=None, device=None, out=None):
