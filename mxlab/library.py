@@ -6,6 +6,13 @@ with the ordinary APIs (``mxlab.ops.registry.register``, ``register_subgraph_pro
 whose ``pyproject.toml`` declares an entry point in the group ``mxlab.extensions``, a module name
 or a module; :func:`discover` loads every installed entry point of that group.
 
+Loading runs the extension's code, by design: load only files you trust. A ``.py`` file or
+package directory is imported under a private module name
+(``mxlab._libraries.<stem>_<hash of its path>``), so loading never replaces a module already in
+``sys.modules`` (a ``json.py`` extension does not become ``json``); the extension's name, for
+:func:`unload` and :func:`loaded`, is still the file's stem. Inside such a package, import its
+own modules relatively (``from . import helpers``).
+
 Loading is transactional: the op, backend and pass registries are compared before and after
 (import and ``register()``); on any failure (import error, a name clash, no ``register``, a
 backend without ``create_subgraph_selector``) what the extension registered is removed and an
@@ -27,10 +34,12 @@ Example
 >>> mx.library.unload('demo_ext')
 """
 import dataclasses
+import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
 import os
+import re
 import sys
 import tomllib
 import types
@@ -81,7 +90,38 @@ def _remove(added):
 
 
 # -- finding the module --------------------------------------------------------------------------
-def _import_file(path, name, package_dir=None):
+# NOTE: a file is imported under a private name, never its bare one: a ``json.py`` loaded as
+#   ``json`` would replace the standard module for the whole process.
+_HOME = "mxlab._libraries"
+
+
+def _private_name(stem, location):
+    """``mxlab._libraries.<stem>_<hash of the absolute path>``: one name per file."""
+    digest = hashlib.sha256(os.path.abspath(location).encode()).hexdigest()[:12]
+    return f"{_HOME}.{re.sub(r'[^0-9A-Za-z_]', '_', stem)}_{digest}"
+
+
+def _home():
+    """The (module-less) package holding the modules loaded from files."""
+    if _HOME not in sys.modules:
+        home = types.ModuleType(_HOME, "Modules mx.library.load imported from files.")
+        home.__path__ = []
+        sys.modules[_HOME] = home
+
+
+def _refuse_loaded(name):
+    if name in _LOADED:
+        raise MXNetValueError(f"extension '{name}' is already loaded; unload it first")
+
+
+def _import_file(path, stem, package_dir=None):
+    """Run the file ``path`` as a new module under its private name (see :func:`_private_name`);
+    nothing already in ``sys.modules`` is replaced."""
+    _refuse_loaded(stem)
+    name = _private_name(stem, package_dir or path)
+    if name in sys.modules:
+        raise MXNetValueError(f"'{package_dir or path}' is already imported as {name}")
+    _home()
     locations = [package_dir] if package_dir else None
     spec = importlib.util.spec_from_file_location(name, path,
                                                   submodule_search_locations=locations)
@@ -152,8 +192,7 @@ def load(path_or_module):
     label = getattr(path_or_module, "__name__", path_or_module)
     try:
         name, module, source = _import(path_or_module)
-        if name in _LOADED:
-            raise MXNetValueError(f"extension '{name}' is already loaded; unload it first")
+        _refuse_loaded(name)
         if callable(getattr(module, "register", None)):
             module.register()
         added = _added(before)

@@ -135,3 +135,45 @@ def test_discover_entry_points(tmp_path, monkeypatch):
         for record in records:
             mx.library.unload(record.name)
     assert _registries() == before
+
+
+def test_file_named_like_a_stdlib_module_does_not_replace_it(tmp_path):
+    """A loaded file gets a private module name: ``json.py`` never becomes ``json``."""
+    import json
+    path = _write(tmp_path, "json.py", GOOD.format(name="json_ext_plus1") + "\ndumps = None\n")
+    record = mx.library.load(str(path))
+    try:
+        assert sys.modules["json"] is json and json.dumps([1]) == "[1]"
+        assert record.name == "json" and record.module.__name__.startswith("mxlab._libraries.")
+        assert sys.modules[record.module.__name__] is record.module
+        modules = dict(sys.modules)
+        with pytest.raises(MXNetError, match="already loaded"):
+            mx.library.load(str(path))
+        assert sys.modules == modules and has_op("json_ext_plus1")
+    finally:
+        mx.library.unload("json")
+    assert sys.modules["json"] is json and record.module.__name__ not in sys.modules
+    again = mx.library.load(str(path))       # NOTE: unload, then load again: a fresh module
+    assert again.module is not record.module and sys.modules["json"] is json
+    mx.library.unload("json")
+
+
+def test_package_named_like_a_stdlib_module_does_not_replace_it(tmp_path):
+    import csv
+    package = tmp_path / "csv"
+    package.mkdir()
+    _write(package, "helpers.py", "VALUE = 2\n")
+    _write(package, "__init__.py", """
+        from . import helpers
+        from mxlab.ops import registry
+        def register():
+            registry.register(registry.Op(name="csv_ext_plus", compute=lambda xp, ins, attrs:
+                                          ins[0] + helpers.VALUE))
+        """)
+    record = mx.library.load(str(package))
+    try:
+        assert sys.modules["csv"] is csv and "csv.helpers" not in sys.modules
+        assert mx.nd.csv_ext_plus(mx.nd.zeros((1,))).asnumpy().tolist() == [2.0]
+    finally:
+        mx.library.unload(record.name)
+    assert not any(m.startswith(record.module.__name__) for m in sys.modules)

@@ -12,6 +12,7 @@ from .. import autograd, deferred_compute
 from ..base import MXNetValueError
 from ..ndarray.ndarray import NDArray, from_numpy_data
 from ..ops.attrs import Attr
+from ..ops.call_args import load_args
 from ..ops.registry import F, Op, register
 from ..symbol.np_call import decode_call, resolve
 
@@ -26,9 +27,14 @@ def _is_known(func):
     return True
 
 
-_ATTRS = (Attr("func", "str", check=(_is_known, "must name an mx.np, mx.np.linalg, "
-                                     "mx.np.random or mx.npx function")),
-          Attr("args", "str", '{"args": [], "kwargs": {}}',
+def _valid_args(text):
+    load_args(text, "_np_call: attribute 'args'")
+    return True
+
+
+_ATTRS = (Attr("func", "str", check=(_is_known, "must name one of the mx.np functions mx.sym.np "
+                                     "builds _np_call nodes for (ALLOWED_CALLS)")),
+          Attr("args", "str", '{"args": [], "kwargs": {}}', check=(_valid_args, ""),
                doc="the call's arguments as JSON, symbols as {'__input__': i}"),
           Attr("num_args", "int", 1, doc="number of symbol inputs"),
           Attr("num_outputs", "int", 1, doc="number of arrays the function returns"))

@@ -10,7 +10,7 @@ Example
 from ..base import MXNetTypeError, MXNetValueError
 from ..imperative import invoke
 from ..ops.distributions import DISTRIBUTIONS, frontend_params
-from ..ops.random import check_randint
+from ..ops.random import SampleN, check_randint, check_size
 from ..ops.registry import get_op
 from .namespace import call_op
 from .ndarray import NDArray, array
@@ -167,22 +167,22 @@ def bernoulli_into(cls, prob, logit, size, dtype, device, out):
     """Bernoulli draws as ``cls`` arrays: ``mx.np.random.bernoulli`` and ``mx.npx.random``'s."""
     if (prob is None) == (logit is None):
         raise MXNetValueError("random.bernoulli: give exactly one of prob and logit")
-    size = (size,) if isinstance(size, int) else size
+    size = check_size("random.bernoulli", size)
     if array_params(prob, logit):
         return _bernoulli_arrays(cls, prob, logit, size, dtype, device, out)
-    if size and size[0] == -2:      # sample_n form: scalar parameters have shape ()
-        size = tuple(size[1:])
+    if isinstance(size, SampleN):      # sample_n form: scalar parameters have shape ()
+        size = tuple(size)
     return sample("_npi_bernoulli", cls, device, out, prob=prob, logit=logit, size=size,
                   dtype=dtype)
 
 
 def _bernoulli_arrays(cls, prob, logit, size, dtype, device, out):
     """Array ``prob``/``logit``: ``uniform < prob`` per element, with MXNet's output shapes
-    (``size=(-2, *s)`` prepends ``s`` to the parameter's shape)."""
+    (``size=SampleN(s)`` prepends ``s`` to the parameter's shape)."""
     param = prob if logit is None else logit
     shape = param.shape if size is None else tuple(size)
-    if shape and shape[0] == -2:
-        shape = shape[1:] + param.shape
+    if isinstance(size, SampleN):
+        shape = shape + param.shape
     if logit is not None:
         prob = call_op("sigmoid", [logit])
     else:               # NOTE: MXNet rejects probabilities outside [0, 1] (a check in the graph)

@@ -24,7 +24,7 @@ from ..device import current_device
 from ..imperative import STATE, invoke
 from ..ndarray.frontend import check_ufunc_options
 from ..ndarray.ndarray import NDArray, ndarray
-from ..ops.np_fallback import encode_args
+from ..ops.np_fallback import CREATION_NAMES, FALLBACK_NAMES, RENAMED, encode_args
 from ..ops.registry import get_op
 
 __all__ = ["CREATION_NAMES", "FALLBACK_NAMES", "fallback"]
@@ -125,33 +125,9 @@ def creation(name):
     return call
 
 
-# NOTE: MXNet's own fallback list, then the non-differentiable names of its mx.np __all__.
-FALLBACK_NAMES = (
-    "allclose", "alltrue", "apply_along_axis", "apply_over_axes", "argpartition", "argwhere",
-    "array_equal", "array_equiv", "choose", "compress", "corrcoef", "correlate", "count_nonzero",
-    "cov", "cumprod", "digitize", "divmod", "extract", "float_power", "frexp", "heaviside",
-    "histogram2d", "histogram_bin_edges", "histogramdd", "i0", "in1d", "intersect1d", "isclose",
-    "isin", "ix_", "lexsort", "min_scalar_type", "modf", "msort", "nanargmax", "nanargmin",
-    "nancumprod", "nancumsum", "nanmax", "nanmedian", "nanmin", "nanpercentile", "nanprod",
-    "nanquantile", "nanstd", "nansum", "nanvar", "ndim", "packbits", "partition", "piecewise",
-    "poly", "polyadd", "polydiv", "polyfit", "polyint", "polymul", "polysub", "promote_types",
-    "ptp", "real", "roots", "searchsorted", "select", "setdiff1d", "setxor1d", "signbit", "size",
-    "spacing", "take_along_axis", "trapz", "tril_indices_from", "trim_zeros", "union1d",
-    "unpackbits", "unwrap", "vander",
-    # from mx.np's __all__: no gradient in MXNet either
-    "median", "quantile", "percentile", "histogram", "unique", "bincount", "interp", "isnan",
-    "isinf", "isfinite", "isposinf", "isneginf", "unravel_index", "tril_indices", "triu_indices",
-    "triu_indices_from", "diag_indices_from", "delete", "insert", "resize", "shares_memory",
-    "may_share_memory", "unique_all", "unique_inverse", "unique_values", "can_cast",
-    "result_type",
-)
-CREATION_NAMES = ("tri", "hanning", "hamming", "blackman", "indices")
-_RENAMED = {"alltrue": "all", "msort": "sort", "trapz": "trapezoid", "in1d": "isin"}
-
-
 def _build(name):
-    if name in _RENAMED and not hasattr(_onp, name):
-        fn = fallback(_RENAMED[name])     # NOTE: removed from NumPy 2; MXNet's names kept
+    if name in RENAMED and not hasattr(_onp, name):
+        fn = fallback(RENAMED[name])     # NOTE: removed from NumPy 2; MXNet's names kept
         fn.__name__ = name
         return fn
     if not hasattr(_onp, name):

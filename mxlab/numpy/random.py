@@ -16,18 +16,19 @@ from ..ndarray.ndarray import ndarray
 from ..ndarray.random import array_params, bernoulli_into, sample
 from ..ndarray.random import bind_params
 from ..ops.distributions import NP_DISTRIBUTIONS
-from ..ops.random import check_pvals, check_randint
+from ..ops.random import SampleN as _SampleN, check_pvals, check_randint
+from ..ops.random import check_size as _check_size
 from .random_arrays import draw_with_arrays
 
 __all__ = ["uniform", "normal", "randint", "rand", "randn", "shuffle", "bernoulli", "multinomial",
            "choice", "multivariate_normal", *NP_DISTRIBUTIONS]
 
 
-def _size(size):
-    """``size`` as a tuple; MXNet's ``(-2, *s)`` form (prepend ``s`` to the parameters' shape)
-    is ``s`` for scalar parameters."""
-    size = (size,) if isinstance(size, int) else size
-    return tuple(size[1:]) if size and size[0] == -2 else size
+def _size(size, where="np.random"):
+    """``size`` as a tuple, checked (no negative dims); the sample_n form (:class:`SampleN`,
+    prepend to the parameters' shape) is its dims for scalar parameters."""
+    size = _check_size(where, size)
+    return tuple(size) if isinstance(size, _SampleN) else size
 
 
 def uniform(low=0.0, high=1.0, size=None, dtype=None, ctx=None, device=None, out=None):
@@ -42,7 +43,7 @@ def uniform(low=0.0, high=1.0, size=None, dtype=None, ctx=None, device=None, out
         out,
         low=low,
         high=high,
-        size=_size(size),
+        size=_size(size, "np.random.uniform"),
         dtype=dtype,
     )
 
@@ -58,7 +59,7 @@ def normal(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None, device=None, out
         out,
         loc=loc,
         scale=scale,
-        size=_size(size),
+        size=_size(size, "np.random.normal"),
         dtype=dtype,
     )
 
@@ -75,7 +76,7 @@ def randint(low, high=None, size=None, dtype=None, ctx=None, device=None, out=No
         out,
         low=low,
         high=high,
-        size=_size(size),
+        size=_size(size, "np.random.randint"),
         dtype=dtype or "int64",
     )
 
@@ -87,7 +88,7 @@ def multinomial(n, pvals, size=None, ctx=None, device=None, out=None):
         pvals = pvals.asnumpy()
     pvals = tuple(float(p) for p in check_pvals(pvals))
     return sample("_npi_multinomial", ndarray, device or ctx, out, n=n, pvals=pvals,
-                  size=_size(size))
+                  size=_size(size, "np.random.multinomial"))
 
 
 def multivariate_normal(mean, cov, size=None, check_valid=None, tol=None):
@@ -100,7 +101,8 @@ def multivariate_normal(mean, cov, size=None, check_valid=None, tol=None):
         raise MXNetNotImplementedError("np.random.multivariate_normal: check_valid and tol are "
                                        "not built in mxlab")
     op = get_op("_npi_mvn_fallback")
-    return invoke(op, [mean, cov], op.parse_attrs({"size": _size(size)}))[0]
+    size = _size(size, "np.random.multivariate_normal")
+    return invoke(op, [mean, cov], op.parse_attrs({"size": size}))[0]
 
 
 def rand(*size, **kwargs):
@@ -140,7 +142,7 @@ def _np_distribution(name, params):
             raise TypeError(f"np.random.{name}: unexpected arguments {sorted(kwargs)}")
         if array_params(*values):
             return draw_with_arrays(name, values, size, dtype, device or ctx, out)
-        attrs = dict(zip(names, values), size=_size(size))
+        attrs = dict(zip(names, values), size=_size(size, f"np.random.{name}"))
         if dtype is not None:       # NOTE: None keeps the op's default (int64 for poisson)
             attrs["dtype"] = dtype
         return sample(op_name, ndarray, device or ctx, out, **attrs)
@@ -163,10 +165,11 @@ def choice(a, size=None, replace=True, p=None, ctx=None, device=None, out=None):
     if isinstance(p, ndarray):
         p = p.asnumpy()
     probs = None if p is None else tuple(float(v) for v in p)
+    size = _size(size, "np.random.choice")
     if isinstance(a, int):
-        return sample("_npi_choice", ndarray, device or ctx, out, a=a, size=_size(size),
+        return sample("_npi_choice", ndarray, device or ctx, out, a=a, size=size,
                       replace=replace, p=probs)
-    picks = sample("_npi_choice", ndarray, device or ctx, None, a=len(a), size=_size(size),
+    picks = sample("_npi_choice", ndarray, device or ctx, None, a=len(a), size=size,
                    replace=replace, p=probs)
     result = a[picks]
     return result if out is None else result.copyto(out)
@@ -180,7 +183,7 @@ def _traced_choice(a, size, replace, p):
     from . import argmax, argsort, log, ones, take
 
     n = a if isinstance(a, int) else a.shape[0]
-    shape = _size(size) or ()
+    shape = _size(size, "np.random.choice") or ()
     count = int(numpy.prod(shape, dtype=numpy.int64))
     logits = log(ones(n) if p is None else p.astype("float64"))
     if replace:

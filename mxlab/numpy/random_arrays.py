@@ -1,13 +1,13 @@
 """``mx.np.random`` samplers with array-valued parameters (MXNet 2.0's ``_npi_<dist>`` ops with
 tensor inputs), written as standard draws of the output shape transformed by array ops.
 
-Shapes follow MXNet: without ``size`` the output has the parameters' broadcast shape; a ``size``
-is the output shape (the parameters must broadcast to it); ``size=(-2, *s)`` (the ``sample_n``
-form ``gluon.probability`` uses) gives ``s + broadcast shape``. Because the draws go through
-ordinary ops, location-scale samplers (normal, uniform, laplace, gumbel, logistic, exponential,
-weibull, pareto, rayleigh) are differentiable in their parameters (reparameterisation, as MXNet's
-backward ops) and record under deferred compute (hybridized blocks). gamma, beta, chisquare, f,
-poisson draw per element (``_sample_gamma``/``_sample_poisson``); gamma's draws are
+Shapes follow MXNet: without ``size`` the output has the parameters' broadcast shape; a ``size`` is
+the output shape (the parameters must broadcast to it); ``size=SampleN(s)`` (the ``sample_n`` form
+``gluon.probability`` uses, MXNet 2.0's ``(-2, *s)``) gives ``s + broadcast shape``. Because the
+draws go through ordinary ops, location-scale samplers (normal, uniform, laplace, gumbel, logistic,
+exponential, weibull, pareto, rayleigh) are differentiable in their parameters (reparameterisation,
+as MXNet's backward ops) and record under deferred compute (hybridized blocks). gamma, beta,
+chisquare, f, poisson draw per element (``_sample_gamma``/``_sample_poisson``); gamma's draws are
 differentiable in its shape by implicit reparameterisation (``_npi_gamma_implicit``, as MXNet's
 ``_backward_gamma_sample``), poisson's carry no gradient.
 
@@ -16,7 +16,8 @@ Example
 >>> import mxlab as mx
 >>> mx.np.random.normal(mx.np.zeros((2, 1)), mx.np.ones(3)).shape
 (2, 3)
->>> mx.np.random.uniform(mx.np.zeros(3), 1.0, size=(-2, 4)).shape
+>>> from mxlab.ops.random import SampleN
+>>> mx.np.random.uniform(mx.np.zeros(3), 1.0, size=SampleN((4,))).shape
 (4, 3)
 """
 import numpy
@@ -25,6 +26,7 @@ from ..base import MXNetValueError
 from ..ndarray.namespace import call_op
 from ..ndarray.ndarray import NDArray, ndarray
 from ..ndarray.random import sample
+from ..ops.random import SampleN, check_size
 
 __all__ = ["output_shape", "draw_with_arrays"]
 
@@ -36,11 +38,11 @@ def output_shape(where, params, size):
         batch = numpy.broadcast_shapes(*shapes)
     except ValueError:
         raise MXNetValueError(f"{where}: parameter shapes {shapes} do not broadcast") from None
+    size = check_size(where, size)
     if size is None:
         return tuple(batch)
-    size = (size,) if isinstance(size, int) else tuple(size)
-    if size and size[0] == -2:
-        return size[1:] + tuple(batch)
+    if isinstance(size, SampleN):
+        return tuple(size) + tuple(batch)
     try:
         fits = numpy.broadcast_shapes(*shapes, size) == size
     except ValueError:

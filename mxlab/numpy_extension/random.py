@@ -13,6 +13,7 @@ from ..ndarray.namespace import call_op as _call_op
 from ..ndarray.random import categorical as _nd_categorical
 from ..ndarray.random import sample as _sample
 from ..numpy.random import normal as _np_normal, uniform as _np_uniform
+from ..ops.random import SampleN, check_size as _check_size
 from ..ops.random import seed as _seed
 
 __all__ = ["bernoulli", "categorical", "multinomial", "seed", "uniform_n", "normal_n",
@@ -35,12 +36,11 @@ def categorical(data, shape=(), get_prob=False, out=None, dtype="int32", **kwarg
 
 
 def _batch_size(batch_shape):
-    """``batch_shape`` as the ``(-2, *batch_shape)`` size of mx.np.random (prepend to the
+    """``batch_shape`` as the sample_n size of mx.np.random (:class:`SampleN`: prepend to the
     parameters' broadcast shape)."""
     if batch_shape is None:
         return None
-    batch_shape = (batch_shape,) if isinstance(batch_shape, int) else tuple(batch_shape)
-    return (-2,) + batch_shape
+    return SampleN(_check_size("npx.random.batch_shape", batch_shape))
 
 
 def uniform_n(low=0.0, high=1.0, batch_shape=None, dtype=None, device=None):

@@ -14,7 +14,7 @@ array([2, 2, 2], dtype=int32)
 import math
 
 from .attrs import Attr
-from .random import draw
+from .random import draw, size_attr
 from .registry import F, Op, register
 
 __all__ = []
@@ -91,7 +91,7 @@ def _gradient(node, g):
                                            **node.attrs)]
 
 
-_ATTRS = (Attr("shape", "shape", (), optional=True, doc="samples per distribution"),
+_ATTRS = (size_attr("shape", (), optional=True, doc="samples per distribution"),
           Attr("get_prob", "bool", False, doc="also return the samples' log-likelihood"),
           Attr("dtype", "dtype", "int32", doc="dtype of the samples"))
 

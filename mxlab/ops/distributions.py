@@ -18,8 +18,8 @@ True
 import numpy
 
 from ..base import MXNetNotImplementedError, MXNetValueError
-from .attrs import Attr
-from .random import register_param_sampler, register_sampler
+from .attrs import REQUIRED, Attr
+from .random import register_param_sampler, register_sampler, size_attr
 from .registry import F, Op, register
 from .special import _special
 
@@ -178,7 +178,7 @@ def _multinomial_counts(xp, inputs, a, ctx):
 register(Op(
     name="_sample_multinomial_counts", compute=_multinomial_counts, num_inputs=2,
     input_names=("n", "p"),
-    attrs=(Attr("shape", "shape", (), optional=True), Attr("dtype", "dtype", None, optional=True)),
+    attrs=(size_attr("shape", (), optional=True), Attr("dtype", "dtype", None, optional=True)),
     infer_shape=lambda a, s: [None if s[0] is None or s[1] is None
                               else tuple(s[0]) + tuple(a["shape"] or ()) + tuple(s[1][-1:])],
     infer_type=lambda a, d: [a["dtype"] or "float32"],
@@ -216,7 +216,7 @@ def _unique_zipfian(xp, inputs, a, ctx):
 
 register(Op(
     name="_sample_unique_zipfian", compute=_unique_zipfian, num_inputs=0, input_names=(),
-    num_outputs=2, attrs=(Attr("range_max", "int"), Attr("shape", "shape")),
+    num_outputs=2, attrs=(Attr("range_max", "int"), size_attr("shape", REQUIRED, unknown_ok=False)),
     infer_shape=lambda a, s: [tuple(a["shape"]), tuple(a["shape"][:1])],
     infer_type=lambda a, d: ["int64", "int64"],
     gradient=lambda node, g: [], resources=("rng",), is_random=True,
@@ -290,7 +290,7 @@ def _mvn(xp, inputs, a, ctx):
 
 register(Op(
     name="_npi_mvn_fallback", compute=_mvn, num_inputs=2, input_names=("mean", "cov"),
-    attrs=(Attr("size", "shape", None, optional=True),),
+    attrs=(size_attr("size", None, optional=True),),
     infer_shape=_mvn_shape, infer_type=lambda a, d: [d[0]],
     gradient=lambda node, g: [None, None], resources=("rng",), is_random=True, hidden=True,
     save_inputs=False, save_outputs=False,

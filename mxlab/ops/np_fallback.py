@@ -16,6 +16,11 @@ Example
 ...                            lambda v: isinstance(v, numpy.ndarray))
 >>> fallback_compute(numpy, arrays, {"func": "unique", "args": text})[1]
 array([1, 2])
+
+A graph file is data, so ``func`` must be one of :data:`ALLOWED_FUNCS` (checked when the graph is
+loaded, by the attribute's parsing, and again before each call): the names ``mx.np``'s fallbacks
+record, all pure array functions -- none reads or writes a file, unpickles, or changes global
+state. The arguments are checked by :func:`mxlab.ops.call_args.load_args`.
 """
 import json
 
@@ -23,9 +28,43 @@ import numpy
 
 from ..base import MXNetValueError
 from .attrs import Attr
+from .call_args import input_of, load_args, safe_dtype
 from .registry import Op, register
 
-__all__ = ["encode_args", "fallback_compute"]
+__all__ = ["encode_args", "fallback_compute", "FALLBACK_NAMES", "CREATION_NAMES", "RENAMED",
+           "ALLOWED_FUNCS"]
+
+# NOTE: MXNet's own fallback list, then the non-differentiable names of its mx.np __all__.
+#   mx.np's fallbacks (mxlab.numpy.fallback) are built from these tables; adding a name here
+#   allows graph files to call it: never a function taking a path, a file or a callable.
+FALLBACK_NAMES = (
+    "allclose", "alltrue", "apply_along_axis", "apply_over_axes", "argpartition", "argwhere",
+    "array_equal", "array_equiv", "choose", "compress", "corrcoef", "correlate", "count_nonzero",
+    "cov", "cumprod", "digitize", "divmod", "extract", "float_power", "frexp", "heaviside",
+    "histogram2d", "histogram_bin_edges", "histogramdd", "i0", "in1d", "intersect1d", "isclose",
+    "isin", "ix_", "lexsort", "min_scalar_type", "modf", "msort", "nanargmax", "nanargmin",
+    "nancumprod", "nancumsum", "nanmax", "nanmedian", "nanmin", "nanpercentile", "nanprod",
+    "nanquantile", "nanstd", "nansum", "nanvar", "ndim", "packbits", "partition", "piecewise",
+    "poly", "polyadd", "polydiv", "polyfit", "polyint", "polymul", "polysub", "promote_types",
+    "ptp", "real", "roots", "searchsorted", "select", "setdiff1d", "setxor1d", "signbit", "size",
+    "spacing", "take_along_axis", "trapz", "tril_indices_from", "trim_zeros", "union1d",
+    "unpackbits", "unwrap", "vander",
+    # from mx.np's __all__: no gradient in MXNet either
+    "median", "quantile", "percentile", "histogram", "unique", "bincount", "interp", "isnan",
+    "isinf", "isfinite", "isposinf", "isneginf", "unravel_index", "tril_indices", "triu_indices",
+    "triu_indices_from", "diag_indices_from", "delete", "insert", "resize", "shares_memory",
+    "may_share_memory", "unique_all", "unique_inverse", "unique_values", "can_cast",
+    "result_type",
+)
+CREATION_NAMES = ("tri", "hanning", "hamming", "blackman", "indices")
+# MXNet's names removed from NumPy 2 -> the NumPy function the fallback calls (and records)
+RENAMED = {"alltrue": "all", "msort": "sort", "trapz": "trapezoid", "in1d": "isin"}
+# Fallbacks whose arguments include Python callables: never recorded (JSON cannot hold one).
+_TAKES_CALLABLE = frozenset({"apply_along_axis", "apply_over_axes", "piecewise"})
+
+#: The NumPy functions an ``_npi_fallback`` node may name.
+ALLOWED_FUNCS = frozenset(FALLBACK_NAMES + CREATION_NAMES + tuple(RENAMED.values())) \
+    - _TAKES_CALLABLE
 
 
 def _encode(value, arrays, is_array):
@@ -60,30 +99,50 @@ def encode_args(args, kwargs, is_array):
 
 
 def _decode(value, inputs):
+    """A value :func:`load_args` checked, with arrays in the inputs' places."""
     if isinstance(value, list):
         return [_decode(v, inputs) for v in value]
     if not isinstance(value, dict):
         return value
     if "__input__" in value:
-        return inputs[value["__input__"]]
+        return input_of(inputs, value["__input__"], "_npi_fallback")
     if "__tuple__" in value:
         return tuple(_decode(v, inputs) for v in value["__tuple__"])
     if "__dict__" in value:
         return {k: _decode(v, inputs) for k, v in value["__dict__"]}
     if "__dtype__" in value:
-        return numpy.dtype(value["__dtype__"])
+        return safe_dtype(value["__dtype__"], "_npi_fallback")
     if "__slice__" in value:
         return slice(*value["__slice__"])
     raise MXNetValueError(f"_npi_fallback: bad argument encoding {value!r}")
 
 
+def _allowed(func):
+    """Whether ``func`` names an allowed NumPy function (the one guard before ``getattr``)."""
+    return func in ALLOWED_FUNCS and hasattr(numpy, func)
+
+
+def _valid_args(text):
+    load_args(text, "_npi_fallback: attribute 'args'")
+    return True
+
+
+def _valid_dtypes(text):
+    for name in text.split(","):
+        safe_dtype(name.strip(), "_npi_fallback: attribute 'dtypes'")
+    return True
+
+
 def fallback_compute(xp, inputs, attrs):
     """NumPy's (or the device library's) ``func`` on ``inputs``: a tuple of fresh arrays."""
-    data = json.loads(attrs["args"])
-    fn = getattr(xp, attrs["func"], None)
+    func = attrs["func"]
+    if not _allowed(func):
+        raise MXNetValueError(f"_npi_fallback: function '{func}' is not allowed")
+    data = load_args(attrs["args"], "_npi_fallback")
+    fn = getattr(xp, func, None)
     host = fn is None
     if host:
-        fn, inputs = getattr(numpy, attrs["func"]), [xp.asnumpy(x) for x in inputs]
+        fn, inputs = getattr(numpy, func), [xp.asnumpy(x) for x in inputs]
     result = fn(*[_decode(a, inputs) for a in data["args"]],
                 **{k: _decode(v, inputs) for k, v in data["kwargs"].items()})
     outs = tuple(result) if isinstance(result, (list, tuple)) else (result,)
@@ -101,11 +160,14 @@ def _compute(xp, inputs, attrs):
 
 
 register(Op(name="_npi_fallback", compute=_compute, hidden=True, nd_names=(),
-            attrs=(Attr("func", "str", doc="the NumPy function"),
-                   Attr("args", "str", '{"args": [], "kwargs": {}}',
+            attrs=(Attr("func", "str", check=(_allowed, "must name one of the NumPy functions "
+                                              "mx.np's fallbacks record (ALLOWED_FUNCS)"),
+                        doc="the NumPy function"),
+                   Attr("args", "str", '{"args": [], "kwargs": {}}', check=(_valid_args, ""),
                         doc="the call's arguments as JSON, arrays as {'__input__': i}"),
                    Attr("num_args", "int", 0, doc="number of array inputs"),
-                   Attr("dtypes", "str", doc="the outputs' dtypes, comma-separated"),
+                   Attr("dtypes", "str", check=(_valid_dtypes, ""),
+                        doc="the outputs' dtypes, comma-separated"),
                    Attr("ndims", "str", doc="the outputs' ranks, comma-separated")),
             num_inputs=lambda a: a["num_args"], input_names=("data",),
             num_outputs=lambda a: len(a["dtypes"].split(",")),

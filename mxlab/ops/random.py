@@ -14,18 +14,67 @@ True
 
 import numpy
 
-from ..base import MXNetValueError
+from ..base import MXNetTypeError, MXNetValueError
 from .attrs import Attr
 from .registry import Op, register
 from .rng import draw, generator, seed  # noqa: F401  (mx.random.seed and older imports)
 
 __all__ = ["seed", "generator", "draw", "check_randint", "check_pvals", "register_sampler",
-           "register_param_sampler"]
+           "register_param_sampler", "SampleN", "check_size", "size_attr"]
+
+
+# -- sizes -----------------------------------------------------------------------------------------
+class SampleN(tuple):
+    """A ``size`` in MXNet 2.0's sample_n form: these dims *prepended* to the parameters'
+    broadcast shape (``gluon.probability``'s ``sample_n``, ``npx.random.uniform_n``). Only this
+    type says so: in a plain ``size``, as in NumPy and MXNet 1.9.1, a negative dim is an error
+    (``size=(-2,)`` is not a 0-d draw)."""
+
+
+def check_size(where, size, unknown_ok=False):
+    """``size`` (None, an int or a sequence of ints) as a tuple, None kept; a negative dim (below
+    -1, MXNet's unknown dim, when ``unknown_ok``) or a non-integer one is an error naming
+    ``where``."""
+    if size is None or isinstance(size, SampleN):
+        return size
+    if isinstance(size, (int, numpy.integer)) and not isinstance(size, bool):
+        size = (int(size),)
+    if not isinstance(size, (tuple, list)) or not all(
+            isinstance(d, (int, numpy.integer)) and not isinstance(d, bool) for d in size):
+        raise MXNetTypeError(f"{where}: size must be None, an int or a tuple of ints, got "
+                             f"{size!r}")
+    lowest = -1 if unknown_ok else 0
+    if any(d < lowest for d in size):
+        raise MXNetValueError(f"{where}: size {tuple(size)} has a negative dimension")
+    return tuple(int(d) for d in size)
+
+
+def _dims_allowed(unknown_ok):
+    lowest = -1 if unknown_ok else 0
+    return lambda shape: shape is None or all(d is None or d >= lowest for d in shape)
+
+
+def size_attr(key, default, unknown_ok=None, **kwargs):
+    """The ``size``/``shape`` attribute of a sampling op: no negative dims (``shape``, MXNet
+    1.x's, may hold -1, an unknown dim the graph infers), checked wherever attributes are parsed
+    (the frontends, symbols, graph files)."""
+    unknown_ok = key == "shape" if unknown_ok is None else unknown_ok
+    message = "must not have negative dims" + (" other than -1 (unknown)" if unknown_ok else "")
+    return Attr(key, "shape", default, check=(_dims_allowed(unknown_ok), message), **kwargs)
 
 
 # -- sampling kernels ------------------------------------------------------------------------------
 def _uniform(xp, gen, a, shape):
     return gen.uniform(a["low"], a["high"], size=shape)
+
+
+def _np_uniform(xp, gen, a, shape):
+    """mx.np's uniform: ``low > high`` draws from (high, low], ``low + (high - low) * u`` (MXNet
+    samples; NumPy's Generator would refuse). mx.nd's ``_random_uniform`` refuses, as MXNet."""
+    low, high = a["low"], a["high"]
+    if high >= low:
+        return gen.uniform(low, high, size=shape)
+    return low + high - gen.uniform(high, low, size=shape)
 
 
 def _normal(xp, gen, a, shape):
@@ -79,7 +128,18 @@ def _size_infer(size_key):
     for the graph to infer from the consumers (the frontends pass (1,) for one draw, as MXNet)."""
     if size_key == "size":
         return lambda a, s: [() if a[size_key] is None else tuple(a[size_key])]
-    return lambda a, s: [tuple(a[size_key]) if a[size_key] else None]
+
+    def infer(a, s, out_shapes=None):
+        """A -1 dim (MXNet's unknown) is taken from the output shape the graph knows."""
+        if not a[size_key]:
+            return [None]
+        shape = tuple(None if d is not None and d < 0 else d for d in a[size_key])
+        known = out_shapes[0] if out_shapes else None
+        if None in shape and known is not None and len(known) == len(shape):
+            shape = tuple(k if d is None else d for d, k in zip(shape, known))
+        return [shape]
+
+    return infer
 
 
 def register_sampler(name, kernel, params, size_key, dtype, **kwargs):
@@ -93,7 +153,7 @@ def register_sampler(name, kernel, params, size_key, dtype, **kwargs):
             input_names=(),
             attrs=tuple(params)
             + (
-                Attr(size_key, "shape", () if size_key == "shape" else None, optional=True),
+                size_attr(size_key, () if size_key == "shape" else None, optional=True),
                 Attr("dtype", "dtype", dtype, optional=True),
             ),
             infer_shape=_size_infer(size_key),
@@ -142,7 +202,8 @@ register_sampler(
     doc="Integers from [low, high).",
 )
 register_sampler(
-    "_npi_uniform", _uniform, _UNIFORM, "size", "float32", hidden=True, doc="NumPy uniform samples."
+    "_npi_uniform", _np_uniform, _UNIFORM, "size", "float32", hidden=True,
+    doc="NumPy uniform samples (``low > high`` samples (high, low], as MXNet).",
 )
 register_sampler(
     "_npi_normal", _normal, _NORMAL, "size", "float32", hidden=True, doc="NumPy normal samples."
@@ -160,7 +221,8 @@ register_sampler(
     "_npi_bernoulli",
     _bernoulli,
     (
-        Attr("prob", "float", None, optional=True),
+        Attr("prob", "float", None, optional=True,
+             check=(lambda p: p is None or 0.0 <= p <= 1.0, "must be in [0, 1]")),
         Attr("logit", "float", None, optional=True),
         Attr("is_logit", "bool", False),
     ),
@@ -202,7 +264,7 @@ register(
         compute=_sampler(_multinomial, "size"),
         num_inputs=0,
         input_names=(),
-        attrs=(Attr("n", "int"), Attr("pvals", "any"), Attr("size", "shape", None, optional=True),
+        attrs=(Attr("n", "int"), Attr("pvals", "any"), size_attr("size", None, optional=True),
                Attr("dtype", "dtype", "int64", optional=True)),
         infer_shape=lambda a, s: [tuple(a["size"] or ()) + (len(a["pvals"]),)],
         infer_type=lambda a, d: [a["dtype"] or "int64"],
@@ -247,7 +309,7 @@ def register_param_sampler(name, draw_fn, input_names, doc):
             num_inputs=len(input_names),
             input_names=tuple(input_names),
             attrs=(
-                Attr("shape", "shape", (), optional=True),
+                size_attr("shape", (), optional=True),
                 Attr("dtype", "dtype", None, optional=True),
             ),
             infer_shape=_sample_infer,

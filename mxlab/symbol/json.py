@@ -167,15 +167,21 @@ def _make_node(record, make_symbol, moved, old, source):
     params, extra = _split_attrs(op, strings)
     try:
         attrs = op.parse_attrs(params)
-    except (MXNetValueError, MXNetTypeError) as exc:
-        raise type(exc)(f"Cannot load symbol: node '{name}': {exc}") from exc
-    if hasattr(op, "for_attrs"):   # NOTE: a generic op (Custom) made specific by its attributes
-        op = op.for_attrs(attrs)
+        if hasattr(op, "for_attrs"):   # NOTE: a generic op (Custom) made specific by its attrs
+            op = op.for_attrs(attrs)
+    except (MXNetValueError, MXNetTypeError, MXNetKeyError) as exc:
+        raise type(exc)(f"Cannot load symbol from {source}: node '{name}' "
+                        f"({record['op']}): {_message(exc)}") from exc
     node = Node(op, name, attrs, extra=extra, subgraphs=subgraphs)
     mark_explicit(node, params)
     if old and moved_here:
         moved[id(node)] = moved_here
     return node
+
+
+def _message(exc):
+    """An error's text without the quotes ``KeyError`` puts around it."""
+    return exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
 
 
 def _entry(nodes, triple):

@@ -9,6 +9,7 @@ from helpers import assert_same_results, requires_oracle, run_both
 
 import mxlab as mx
 from mxlab.ops import special
+from mxlab.ops.random import SampleN
 
 N = 40000
 
@@ -107,8 +108,8 @@ def test_numpy_choice_and_errors():
     assert sorted(mx.np.random.choice(5, 5, replace=False).asnumpy()) == [0, 1, 2, 3, 4]
     with pytest.raises(TypeError, match="gamma"):
         mx.np.random.gamma(1.0, 2.0, 3.0, 4.0)
-    # array shapes draw per element; (-2, n) prepends n draws (MXNet's sample_n form)
-    draws = mx.np.random.gamma(mx.np.array([2.0, 5.0]), 3.0, size=(-2, 4000)).asnumpy()
+    # array shapes draw per element; SampleN((n,)) prepends n draws (MXNet 2.0's sample_n form)
+    draws = mx.np.random.gamma(mx.np.array([2.0, 5.0]), 3.0, size=SampleN((4000,))).asnumpy()
     assert draws.shape == (4000, 2)
     numpy.testing.assert_allclose(draws.mean(0), [6.0, 15.0], rtol=0.06)
 

@@ -11,6 +11,7 @@ from numbers import Number
 import numpy as onp
 from ... import numpy as np
 from ... import numpy_extension as npx
+from ...ops.random import SampleN
 
 
 def _scipy_special():
@@ -105,7 +106,7 @@ def sample_n_shape_converter(size):
     else:
         if isinstance(size, int):
             size = (size,)
-        size = (-2,) + size
+        size = SampleN(size)    # NOTE: MXNet 2.0's (-2,) + size: prepend to the batch shape
     return size
 
 

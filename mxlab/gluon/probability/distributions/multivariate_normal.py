@@ -7,7 +7,7 @@ __all__ = ['MultivariateNormal']
 import math
 from .distribution import Distribution
 from ..constraint import Real, PositiveDefinite, LowerCholesky
-from ..utils import cached_property
+from ..utils import cached_property, sample_n_shape_converter
 from .... import numpy as np
 
 
@@ -110,7 +110,7 @@ class MultivariateNormal(Distribution):
         if isinstance(size, int):
             size = (size,)
         noise = np.random.normal(np.zeros_like(shape_tensor), np.ones_like(shape_tensor),  # pylint: disable=too-many-function-args
-                                 (-2,) + size)
+                                 sample_n_shape_converter(size))
         samples = self.loc + \
             np.einsum('...jk,...j->...k', self.scale_tril, noise)
         return samples
