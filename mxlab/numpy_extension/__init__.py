@@ -2,7 +2,7 @@
 helpers)."""
 import numpy
 
-from ..atomic_file import atomic_write
+from ..atomic_file import atomic_write as _atomic_write
 from .. import ops as _ops  # noqa: F401  (registers every op family)
 from ..ndarray.frontend import make_array_frontend as _make_array_frontend
 from ..ndarray import ndarray as _ndarray_module
@@ -19,7 +19,7 @@ def save(file, arr):
     from ..ndarray.ndarray import NDArray
     if isinstance(arr, NDArray):
         host = arr.asnumpy()
-        with atomic_write(file, "wb") as handle:
+        with _atomic_write(file, "wb") as handle:
             numpy.save(handle, host)
         return
     from ..ndarray.serialization import save as _save
@@ -44,7 +44,7 @@ def savez(file, *args, **kwds):
     entries = {}
     for key, value in named.items():
         entries.update(npz_entries(key, value))
-    with atomic_write(file, "wb") as handle:
+    with _atomic_write(file, "wb") as handle:
         numpy.savez(handle, **entries)
 
 
