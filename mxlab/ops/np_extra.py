@@ -180,7 +180,8 @@ def _pad_widths(pad_width, ndim):
 
 def _pad_backward(xp, inputs, attrs):
     g = inputs[0]
-    index = tuple(slice(lo, g.shape[i] - hi) for i, (lo, hi) in enumerate(attrs["pad_width"]))
+    widths = _pad_widths(attrs["pad_width"], g.ndim)
+    index = tuple(slice(lo, n - hi) for n, (lo, hi) in zip(g.shape, widths))
     return g[index].copy()
 
 
