@@ -60,6 +60,8 @@ __all__ = [
     "record_copy",
     "trace_blocks",
     "block_scope",
+    "shapes_only",
+    "ValuesNeeded",
 ]
 
 AUTOGRAD_MSG = "Autograd recording is not supported during deferred compute mode."
@@ -105,6 +107,29 @@ class _Scope(threading.local):
 
 
 _SCOPE = _Scope()
+
+
+class ValuesNeeded(MXNetRuntimeError):
+    """Raised by evaluation inside :func:`shapes_only`: the traced code reads values."""
+
+
+class _ShapesOnly(threading.local):
+    depth = 0
+
+
+_SHAPES_ONLY = _ShapesOnly()
+
+
+@contextlib.contextmanager
+def shapes_only():
+    """While tracing for shapes alone (the recorded arrays stand for data that is not there):
+    evaluating a recorded array raises :class:`ValuesNeeded` instead of computing, so a trace
+    never allocates the sizes it records."""
+    _SHAPES_ONLY.depth += 1
+    try:
+        yield
+    finally:
+        _SHAPES_ONLY.depth -= 1
 
 
 @contextlib.contextmanager
@@ -374,6 +399,9 @@ def evaluate(array):
     if pending is None:
         return
     if not pending.computed:
+        if _SHAPES_ONLY.depth:
+            raise ValuesNeeded(f"{entry.node.name}: its values are needed, and this trace "
+                               "records shapes only")
         _Lazy(entry.node).run()
     if array._data is None:
         _adopt(array, pending.results[entry.index])

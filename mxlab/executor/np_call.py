@@ -15,6 +15,7 @@ from ..ops.attrs import Attr
 from ..ops.call_args import load_args
 from ..ops.registry import F, Op, register
 from ..symbol.np_call import decode_call, resolve
+from ..symbol.symbol import var
 
 __all__ = []
 
@@ -40,16 +41,42 @@ _ATTRS = (Attr("func", "str", check=(_is_known, "must name one of the mx.np func
           Attr("num_outputs", "int", 1, doc="number of arrays the function returns"))
 
 
-def _call(attrs, arrays):
-    """Run the function on ``arrays``; returns its outputs as a list of arrays."""
+def _call(attrs, arrays, deferred=False):
+    """Run (or, ``deferred``, record) the function on ``arrays``; returns its outputs as a list
+    of arrays."""
     args, kwargs = decode_call(attrs["args"], arrays, from_numpy_data)
-    with deferred_compute.context(False):
+    with deferred_compute.context(deferred):
         result = resolve(attrs["func"])(*args, **kwargs)
     outs = list(result) if isinstance(result, (list, tuple)) else [result]
     if len(outs) != attrs["num_outputs"]:
         raise MXNetValueError(f"_np_call: {attrs['func']} returned {len(outs)} arrays, the "
                               f"symbol was built for {attrs['num_outputs']}")
     return outs
+
+
+def _infer_shape(attrs, in_shapes):
+    """The function's output shapes, traced under deferred compute on data-less stand-ins: each
+    op inside records its own shape rule's result and nothing runs, so no size the attributes or
+    inputs name is ever allocated. A function that reads values (a data-dependent shape) leaves
+    its outputs unknown."""
+    count = attrs["num_outputs"]
+    if any(s is None or None in s for s in in_shapes):
+        return [None] * count
+    arrays = [from_numpy_data(numpy.broadcast_to(numpy.zeros((), numpy.float32), s))
+              for s in in_shapes]
+    deferred_compute.set_variable(arrays, [var(f"data{i}") for i in range(len(arrays))])
+    try:
+        with autograd.pause(), deferred_compute.shapes_only():
+            outs = _call(attrs, arrays, deferred=True)
+    except deferred_compute.ValuesNeeded:
+        return [None] * count
+    return [_traced_shape(o) for o in outs]
+
+
+def _traced_shape(value):
+    if isinstance(value, NDArray):
+        return None if value._data is None and value._shape is None else tuple(value.shape)
+    return tuple(numpy.shape(value))
 
 
 def _data(xp, value):
@@ -95,6 +122,7 @@ def _gradient(node, out_grads):
 register(Op(name="_np_call", compute=_forward, attrs=_ATTRS, nd_names=(), hidden=True,
             num_inputs=lambda a: a["num_args"], num_outputs=lambda a: a["num_outputs"],
             input_names=("data",), gradient=_gradient, save_outputs=False,
+            infer_shape=_infer_shape,
             doc="Run the imperative mx.np function ``func`` (symbols' mx.np compositions)."))
 register(Op(name="_backward_np_call", compute=_backward, attrs=_ATTRS, nd_names=(), hidden=True,
             num_inputs=lambda a: a["num_outputs"] + a["num_args"],

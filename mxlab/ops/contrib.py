@@ -14,7 +14,7 @@ from ..base import MXNetValueError
 from .attrs import Attr
 from .infer import same_shape
 from .registry import F, Op, register
-from .shape import mx_reshape_shape
+from .shape import mx_reshape_shape, norm_axis
 
 __all__ = []
 
@@ -62,7 +62,17 @@ def _arange_like(xp, inputs, attrs):
     return values.reshape(shape).astype(x.dtype)
 
 
+def _arange_like_shape(attrs, in_shapes):
+    shape, axis = in_shapes[0], attrs["axis"]
+    if shape is None:
+        return [None]
+    if axis is None:
+        return [tuple(shape)]
+    return [(shape[norm_axis("arange_like", axis, len(shape))],)]
+
+
 _contrib("arange_like", npx_name="arange_like", compute=_arange_like,
+         infer_shape=_arange_like_shape,
          attrs=(Attr("start", "float", 0.0), Attr("step", "float", 1.0), Attr("repeat", "int", 1),
                 Attr("ctx", "str", ""), Attr("axis", "int", None, optional=True)),
          gradient=lambda node, g: [None], save_inputs=False, save_outputs=False,
@@ -78,7 +88,20 @@ def _index_array(xp, inputs, attrs):
     return xp.stack([grids[a] for a in axes], axis=-1)
 
 
+def _index_array_shape(attrs, in_shapes):
+    """The input's shape plus a last axis holding one index per axis in ``axes``."""
+    shape, axes = in_shapes[0], attrs["axes"]
+    if shape is None:
+        return [None]
+    if axes is None:
+        return [tuple(shape) + (len(shape),)]
+    for axis in axes:
+        norm_axis("index_array", axis, len(shape), "axes")
+    return [tuple(shape) + (len(axes),)]
+
+
 _contrib("index_array", npx_name="index_array", compute=_index_array,
+         infer_shape=_index_array_shape,
          attrs=(Attr("axes", "shape", None, optional=True),),
          gradient=lambda node, g: [None], save_inputs=False, save_outputs=False,
          infer_type=lambda a, d: ["int64"],

@@ -307,6 +307,20 @@ def _index_get(xp, inputs, a):
     return xp.array(inputs[0][_build_key(a["key"], inputs[1:])])
 
 
+_VOID = numpy.dtype([])   # NOTE: itemsize 0: an indexing result of any shape takes no memory
+
+
+def _index_get_shape(a, in_shapes):
+    """Shape of ``data[key]``: NumPy indexes a zero-itemsize stand-in with zero-strided integer
+    index arrays (a boolean mask's count depends on values; it is read as integers, as the
+    kernel would on zeros), so no element is stored whatever the sizes."""
+    if any_unknown(in_shapes):
+        return [None]
+    data = numpy.broadcast_to(numpy.empty((), _VOID), in_shapes[0])
+    arrays = [numpy.broadcast_to(numpy.zeros((), numpy.int64), s) for s in in_shapes[1:]]
+    return [tuple(data[_build_key(a["key"], arrays)].shape)]
+
+
 def _index_scatter(xp, inputs, a):
     g, data, arrays = inputs[0], inputs[1], inputs[2:]
     out = xp.zeros(data.shape, dtype=g.dtype)
@@ -328,6 +342,7 @@ register(
     Op(
         name="_index_get",
         compute=_index_get,
+        infer_shape=_index_get_shape,
         attrs=_KEY_ATTRS,
         num_inputs=lambda a: 1 + a["num_arrays"],
         input_names=lambda a: _array_names(("data",), a),

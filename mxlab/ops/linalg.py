@@ -357,7 +357,25 @@ def _lstsq(xp, inputs, attrs):
     return x, residuals, xp.asarray(rank).astype("int64"), sv
 
 
-register(Op(name="_npi_lstsq", compute=_lstsq, num_inputs=2, num_outputs=4, nd_names=(),
+def _lstsq_shape(attrs, in_shapes):
+    """``x``, ``residuals``, ``rank``, ``s`` of NumPy's lstsq; the residuals' length depends on
+    the rank (empty when ``A`` is not tall or not of full rank), unknown unless ``A`` is not
+    tall."""
+    a, b = in_shapes
+    if a is None or b is None:
+        return [None] * 4
+    if len(a) != 2 or len(b) not in (1, 2) or a[0] != b[0]:
+        raise MXNetValueError(f"lstsq: A {tuple(a)} and B {tuple(b)} do not form a system (A "
+                              "must be 2-D, B 1-D or 2-D with A's rows)")
+    m, n = a
+    cols = b[1:]
+    tall = None if None in (m, n) else m > n
+    return [(n,) + cols, (0,) if tall is False else (None,), (),
+            (None if None in (m, n) else min(m, n),)]
+
+
+register(Op(name="_npi_lstsq", compute=_lstsq, infer_shape=_lstsq_shape, num_inputs=2,
+            num_outputs=4, nd_names=(),
             input_names=("A", "B"), output_names=("x", "residuals", "rank", "s"),
             attrs=(Attr("rcond", "float", None, optional=True),), dynamic_shape=True,
             infer_type=lambda a, d: [d[0], d[0], "int64", d[0]],

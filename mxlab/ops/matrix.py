@@ -137,12 +137,44 @@ register(
 
 
 # -- numpy dot / matmul ----------------------------------------------------------------------------
-def _np_binary_infer(fn):
+def _matmul_shape(a, b):
+    """``matmul``'s output shape (1-D operands promoted, batch dims broadcast); None when the
+    operands do not fit."""
+    if not a or not b:
+        return None
+    a2, b2 = ((1,) + a if len(a) == 1 else a), (b + (1,) if len(b) == 1 else b)
+    if a2[-1] != b2[-2]:
+        return None
+    try:
+        batch = tuple(numpy.broadcast_shapes(a2[:-2], b2[:-2]))
+    except ValueError:
+        return None
+    return batch + a2[-2:-1] * (len(a) > 1) + b2[-1:] * (len(b) > 1)
+
+
+def _dot_shape(a, b):
+    """``numpy.dot``'s output shape (a 0-d operand scales the other); None when the operands do
+    not fit."""
+    if not a or not b:
+        return b if not a else a
+    if len(b) == 1:
+        return a[:-1] if a[-1] == b[0] else None
+    return a[:-1] + b[:-2] + b[-1:] if a[-1] == b[-2] else None
+
+
+def _np_binary_infer(fn, shape_fn):
+    """A shape rule from ``shape_fn``; operands that do not fit go to the kernel on zero-strided
+    dummies only for its error message (NumPy checks shapes before allocating the output)."""
     def infer(a, in_shapes):
         if any_unknown(in_shapes):
             return [None]
-        dummies = [numpy.broadcast_to(numpy.zeros((), numpy.float32), s) for s in in_shapes]
-        return [tuple(fn(numpy, dummies).shape)]
+        shape = shape_fn(*(tuple(s) for s in in_shapes))
+        if shape is None:
+            dummies = [numpy.broadcast_to(numpy.zeros((), numpy.float32), s) for s in in_shapes]
+            fn(numpy, dummies)
+            raise MXNetValueError(f"operands of shapes {in_shapes[0]} and {in_shapes[1]} do not "
+                                  "fit")
+        return [shape]
 
     return infer
 
@@ -188,7 +220,7 @@ def _sum_to(xp, g, shape):
     return xp.asarray(g.sum(axis=axes).reshape(shape)) if axes else g
 
 
-def _register_np_product(name, fn, backward_fn, np_name, aliases=()):
+def _register_np_product(name, fn, backward_fn, np_name, shape_fn, aliases=()):
     backward = f"_backward{name}"
 
     def compute(xp, inputs, a):
@@ -201,7 +233,7 @@ def _register_np_product(name, fn, backward_fn, np_name, aliases=()):
             compute=compute,
             num_inputs=2,
             input_names=("a", "b"),
-            infer_shape=_np_binary_infer(fn),
+            infer_shape=_np_binary_infer(fn, shape_fn),
             infer_type=one_dtype(np_name, ("a", "b")),
             np_name=np_name,
             aliases=aliases,
@@ -228,10 +260,10 @@ def _register_np_product(name, fn, backward_fn, np_name, aliases=()):
     )
 
 
-_register_np_product("_np_dot", _np_dot, _backward_np_dot, "dot", aliases=("_npi_dot",))
-_register_np_product(
-    "_npi_matmul", _matmul, _backward_np_matmul, "matmul", aliases=("matmul", "_np_matmul")
-)
+_register_np_product("_np_dot", _np_dot, _backward_np_dot, "dot", _dot_shape,
+                     aliases=("_npi_dot",))
+_register_np_product("_npi_matmul", _matmul, _backward_np_matmul, "matmul", _matmul_shape,
+                     aliases=("matmul", "_np_matmul"))
 
 
 # -- batch_dot -------------------------------------------------------------------------------------

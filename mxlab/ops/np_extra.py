@@ -164,13 +164,24 @@ def _pad_shape(attrs, shapes):
     shape = shapes[0]
     if shape is None:
         return [None]
-    widths = attrs["pad_width"]
+    widths = _pad_widths(attrs["pad_width"], len(shape))
     return [tuple(None if d is None else d + lo + hi for d, (lo, hi) in zip(shape, widths))]
+
+
+def _pad_widths(pad_width, ndim):
+    """``(before, after)`` per axis, broadcast as NumPy's ``pad`` does (``1``, ``(1, 2)``,
+    ``((1, 2),)`` apply to every axis)."""
+    try:
+        return numpy.broadcast_to(numpy.asarray(pad_width, dtype=numpy.int64), (ndim, 2)).tolist()
+    except (TypeError, ValueError):
+        raise MXNetValueError(f"pad: pad_width {pad_width} does not fit an array of dimension "
+                              f"{ndim}") from None
 
 
 def _pad_backward(xp, inputs, attrs):
     g = inputs[0]
-    index = tuple(slice(lo, g.shape[i] - hi) for i, (lo, hi) in enumerate(attrs["pad_width"]))
+    widths = _pad_widths(attrs["pad_width"], g.ndim)
+    index = tuple(slice(lo, n - hi) for n, (lo, hi) in zip(g.shape, widths))
     return g[index].copy()
 
 
@@ -188,7 +199,17 @@ _PAD_ATTRS = (Attr("pad_width", "any", doc="((before, after), ...) per axis"),
 register(Op(name="_npi_pad", compute=_pad, attrs=_PAD_ATTRS, infer_shape=_pad_shape,
             gradient=_pad_grad, save_inputs=False, save_outputs=False, nd_names=(),
             doc="NumPy's ``pad`` (gradient for mode='constant')."))
+def _pad_backward_shape(attrs, shapes):
+    """The head gradient's shape less the padding."""
+    shape = shapes[0]
+    if shape is None:
+        return [None]
+    widths = _pad_widths(attrs["pad_width"], len(shape))
+    return [tuple(None if d is None else d - lo - hi for d, (lo, hi) in zip(shape, widths))]
+
+
 register(Op(name="_backward_npi_pad", compute=_pad_backward, attrs=_PAD_ATTRS, hidden=True,
+            infer_shape=_pad_backward_shape,
             nd_names=(), doc="The unpadded part of the head gradient."))
 
 

@@ -25,6 +25,7 @@ Example
 ((1,), ())
 """
 import functools
+import math
 
 import numpy
 
@@ -493,8 +494,20 @@ def _rcumsum(xp, inputs, attrs):
     return xp.flip(xp.cumsum(flipped, axis=axis), axis).reshape(like.shape)
 
 
+def _cumsum_shape(attrs, in_shapes):
+    """The input's shape, or its size as one axis when ``axis`` is None (a flattened scan)."""
+    shape = in_shapes[0]
+    if shape is None:
+        return [None]
+    if attrs["axis"] is None:
+        return [(None if None in shape else math.prod(shape),)]
+    reduced_axes("_np_cumsum", attrs["axis"], len(shape))
+    return [tuple(shape)]
+
+
 _SCAN_AXIS = Attr("axis", "int", None, optional=True)
 register(Op(name="_np_cumsum", aliases=("cumsum", "_npi_cumsum"), compute=_cumsum,
+            infer_shape=_cumsum_shape,
             np_name="cumsum", attrs=(_SCAN_AXIS, _DTYPE_ATTR), infer_type=_rule_type(_sum_dtype),
             gradient=lambda node, g: [F._rcumsum(g[0], node.inputs[0], axis=node.attrs["axis"])],
             save_inputs=(0,), save_outputs=False,

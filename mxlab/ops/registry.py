@@ -15,6 +15,7 @@ Example
 """
 import dataclasses
 import inspect
+import math
 import typing
 
 import numpy
@@ -291,17 +292,18 @@ class Op:
                 return result
             return list(in_dtypes), list(result)
         if in_dtypes and all(d is not None for d in in_dtypes):
-            if in_shapes is not None and all(_known(s) for s in in_shapes) and \
-                    sum(int(numpy.prod(s)) for s in in_shapes) <= _META_DTYPE_LIMIT:
+            if in_shapes is not None and _meta_affordable(self, attrs, in_shapes):
                 return list(in_dtypes), _meta_shapes(self, attrs, in_shapes, in_dtypes)[1]
             if self.elementwise or self.get_num_outputs(attrs) == 1:
-                # NOTE: large inputs without a dtype rule: assume the first input's dtype rather
-                # than   running a real kernel (a matmul) just to learn it.
+                # NOTE: large inputs or outputs without a dtype rule: assume the first input's
+                #   dtype rather than running a real kernel (a matmul, a broadcast) to learn it.
                 return list(in_dtypes), [in_dtypes[0]] * self.get_num_outputs(attrs)
         return list(in_dtypes), [None] * self.get_num_outputs(attrs)
 
 
-_META_DTYPE_LIMIT = 4096   # elements: up to this, dtypes come from running the kernel on dummies
+# NOTE: inference never allocates more than a few such blocks, whatever sizes a graph (a model
+#   file) declares: a kernel runs on dummies only when its inputs and outputs are this small.
+META_LIMIT = 4096          # elements
 _PROBE_SIZES = (7, 11)     # stand-ins for unknown dims when probing partly known shapes
 _SMALL_PROBE = 2           # a third stand-in, counted when the op accepts it (see _probe_shapes)
 
@@ -405,12 +407,37 @@ def _known(shape):
     return shape is not None and all(d is not None and d >= 0 for d in shape)
 
 
+def _elements(shapes):
+    return sum(math.prod(s) for s in shapes)
+
+
+def _meta_affordable(op, attrs, in_shapes):
+    """Whether running the kernel on dummies (to learn dtypes) stays under :data:`META_LIMIT`
+    elements in and out; the outputs' size comes from the shape rule, since the kernel would
+    materialise them (``broadcast_to`` a (1, 1) input to (20000, 20000))."""
+    if not all(_known(s) for s in in_shapes) or _elements(in_shapes) > META_LIMIT:
+        return False
+    if op.infer_shape is None:
+        return True     # NOTE: _meta_shapes bounds the inputs; no rule tells the outputs
+    try:
+        outs = op._rule_shapes(attrs, in_shapes, None)[1]
+    except (MXNetError, ValueError, TypeError, IndexError):
+        return False
+    return all(_known(s) for s in outs) and _elements(outs) <= META_LIMIT
+
+
 def _meta_shapes(op, attrs, in_shapes, in_dtypes):
     """Shapes and dtypes by running ``compute`` on zero-strided dummies (no real memory for the
-    inputs)."""
+    inputs), for ops without a rule; inputs over :data:`META_LIMIT` elements are refused, since
+    the kernel's outputs and temporaries would be real (an op that can output more than it reads
+    needs a shape rule)."""
     n_out = op.get_num_outputs(attrs)
     if not all(_known(s) for s in in_shapes):
         return [None] * n_out, [None] * n_out
+    if _elements(in_shapes) > META_LIMIT:
+        raise MXNetValueError(
+            f"{op.name}: has no shape rule and its inputs {[tuple(s) for s in in_shapes]} are "
+            f"over {META_LIMIT} elements; inference does not run kernels that large")
     dtypes = in_dtypes or ["float32"] * len(in_shapes)
     dummies = [numpy.broadcast_to(numpy.zeros((), dtype=d or "float32"), s)
                for s, d in zip(in_shapes, dtypes)]
