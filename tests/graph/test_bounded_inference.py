@@ -80,9 +80,10 @@ def test_index_get_rule_matches_numpy_without_storing_elements():
 
 
 def test_np_call_shapes_come_from_a_trace_that_computes_nothing():
-    node = {"op": "_np_call", "name": "ones", "inputs": [],
-            "attrs": {"func": "ones", "num_args": "0", "num_outputs": "1",
-                      "args": json.dumps({"args": [{"__tuple__": list(BIG)}], "kwargs": {}})}}
+    node = {"op": "_np_call", "name": "full", "inputs": [],
+            "attrs": {"func": "full", "num_args": "0", "num_outputs": "1",
+                      "args": json.dumps({"args": [{"__tuple__": list(BIG)}, 1.0],
+                                          "kwargs": {}})}}
     graph = {"nodes": [node], "arg_nodes": [], "node_row_ptr": [0, 1], "heads": [[0, 0, 0]],
              "attrs": {"mxnet_version": ["int", 10901]}}
     sym = mx.sym.load_json(json.dumps(graph))
