@@ -360,7 +360,8 @@ def _weight_first(xp, x2, w):
     """Whether ``x2 @ w.T`` runs faster as ``(w @ x2.T).T``: on NumPy's OpenBLAS, measured for
     fewer rows than outputs (``python -m benchmarks.fc_orientation``: (64, 784) x 256 1.16x,
     (8, 512) x 1000 1.9x faster; more rows than outputs, or a tiny product, is slower). The two
-    orientations accumulate each dot product in the same order: the same bits."""
+    orientations agree to rounding (bit for bit on some processors' OpenBLAS kernels, not on
+    all); every path of one shape takes the same one, so paths agree bit for bit."""
     rows, width = x2.shape
     return (xp is numpy and x2.dtype in _BLAS_FLOATS and rows < w.shape[0]
             and rows * width * w.shape[0] >= _ORIENTATION_MIN_MACS)

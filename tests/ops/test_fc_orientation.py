@@ -1,5 +1,5 @@
 """FullyConnected's weight-first product (``(w @ x.T).T`` where OpenBLAS runs it faster): the
-rule's choices, and the same bits as ``x @ w.T`` on every path."""
+rule's choices, ``x @ w.T`` to rounding, and the same bits on every path."""
 import numpy
 import pytest
 
@@ -35,15 +35,19 @@ def test_rule_keeps_the_written_order_for_integers_and_half_floats():
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("shape", [(64, 784, 256), (8, 512, 1000), (64, 128, 10)])
-def test_both_kernels_give_the_bits_of_the_written_product(shape, dtype):
+def test_both_kernels_give_the_written_product(shape, dtype):
+    """Equal to rounding: OpenBLAS accumulates the two orientations in the same order on some
+    processors (the same bits) but not on all (AMD EPYC's kernels differ in the last bit)."""
     x, w, b = _arrays(*shape, dtype)
     attrs = FC.parse_attrs({"num_hidden": shape[2]})
     expected = x @ w.T + b
+    rtol = 1e-5 if dtype == "float32" else 1e-12
     out = numpy.full((shape[0], shape[2]), numpy.nan, dtype)
     FC.compute_into(numpy, [x, w, b], attrs, [out])
-    assert numpy.array_equal(out, expected)
+    numpy.testing.assert_allclose(out, expected, rtol=rtol, atol=rtol * numpy.abs(expected).max())
     result = FC.compute(numpy, [x, w, b], attrs)
-    assert result.flags.c_contiguous and numpy.array_equal(result, expected)
+    assert result.flags.c_contiguous
+    numpy.testing.assert_array_equal(result, out)
 
 
 @pytest.mark.parametrize("options", [{}, {"static_alloc": True, "static_shape": True}])
