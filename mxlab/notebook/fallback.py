@@ -12,6 +12,7 @@ Example
 >>> svg.count('class="node"'), 'test' in svg
 (2, True)
 """
+import html
 import re
 
 from ..markup import html_text
@@ -86,10 +87,10 @@ def _positions(nodes, edges):
 
 
 def label_lines(label):
-    """The text lines of a DOT escString label: ``\\n``/``\\l``/``\\r`` break lines, any other
-    escaped character stands for itself."""
+    """The text lines of a DOT escString label as Graphviz shows them: ``\\n``/``\\l``/``\\r``
+    break lines, any other escaped character stands for itself, entities are decoded."""
     text = _ESCAPED.sub(lambda m: "\n" if m.group(1) in "nlr" else m.group(1), label)
-    return text.split("\n")
+    return html.unescape(text).split("\n")
 
 
 def _node_svg(key, attrs, x, y):

@@ -24,7 +24,7 @@ import colorsys
 import dataclasses
 import re
 
-from ..markup import dot_escape, html_text
+from ..markup import dot_escape, dot_id, html_text
 from ..viz.charts import svg_img
 
 __all__ = [
@@ -246,7 +246,7 @@ def _emit_clusters(lines, prefix, tree, node_line, labels, depth=1):
     for nid in members.get(prefix, []):
         lines.append("  " * depth + node_line(nid))
     for child in children.get(prefix, []):
-        lines.append("  " * depth + f'subgraph "cluster_{dot_escape(child)}" {{')
+        lines.append("  " * depth + f'subgraph "cluster_{dot_id(child)}" {{')
         lines.append("  " * depth + f'  label="{dot_escape(labels.get(child, child))}" '
                      'style="rounded,dashed" color="#888888" fontcolor="#555555"')
         _emit_clusters(lines, child, tree, node_line, labels, depth + 1)
@@ -317,7 +317,7 @@ def build_dot(graph, options=None, **extras):
             attrs += ' color="#d62728" penwidth=3'
         return f"n{nid} [{attrs}]"
 
-    lines = [f'digraph "{dot_escape(options.view)}" {{',
+    lines = [f'digraph "{dot_id(options.view)}" {{',
              '  graph [rankdir=TB fontname="Helvetica" fontsize=10 nodesep=0.25 ranksep=0.35]',
              ('  node [style="rounded,filled" fontname="Helvetica" fontsize=10 '
               'margin="0.08,0.03" height=0.3]'),

@@ -2,8 +2,8 @@
 
 Both read the symbol's MXNet JSON (``symbol.tojson()``), so node labels, colours and the summary
 table match MXNet 1.9's ``mxnet.visualization`` output. Every string of the model (names, attribute
-values, the title) enters the DOT text through :func:`~mxlab.markup.dot_escape` as a plain quoted
-string: never an HTML-like label, never a Graphviz escape sequence.
+values, the title) enters the DOT text through :mod:`mxlab.markup` as a plain quoted string: never
+an HTML-like label, never a Graphviz escape sequence.
 
 Example
 -------
@@ -20,7 +20,7 @@ import shutil
 import warnings
 
 from ..base import MXNetRuntimeError, MXNetTypeError, MXNetValueError
-from ..markup import dot_escape
+from ..markup import dot_escape, dot_id
 from .layout import LayoutError, graphviz_layout
 
 __all__ = ["plot_network", "print_summary"]
@@ -90,10 +90,16 @@ def _node_style(node):
 
 
 def _dot(*lines):
-    """A DOT string of the model's ``lines`` (MXNet's labels break lines with a newline); the
+    """A DOT label of the model's ``lines`` (MXNet's labels break lines with a newline); the
     graphviz package quotes it and, being ``nohtml``, never passes it on as an HTML label."""
     import graphviz
     return graphviz.nohtml("\n".join(dot_escape(line) for line in lines))
+
+
+def _id(name):
+    """A DOT ID of the model's ``name`` (quoted by the graphviz package, as :func:`_dot`)."""
+    import graphviz
+    return graphviz.nohtml(dot_id(name))
 
 
 def _entry_key(node):
@@ -188,7 +194,7 @@ def plot_network(symbol, title="plot", save_format="pdf", shape=None, dtype=None
     attr = {"shape": "box", "fixedsize": "true", "width": "1.3", "height": "0.8034",
             "style": "filled"}
     attr.update(node_attrs)
-    dot = Digraph(name=_dot(title), format=save_format)
+    dot = Digraph(name=_id(title), format=save_format)
     hidden = set()
     for node in nodes:
         if node["op"] == "null" and node["name"].endswith(_WEIGHT_LIKE):
@@ -199,7 +205,7 @@ def plot_network(symbol, title="plot", save_format="pdf", shape=None, dtype=None
         node_attr = dict(attr, fillcolor=COLORS[color])
         if node["op"] == "null":
             node_attr["shape"] = "oval"
-        dot.node(name=_dot(node["name"]), label=_dot(*label), **node_attr)
+        dot.node(name=_id(node["name"]), label=_dot(*label), **node_attr)
     for node in nodes:
         if node["op"] == "null":
             continue
@@ -214,7 +220,7 @@ def plot_network(symbol, title="plot", save_format="pdf", shape=None, dtype=None
             if types is not None:
                 edge["label"] += "(" + types[key].__name__ + ")"
             edge["label"] = _dot(edge["label"])
-            dot.edge(tail_name=_dot(node["name"]), head_name=_dot(source["name"]), **edge)
+            dot.edge(tail_name=_id(node["name"]), head_name=_id(source["name"]), **edge)
     return dot
 
 
