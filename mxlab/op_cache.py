@@ -34,6 +34,7 @@ import time
 import weakref
 
 from .base import MXNetValueError, env_int
+from .markup import html_text
 
 __all__ = [
     "signature",
@@ -114,7 +115,8 @@ class CacheInfo:
         return "\n".join(lines)
 
     def _repr_html_(self):
-        cells = "".join(f"<tr>{''.join(f'<td>{v}</td>' for v in row)}</tr>" for row in self._rows())
+        cells = "".join(f"<tr>{''.join(f'<td>{html_text(v)}</td>' for v in row)}</tr>"
+                        for row in self._rows())
         head = "".join(
             f"<th>{h}</th>" for h in ("op", "hits", "misses", "evictions", "size", "build ms")
         )

@@ -16,9 +16,8 @@ Example
 >>> model.set_view('memory'); 'storage id' in model.panel_html()
 True
 """
-import html
-
 from ..base import MXNetValueError
+from ..markup import html_text
 from ..viz import charts
 from . import legend
 from .layout import layout
@@ -55,8 +54,8 @@ TABLE_CSS = """
 
 
 def _table(header, rows):
-    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>"
+    head = "".join(f"<th>{html_text(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{html_text(c)}</td>" for c in row) + "</tr>"
                    for row in rows)
     return (f"<table class='mxlab-table' style='font-size:11px;border-collapse:collapse'>"
             f"<tr>{head}</tr>{body}</table>")
@@ -352,12 +351,12 @@ class ExplorerModel:
                 for io, group in (("in", info["inputs"]), ("out", info["outputs"]))
                 for r in group]
         seg = info["segment"]
-        facts = [(f"<b>{html.escape(info['name'])}</b> ({html.escape(info['op'])}, node "
+        facts = [(f"<b>{html_text(info['name'])}</b> ({html_text(info['op'])}, node "
                   f"#{info['nid']})"),
-                 "attrs: " + html.escape(", ".join(f"{k}={v}" for k, v in info["attrs"].items())
-                                         or "none"),
-                 "segment: " + ("none" if seg is None else
-                                f"{seg['index']} ({seg['part']}, ended by {seg['reason']})"),
+                 "attrs: " + html_text(", ".join(f"{k}={v}" for k, v in info["attrs"].items())
+                                       or "none"),
+                 "segment: " + ("none" if seg is None else html_text(
+                     f"{seg['index']} ({seg['part']}, ended by {seg['reason']})")),
                  f"subgraph: {'none' if info['subgraph'] is None else info['subgraph']}",
                  "last run time: " + ("n/a (set cached_op.time_nodes = True and run it)"
                                       if info["last_run_time"] is None else
@@ -369,24 +368,24 @@ class ExplorerModel:
         """Title line: object, kind, node count, plans, re-plans (newest last)."""
         idx = self.graph.indexed
         plan, _ = self._plan_and_segments()
-        text = (f"<b>{html.escape(self.source.title)}</b> - {self.kind} graph, "
+        text = (f"<b>{html_text(self.source.title)}</b> - {self.kind} graph, "
                 f"{idx.num_nodes} nodes")
         if plan is not None:
-            text += f" - memory: {html.escape(plan.summary())}"
+            text += f" - memory: {html_text(plan.summary())}"
         replans = self.source.replan_log
         if replans:
             last = replans[-1]
-            text += (f"<br>re-plans: {len(replans)} (last: {html.escape(last.trigger)}: "
-                     f"{html.escape(last.detail)})")
+            text += (f"<br>re-plans: {len(replans)} (last: {html_text(last.trigger)}: "
+                     f"{html_text(last.detail)})")
         note = self.layout_note()
         if note:
             text += f"<br><span class='mxlab-layout-note' style='color:#d62728'>layout: " \
-                    f"{html.escape(note)}</span>"
+                    f"{html_text(note)}</span>"
         if self.what_if is not None:
-            text += (f"<br><b>what-if re-plan active</b>: {html.escape(self.knob_text())} "
+            text += (f"<br><b>what-if re-plan active</b>: {html_text(self.knob_text())} "
                      "(reset knobs to see the object's own plan)")
         if self.log:
-            text += "<br><span style='color:#d62728'>" + html.escape(self.log[-1]) + "</span>"
+            text += "<br><span style='color:#d62728'>" + html_text(self.log[-1]) + "</span>"
         return text
 
     def panel_html(self):
@@ -421,16 +420,16 @@ class ExplorerModel:
 
     def _panel_graph(self):
         passes = [p.name for p in self.graph.pass_log]
-        return "passes run: " + html.escape(", ".join(passes) or "none")
+        return "passes run: " + html_text(", ".join(passes) or "none")
 
     def _panel_partitions(self):
         part = self.source.partition(self.graph)
         if part is None:
-            return f"<p class='mxlab-no-partition'>{html.escape(NO_PARTITION)}</p>"
+            return f"<p class='mxlab-no-partition'>{html_text(NO_PARTITION)}</p>"
         rows = [(i, part.nodes[i], ", ".join(names), ", ".join(part.inputs[i]),
                  ", ".join(part.outputs[i])) for i, names in enumerate(part.subgraphs)]
-        excl = "".join(f"<li>{html.escape(x.message)}</li>" for x in part.exclusions)
-        return (f"backend <b>{html.escape(part.backend)}</b>: {len(part.subgraphs)} subgraph(s)"
+        excl = "".join(f"<li>{html_text(x.message)}</li>" for x in part.exclusions)
+        return (f"backend <b>{html_text(part.backend)}</b>: {len(part.subgraphs)} subgraph(s)"
                 + _table(("id", "node", "members", "boundary inputs", "outputs"), rows)
                 + (f"exclusions:<ul>{excl}</ul>" if excl else ""))
 

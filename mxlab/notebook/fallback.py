@@ -15,11 +15,14 @@ Example
 import html
 import re
 
-__all__ = ["layered_svg", "parse_dot"]
+from ..markup import html_text
+
+__all__ = ["label_lines", "layered_svg", "parse_dot"]
 
 _NODE = re.compile(r'^\s*(\w+) \[(.*)\]\s*$')
 _EDGE = re.compile(r'^\s*(\w+) -> (\w+)')
 _ATTR = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
+_ESCAPED = re.compile(r'\\(.)')
 _W, _H, _GAP_X, _GAP_Y, _TOP = 150, 34, 16, 40, 46
 
 
@@ -83,13 +86,20 @@ def _positions(nodes, edges):
             for key in nodes}, max(len(r) for r in rows.values()), len(rows)
 
 
+def label_lines(label):
+    """The text lines of a DOT escString label as Graphviz shows them: ``\\n``/``\\l``/``\\r``
+    break lines, any other escaped character stands for itself, entities are decoded."""
+    text = _ESCAPED.sub(lambda m: "\n" if m.group(1) in "nlr" else m.group(1), label)
+    return html.unescape(text).split("\n")
+
+
 def _node_svg(key, attrs, x, y):
-    lines = attrs.get("label", key).replace('\\"', '"').split("\\n")[:3]
-    fill = attrs.get("fillcolor", "#ffffff")
+    lines = label_lines(attrs.get("label", key))[:3]
+    fill = html_text(attrs.get("fillcolor", "#ffffff"))
     texts = "".join(f'<text x="{x + _W / 2}" y="{y + 12 + 10 * i}" text-anchor="middle" '
-                    f'font-family="Helvetica" font-size="9">{html.escape(t[:28])}</text>'
+                    f'font-family="Helvetica" font-size="9">{html_text(t[:28])}</text>'
                     for i, t in enumerate(lines))
-    return (f'<g class="node" id="{html.escape(key)}"><title>{html.escape(key)}</title>'
+    return (f'<g class="node" id="{html_text(key)}"><title>{html_text(key)}</title>'
             f'<rect x="{x}" y="{y}" width="{_W}" height="{_H}" rx="5" fill="{fill}" '
             f'stroke="#555555"/>{texts}</g>')
 
@@ -108,6 +118,6 @@ def layered_svg(dot, reason):
     body = "".join(_node_svg(k, a, *pos[k]) for k, a in nodes.items())
     banner = (f'<text class="mxlab-fallback" x="10" y="18" font-family="Helvetica" '
               f'font-size="13" fill="#d62728">Simple layered layout (Graphviz layout not '
-              f'available: {html.escape(reason)})</text>')
+              f'available: {html_text(reason)})</text>')
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}pt" height="{height}pt" '
             f'viewBox="0 0 {width} {height}"><g class="graph">{banner}{lines}{body}</g></svg>')

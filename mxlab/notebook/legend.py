@@ -8,7 +8,7 @@ Example
 >>> 'pool block' in memory_legend([0, 1, -2])
 True
 """
-import html
+from ..markup import html_text
 
 from .render import ROLE_COLORS, palette_color
 
@@ -28,14 +28,14 @@ _MAX_SWATCHES = 80
 def _swatch(color, text, border="#555"):
     return (f"<span style='display:inline-flex;align-items:center;margin:1px 8px 1px 0'>"
             f"<span style='display:inline-block;width:12px;height:12px;background:{color};"
-            f"border:1px solid {border};margin-right:4px'></span>{html.escape(text)}</span>")
+            f"border:1px solid {border};margin-right:4px'></span>{html_text(text)}</span>")
 
 
 def _box(title, swatches, note=""):
     body = "".join(swatches)
-    tail = f"<div style='color:#666'>{html.escape(note)}</div>" if note else ""
+    tail = f"<div style='color:#666'>{html_text(note)}</div>" if note else ""
     return (f"<div class='mxlab-legend' style='font:11px sans-serif;margin:4px 0'>"
-            f"<b>{html.escape(title)}</b>: {body}{tail}</div>")
+            f"<b>{html_text(title)}</b>: {body}{tail}</div>")
 
 
 def role_legend(roles):

@@ -16,6 +16,8 @@ False
 """
 import weakref
 
+from ..markup import html_text
+
 __all__ = [
     "EngineView",
     "close_engine_view",
@@ -116,9 +118,9 @@ class EngineView:
         if seen == self._seen and self.html:
             return False
         self._seen = seen
-        rows = "".join(f"<tr><td>{e.seq}</td><td>{e.name}</td><td>{e.thread}</td>"
-                       f"<td>{charts.versions_text(e.reads)}</td>"
-                       f"<td>{charts.versions_text(e.writes)}</td></tr>" for e in events[-10:])
+        rows = "".join("<tr>" + "".join(f"<td>{html_text(c)}</td>" for c in (
+            e.seq, e.name, e.thread, charts.versions_text(e.reads),
+            charts.versions_text(e.writes))) + "</tr>" for e in events[-10:])
         self.html = (f"<div class='mxlab-engine'><b>engine</b>: {len(events)} recent events"
                      f"<table style='font-size:11px'><tr><th>seq</th><th>op</th><th>thread</th>"
                      f"<th>reads (var@version)</th><th>writes</th></tr>{rows}</table>"

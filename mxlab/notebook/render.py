@@ -4,7 +4,9 @@
 segments, partition, run times) into Graphviz DOT text; :func:`to_svg` lays it out in a Graphviz
 worker process (:mod:`.layout`; a crash or timeout there shows :mod:`.fallback`'s simple
 drawing). Node ids in the DOT text are ``n<nid>`` (collapsed blocks ``c<k>``); Graphviz writes
-them as each SVG node's ``<title>``, which is how a click in the browser names the node.
+them as each SVG node's ``<title>``, which is how a click in the browser names the node. Every
+name, label and tooltip is a DOT quoted string made by :func:`~mxlab.markup.dot_escape`, one
+statement per line.
 
 Large graphs stay drawable: block prefixes can be collapsed into one box, nodes filtered by op
 name, and at most ``max_nodes`` nodes are drawn (the rest summarised in one note node).
@@ -20,9 +22,9 @@ Example
 """
 import colorsys
 import dataclasses
-import html
 import re
 
+from ..markup import dot_escape, dot_id, html_text
 from ..viz.charts import svg_img
 
 __all__ = [
@@ -166,10 +168,6 @@ def visible_nodes(graph, options):
     return shown[:options.max_nodes], folded, left_out
 
 
-def _esc(text):
-    return str(text).replace("\\", "\\\\").replace('"', '\\"')
-
-
 def _node_label(graph, nid, role, extra_line, display=None):
     node = graph.indexed[nid].node
     lines = [(display or {}).get(node.name, node.name)]
@@ -181,7 +179,7 @@ def _node_label(graph, nid, role, extra_line, display=None):
         lines.append(tag)
     if extra_line:
         lines.append(extra_line)
-    return "\\n".join(_esc(x) for x in lines)
+    return "\\n".join(dot_escape(x) for x in lines)
 
 
 class _Colors:
@@ -248,8 +246,8 @@ def _emit_clusters(lines, prefix, tree, node_line, labels, depth=1):
     for nid in members.get(prefix, []):
         lines.append("  " * depth + node_line(nid))
     for child in children.get(prefix, []):
-        lines.append("  " * depth + f'subgraph "cluster_{_esc(child)}" {{')
-        lines.append("  " * depth + f'  label="{_esc(labels.get(child, child))}" '
+        lines.append("  " * depth + f'subgraph "cluster_{dot_id(child)}" {{')
+        lines.append("  " * depth + f'  label="{dot_escape(labels.get(child, child))}" '
                      'style="rounded,dashed" color="#888888" fontcolor="#555555"')
         _emit_clusters(lines, child, tree, node_line, labels, depth + 1)
         lines.append("  " * depth + "}")
@@ -259,7 +257,7 @@ def _group_clusters(lines, groups, node_line, label_of, style):
     """One cluster per group id (partitions, segments); ``groups`` maps id -> nids."""
     for gid, nids in groups.items():
         lines.append(f'  subgraph "cluster_g{gid}" {{')
-        lines.append(f'    label="{_esc(label_of(gid))}" style="{style}" '
+        lines.append(f'    label="{dot_escape(label_of(gid))}" style="{style}" '
                      f'fillcolor="{palette_color(gid)}40" color="{palette_color(gid)}"')
         lines.extend("    " + node_line(nid) for nid in nids)
         lines.append("  }")
@@ -307,19 +305,19 @@ def build_dot(graph, options=None, **extras):
         shape = "ellipse" if idx[nid].is_variable else "box"
         label = _node_label(graph, nid, role, extra, options.display)
         attrs = f'label="{label}" shape={shape} fillcolor="{fill}"'
-        attrs += f' tooltip="{_esc(idx[nid].name)}" id="n{nid}"'
+        attrs += f' tooltip="{dot_escape(idx[nid].name)}" id="n{nid}"'
         if nid in outputs:
             attrs += " peripheries=2"
         if role == "backward":
             attrs += ' style="filled,dashed"'
         if options.view == "partitions" and idx[nid].name in excluded:
-            seed = _esc(excluded[idx[nid].name])
+            seed = dot_escape(excluded[idx[nid].name])
             attrs += f' color="#d62728" style="filled,dashed" xlabel="excluded (cycle from {seed})"'
         if nid == options.selected:
             attrs += ' color="#d62728" penwidth=3'
         return f"n{nid} [{attrs}]"
 
-    lines = [f'digraph "{_esc(options.view)}" {{',
+    lines = [f'digraph "{dot_id(options.view)}" {{',
              '  graph [rankdir=TB fontname="Helvetica" fontsize=10 nodesep=0.25 ranksep=0.35]',
              ('  node [style="rounded,filled" fontname="Helvetica" fontsize=10 '
               'margin="0.08,0.03" height=0.3]'),
@@ -339,9 +337,9 @@ def build_dot(graph, options=None, **extras):
     for prefix in sorted(set(folded.values())):
         k = cid[prefix][1:]
         count = sum(1 for p in folded.values() if p == prefix)
-        title = _esc(options.block_labels.get(prefix, prefix))
+        title = dot_escape(options.block_labels.get(prefix, prefix))
         lines.append(f'  c{k} [label="{title}\\n({count} nodes, collapsed)" shape=box3d '
-                     f'fillcolor="#e5e5e5" id="c{k}" tooltip="{_esc(prefix)}"]')
+                     f'fillcolor="#e5e5e5" id="c{k}" tooltip="{dot_escape(prefix)}"]')
     if left_out:
         lines.append(f'  more [label="... {left_out} more nodes not drawn\\n(filter by op or '
                      'collapse blocks)" shape=note fillcolor="#ffffff"]')
@@ -393,6 +391,6 @@ def to_svg(dot):
 
 def svg_html(svg, caption=""):
     """The SVG as an image in a scrollable box (the static HTML fallback)."""
-    cap = f"<div style='font:12px sans-serif;color:#555'>{html.escape(caption)}</div>"
+    cap = f"<div style='font:12px sans-serif;color:#555'>{html_text(caption)}</div>"
     return (f"<div class='mxlab-graph' style='max-height:600px;overflow:auto'>"
             f"{svg_img(svg)}</div>" + (cap if caption else ""))

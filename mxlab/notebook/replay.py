@@ -19,8 +19,7 @@ Example
 >>> model.steps[1]["writes"][0][1:]         # a's var: version 1 -> 2
 (1, 2)
 """
-import html
-
+from ..markup import html_text
 from ..viz import charts
 
 __all__ = ["Replay", "ReplayModel", "event_nodes", "replay"]
@@ -135,14 +134,14 @@ class ReplayModel:
         s = self.steps[i]
         writes = " ".join(f"v{v}: {a}&rarr;{b}" for v, a, b in s["writes"]) or "-"
         overlap = (f"<b>overlapped</b> on other threads by: "
-                   f"{html.escape(', '.join(s['overlap'][:8]))}" if s["overlap"]
+                   f"{html_text(', '.join(s['overlap'][:8]))}" if s["overlap"]
                    else "ran alone (no other engine thread busy)")
         live = " ".join(f"v{v}" for v in s["live"][:40])
         more = f" ... ({len(s['live'])} in all)" if len(s["live"]) > 40 else ""
         return (f"<div class='mxlab-replay-step'><b>step {i + 1}/{len(self.steps)}</b> - "
-                f"event #{s['seq']} <b>{html.escape(s['name'][:120])}</b> on thread "
-                f"{html.escape(str(s['thread']))}, {s['us']:.1f} us"
-                + (f" <span style='color:#d62728'>error: {html.escape(s['error'])}</span>"
+                f"event #{s['seq']} <b>{html_text(s['name'][:120])}</b> on thread "
+                f"{html_text(s['thread'])}, {s['us']:.1f} us"
+                + (f" <span style='color:#d62728'>error: {html_text(s['error'])}</span>"
                    if s["error"] else "")
                 + f"<br>reads (var@version): {charts.versions_text(s['reads'])}"
                 + f"<br>writes (var: version before&rarr;after): {writes}"

@@ -2,7 +2,8 @@
 
 Each function returns a ``matplotlib.figure.Figure`` built without pyplot (no global state, no
 display side effect); :func:`figure_html` embeds one as a PNG ``<img>`` for widgets and static
-output.
+output. Text from the model (node names, thread names, titles) is drawn as typed: never mathtext
+nor TeX (:data:`~mxlab.markup.PLAIN_TEXT`).
 
 Example
 -------
@@ -17,6 +18,8 @@ Example
 """
 import base64
 import io
+
+from ..markup import PLAIN_TEXT, chart_text, html_text
 
 __all__ = [
     "compact_times",
@@ -63,14 +66,15 @@ def lifetime_chart(plan, title="entry lifetimes by storage block", max_labels=40
                        edgecolor="#333333", linewidth=0.5)
     if len(pooled) <= max_labels:
         for e in pooled:
-            ax.text(e.live[0] - 0.3, e.storage_id, e.node, va="center", fontsize=7, clip_on=True)
+            ax.text(e.live[0] - 0.3, e.storage_id, chart_text(e.node), va="center", fontsize=7,
+                    clip_on=True, **PLAIN_TEXT)
     ax.autoscale_view()
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=min(len(plan.blocks), 12) or 1))
     ax.set_xlabel("node index")
     ax.set_ylabel("storage id")
-    ax.set_title(f"{title}: planned {plan.planned_bytes} B vs naive {plan.naive_bytes} B",
-                 fontsize=9)
+    ax.set_title(chart_text(f"{title}: planned {plan.planned_bytes} B vs naive "
+                            f"{plan.naive_bytes} B"), fontsize=9, **PLAIN_TEXT)
     return fig
 
 
@@ -127,9 +131,10 @@ def gantt_chart(events, title="engine ops per thread"):
                        linewidth=0.4)
     ax.autoscale_view()
     _mark_cuts(ax, cuts)
-    ax.set_yticks(range(len(threads)), threads, fontsize=8)
+    ax.set_yticks(range(len(threads)), [chart_text(t) for t in threads], fontsize=8,
+                  **PLAIN_TEXT)
     ax.set_xlabel("ms of engine time (idle gaps cut at dashed lines)")
-    ax.set_title(f"{title} ({len(events)} events)", fontsize=9)
+    ax.set_title(chart_text(f"{title} ({len(events)} events)"), fontsize=9, **PLAIN_TEXT)
     return fig
 
 
@@ -153,7 +158,7 @@ def version_chart(events, title="variable versions over time"):
                   title_fontsize=7)
     ax.set_xlabel("ms of engine time (idle gaps cut)")
     ax.set_ylabel("version")
-    ax.set_title(title, fontsize=9)
+    ax.set_title(chart_text(title), fontsize=9, **PLAIN_TEXT)
     return fig
 
 
@@ -167,8 +172,7 @@ def figure_html(fig):
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png")
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
-    title = fig.axes[0].get_title() if fig.axes else "chart"
-    alt = title.replace("'", "").replace("<", "").replace(">", "")
+    alt = html_text(fig.axes[0].get_title() if fig.axes else "chart")
     return f"<img alt='{alt}' src='data:image/png;base64,{data}' style='max-width:100%'/>"
 
 
@@ -176,9 +180,8 @@ def svg_img(svg, style="max-width:100%", alt="graph drawing"):
     """``<img>`` with ``svg`` as a base64 data URI: what untrusted notebooks (JupyterLab's HTML
     sanitizer drops inline ``<svg>`` markup but keeps images), nbconvert and GitHub all show."""
     data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
-    alt = alt.replace("'", "")
-    return (f"<img class='mxlab-static' alt='{alt}' "
-            f"src='data:image/svg+xml;base64,{data}' style='{style}'/>")
+    return (f"<img class='mxlab-static' alt='{html_text(alt)}' "
+            f"src='data:image/svg+xml;base64,{data}' style='{html_text(style)}'/>")
 
 
 def engine_events_for(events, names):

@@ -1,7 +1,9 @@
 """``mx.viz.plot_network`` and ``mx.viz.print_summary``: MXNet's visualization API.
 
 Both read the symbol's MXNet JSON (``symbol.tojson()``), so node labels, colours and the summary
-table match MXNet 1.9's ``mxnet.visualization`` output.
+table match MXNet 1.9's ``mxnet.visualization`` output. Every string of the model (names, attribute
+values, the title) enters the DOT text through :mod:`mxlab.markup` as a plain quoted string: never
+an HTML-like label, never a Graphviz escape sequence.
 
 Example
 -------
@@ -19,6 +21,7 @@ import warnings
 
 from ..atomic_file import write_bytes
 from ..base import MXNetRuntimeError, MXNetTypeError, MXNetValueError
+from ..markup import dot_escape, dot_id
 from .layout import LayoutError, graphviz_layout
 
 __all__ = ["plot_network", "print_summary"]
@@ -54,22 +57,22 @@ def _x(values):
 
 def _conv_label(attrs):
     stride = _x(_numbers(attrs["stride"])) if "stride" in attrs else "1"
-    return f"Convolution\n{_x(_numbers(attrs['kernel']))}/{stride}, {attrs['num_filter']}"
+    return "Convolution", f"{_x(_numbers(attrs['kernel']))}/{stride}, {attrs['num_filter']}"
 
 
 def _pool_label(attrs):
     kernel = _x(_numbers(attrs["kernel"])) if "kernel" in attrs else "[]"
     stride = _x(_numbers(attrs["stride"])) if "stride" in attrs else "1"
-    return f"Pooling\n{attrs['pool_type']}, {kernel}/{stride}"
+    return "Pooling", f"{attrs['pool_type']}, {kernel}/{stride}"
 
 
-#: op -> (colour index, label builder or None for the node name).
+#: op -> (colour index, label builder (attrs -> label lines) or None for the node name).
 _STYLES = {
     "Convolution": (1, _conv_label),
-    "FullyConnected": (1, lambda a: f"FullyConnected\n{a['num_hidden']}"),
+    "FullyConnected": (1, lambda a: ("FullyConnected", a["num_hidden"])),
     "BatchNorm": (3, None),
-    "Activation": (2, lambda a: f"Activation\n{a['act_type']}"),
-    "LeakyReLU": (2, lambda a: f"LeakyReLU\n{a.get('act_type', 'leaky')}"),
+    "Activation": (2, lambda a: ("Activation", a["act_type"])),
+    "LeakyReLU": (2, lambda a: ("LeakyReLU", a.get("act_type", "leaky"))),
     "Pooling": (4, _pool_label),
     "Concat": (5, None), "Flatten": (5, None), "Reshape": (5, None),
     "Softmax": (6, None),
@@ -77,13 +80,27 @@ _STYLES = {
 
 
 def _node_style(node):
+    """``(colour index, label lines)``; the lines are the model's strings, still unescaped."""
     op, attrs = node["op"], node.get("attrs", {})
     if op == "null":
-        return 0, node["name"]
+        return 0, (node["name"],)
     color, label = _STYLES.get(op, (7, None))
     if op == "Custom":
-        return 7, attrs["op_type"]
-    return color, label(attrs) if label else node["name"]
+        return 7, (attrs["op_type"],)
+    return color, label(attrs) if label else (node["name"],)
+
+
+def _dot(*lines):
+    """A DOT label of the model's ``lines`` (MXNet's labels break lines with a newline); the
+    graphviz package quotes it and, being ``nohtml``, never passes it on as an HTML label."""
+    import graphviz
+    return graphviz.nohtml("\n".join(dot_escape(line) for line in lines))
+
+
+def _id(name):
+    """A DOT ID of the model's ``name`` (quoted by the graphviz package, as :func:`_dot`)."""
+    import graphviz
+    return graphviz.nohtml(dot_id(name))
 
 
 def _entry_key(node):
@@ -112,7 +129,12 @@ def _digraph_class():
     class Digraph(graphviz.Digraph):
         """A ``graphviz.Digraph`` laid out in a Graphviz worker process (never in the
         caller's, where a Graphviz abort would end the kernel), shown in notebooks as SVG plus
-        an HTML ``<img>`` of it (what untrusted notebooks and static renderers show)."""
+        an HTML ``<img>`` of it (what untrusted notebooks and static renderers show).
+
+        An edge end is one whole node name (the package would read ``a:b`` as node ``a``, port
+        ``b``, and write a third ``:`` part unquoted)."""
+
+        _quote_edge = staticmethod(graphviz.quoting.quote)
 
         def pipe(self, format=None, *args, **kwargs):
             try:
@@ -172,7 +194,7 @@ def plot_network(symbol, title="plot", save_format="pdf", shape=None, dtype=None
     attr = {"shape": "box", "fixedsize": "true", "width": "1.3", "height": "0.8034",
             "style": "filled"}
     attr.update(node_attrs)
-    dot = Digraph(name=title, format=save_format)
+    dot = Digraph(name=_id(title), format=save_format)
     hidden = set()
     for node in nodes:
         if node["op"] == "null" and node["name"].endswith(_WEIGHT_LIKE):
@@ -183,7 +205,7 @@ def plot_network(symbol, title="plot", save_format="pdf", shape=None, dtype=None
         node_attr = dict(attr, fillcolor=COLORS[color])
         if node["op"] == "null":
             node_attr["shape"] = "oval"
-        dot.node(name=node["name"], label=label, **node_attr)
+        dot.node(name=_id(node["name"]), label=_dot(*label), **node_attr)
     for node in nodes:
         if node["op"] == "null":
             continue
@@ -197,7 +219,8 @@ def plot_network(symbol, title="plot", save_format="pdf", shape=None, dtype=None
                 edge["label"] = _x(shapes[key][1:])
             if types is not None:
                 edge["label"] += "(" + types[key].__name__ + ")"
-            dot.edge(tail_name=node["name"], head_name=source["name"], **edge)
+            edge["label"] = _dot(edge["label"])
+            dot.edge(tail_name=_id(node["name"]), head_name=_id(source["name"]), **edge)
     return dot
 
 

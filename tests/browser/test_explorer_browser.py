@@ -6,7 +6,9 @@ explorer, plot_network and the engine view) must show. Then each is run (Run All
 output, every explorer draws, and a click on a node of each explorer shows that node's details
 (one page and one kernel per tutorial, both checks). ResNet-50's training graph opens collapsed,
 legible at 1280x800, and a block expands on a click; the engine replay of a 4,003-node training
-graph moves its highlight when Play is pressed. Screenshots go to ``build/browser/``. Needs
+graph moves its highlight when Play is pressed. A notebook whose node, parameter and block names
+carry script, event-handler and ``javascript:`` link payloads runs, draws the names as text, and
+no payload runs. Screenshots go to ``build/browser/``. Needs
 Debian's ``chromium`` (``apt-get install -y chromium``) and the ``playwright`` package
 (``pip install -e '.[browser]'``); skips with the reason when either is missing.
 
@@ -71,6 +73,42 @@ GRAPH_CELLS = [
 ]
 
 
+HOSTILE_FILE = ROOT / "tests" / "hostile_files" / "hostile_names-symbol.json"
+# NOTE: the last cell is a control: the same kind of payload, put in on purpose, does run here
+HOSTILE_CELLS = [
+    ("import mxlab as mx\nfrom IPython.display import HTML\n"
+     f"net = mx.sym.load({str(HOSTILE_FILE)!r})"),
+    # NOTE: also inline, as nbconvert's HTML export and other front ends show an SVG output
+    "dot = mx.viz.plot_network(net)\ndisplay(HTML(dot.pipe('svg', encoding='utf-8')))\ndot",
+    ("ex = mx.notebook.explore(net, shapes={net.list_arguments()[0]: (2, 3)})\n"
+     "ex.model.select(net.list_arguments()[2])\nex"),
+    ("block = mx.gluon.nn.HybridSequential()\n"
+     "block.register_child(mx.gluon.nn.Dense(2), '<img src=x onerror=\"window.__pwned=1\">')\n"
+     "block.register_child(mx.gluon.nn.Dense(2), '<td HREF=\"javascript:window.__pwned=1\">')\n"
+     "block.initialize()\nblock.hybridize()\nblock(mx.np.ones((1, 3)))\n"
+     "mx.notebook.explore(block)"),
+    ("mx.engine.wait_all()\nHTML('<img src=x onerror=\"window.__control = 1\">'\n"
+     "     '<svg><a class=\"control\" xlink:href=\"javascript:void(0)\">'\n"
+     "     '<text>c</text></a></svg>')"),
+]
+INERT = """() => {
+  const outputs = [...document.querySelectorAll('.jp-OutputArea-output')];
+  const all = outputs.flatMap((o) => [...o.querySelectorAll('*')]);
+  const link = (a) => (a.getAttribute('href') || a.getAttribute('xlink:href') || '');
+  return {
+    pwned: window.__pwned === undefined ? null : String(window.__pwned),
+    title: document.title,
+    js_links: [...document.querySelectorAll('a')]
+        .filter((a) => link(a).trim().toLowerCase().startsWith('javascript:'))
+        .map((a) => a.getAttribute('class') || '').join(),
+    scripts: outputs.reduce((n, o) => n + o.querySelectorAll('script').length, 0),
+    handlers: all.filter((el) => [...el.attributes].some((a) => a.name.startsWith('on'))
+                                 && !(el.tagName === 'IMG' && el.getAttribute('onerror')
+                                      === 'window.__control = 1')).length,
+  };
+}"""
+
+
 def _free_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -88,8 +126,8 @@ def _wait_for(url, seconds=90):
     raise TimeoutError(f"JupyterLab did not answer at {url} within {seconds} s")
 
 
-def _write_graphs_notebook(path):
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in GRAPH_CELLS])
+def _write_graphs_notebook(path, cells=GRAPH_CELLS):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}
     nbformat.write(nb, path)
@@ -105,6 +143,7 @@ def lab(tmp_path_factory):
     for path in NOTEBOOKS:
         shutil.copy(path, work)
     _write_graphs_notebook(work / "graphs.ipynb")
+    _write_graphs_notebook(work / "hostile.ipynb", HOSTILE_CELLS)
     port = _free_port()
     # NOTE: a fresh data dir has no notebook signatures: the copies open untrusted
     env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
@@ -294,3 +333,28 @@ def test_engine_replay_play_moves_the_highlight_on_a_4000_node_graph(graphs_page
     assert "step 1/" not in replay.locator(".mxlab-replay-step").inner_text()
     assert page.evaluate("1 + 1") == 2                          # the page still answers
     page.screenshot(path=str(SHOTS / "replay_4000_nodes_1280x800.png"))
+
+
+def test_hostile_names_draw_as_text_and_run_no_payload(lab, browser):
+    """Node, parameter and block names with script, handler and link payloads, run (trusted
+    outputs): plot_network (also as inline SVG), two explorers with details open, then a control
+    payload that runs."""
+    page = _open(browser, lab, "hostile.ipynb")
+    _run_all(page)
+    page.wait_for_function("window.__control === 1", timeout=60_000)
+    page.wait_for_function("document.querySelectorAll('.mxlab-canvas svg.mxlab-main').length >= 2"
+                           " && document.querySelectorAll('.mxlab-canvas g.node').length > 0",
+                           timeout=60_000)
+    page.screenshot(path=str(SHOTS / "hostile_names.png"), full_page=True)
+    errors = page.locator(".jp-OutputArea-output[data-mime-type="
+                          "'application/vnd.jupyter.stderr']")
+    assert errors.count() == 0, errors.all_inner_texts()[:3]
+    state = page.evaluate(INERT)
+    assert "pwned" not in state.pop("title")
+    # NOTE: the one javascript: link is the control's (the check sees SVG links)
+    assert state == {"pwned": None, "js_links": "control", "scripts": 0, "handlers": 0}
+    canvas_text = page.locator(".mxlab-canvas svg.mxlab-main").first.inner_html()
+    assert "&lt;td HREF=\"javascript:window.__pwned=1\"&gt;x&lt;/td&gt;" in canvas_text
+    details = page.locator(".mxlab-details").first.inner_text()
+    assert '"><script>window.__pwned=1</script>' in details
+    page.close()
