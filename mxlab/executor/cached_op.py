@@ -40,7 +40,7 @@ from ..ops.registry import Op
 from ..symbol.evaluate import evaluate_graph
 from .config import CachedOpConfig
 from .op_hook import OpHook
-from .planning import gradient_graph, head_entry_ids, infer_graph, plan_graph
+from .planning import gradient_graph, head_entry_ids, infer_graph, plan_graph, saved_reads
 from .runtime import (BufferPool, Frame, Program, ReplanEvent, release_frame,
                       run_segments, take_blocks)
 from .static_call import (HIGHER_ORDER_MSG, FastCall, KeptState, RecordedCall, RecordedRun,
@@ -251,26 +251,8 @@ class CachedOp:
                              idx.outputs[planned.graph.attrs["num_forward_outputs"]:]))
             planned.input_grads = [None if grads.get(name) is None else
                                    (grads[name], entries[grads[name]]) for name in self.input_names]
-            planned.saved_positions, planned.saved_labels = self._saved_reads(planned)
-
-    def _saved_reads(self, backward):
-        """The caller's arrays the backward plan reads (a position in ``[*inputs, *outputs]``;
-        not the auxiliary states the forward writes itself) and what each is, for the tape's
-        check that none was written in place before backward (``record_op``'s ``saved``)."""
-        idx = backward.graph.indexed
-        start, _ = backward.node_range
-        read = {e for nid in range(start, idx.num_nodes) for e in idx[nid].inputs}
-        positions = {}
-        for i, eid in enumerate(backward.input_eids):
-            if i not in self._aux:
-                positions.setdefault(eid, (i, f"input '{self.input_names[i]}'"))
-        count = len(backward.input_eids)
-        for j, eid in enumerate(backward.output_eids):
-            positions.setdefault(eid, (count + j, f"output {j}"))
-        entries = backward.memory_plan.entries
-        found = [(i, f"{label}, shape {entries[eid].shape}")
-                 for eid, (i, label) in positions.items() if eid in read]
-        return tuple(i for i, _ in found), tuple(label for _, label in found)
+            planned.saved_positions, planned.saved_labels = saved_reads(
+                planned, self.input_names, self._aux)
 
     def _trigger(self, current, signature, reqs):
         if current is None:

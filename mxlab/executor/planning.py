@@ -127,3 +127,23 @@ def plan_graph(graph, kind, bulk_size=15, match_range=None, excluded=(), bulk=No
                          bulk=bulk)
     segments = [s for s in planned.attrs["segments"] if part is None or s.part == part]
     return PlannedGraph(kind, planned, planned.attrs["memory_plan"], segments, node_range)
+
+
+def saved_reads(backward, input_names, aux):
+    """The caller's arrays a ``backward`` plan reads (positions in ``[*inputs, *outputs]``; not
+    the ``aux`` states the forward writes itself) and a label for each, for the tape's check that
+    none was written in place before backward (``record_op``'s ``saved``)."""
+    idx = backward.graph.indexed
+    start, _ = backward.node_range
+    read = {e for nid in range(start, idx.num_nodes) for e in idx[nid].inputs}
+    positions = {}
+    for i, eid in enumerate(backward.input_eids):
+        if i not in aux:
+            positions.setdefault(eid, (i, f"input '{input_names[i]}'"))
+    count = len(backward.input_eids)
+    for j, eid in enumerate(backward.output_eids):
+        positions.setdefault(eid, (count + j, f"output {j}"))
+    entries = backward.memory_plan.entries
+    found = [(i, f"{label}, shape {entries[eid].shape}")
+             for eid, (i, label) in positions.items() if eid in read]
+    return tuple(i for i, _ in found), tuple(label for _, label in found)

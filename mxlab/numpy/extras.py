@@ -22,6 +22,7 @@ from ..base import MXNetValueError
 from ..imperative import STATE, invoke
 from ..ndarray.frontend import check_ufunc_options, make_array_frontend
 from ..ndarray.ndarray import NDArray, ndarray
+from ..ops.np_fallback import TRACED_CONSTANT
 from ..ops.registry import get_op
 
 __all__ = []
@@ -45,7 +46,7 @@ def _arr(x, like=None):
     result = _np().array(x, dtype=dtype)
     if STATE.deferred:      # NOTE: a constant of a traced composition is a graph node too
         from .fallback import fallback
-        return fallback("array")(result.asnumpy().tolist(), dtype=result.dtype.name)
+        return fallback(TRACED_CONSTANT)(result.asnumpy().tolist(), dtype=result.dtype.name)
     return result
 
 

@@ -9,6 +9,7 @@ pickle) and no dtype of unbounded item size (``'U1000000000'``) reaches NumPy, n
 and every error is an ``MXNetValueError``.
 """
 import json
+import warnings
 
 import numpy
 
@@ -77,8 +78,25 @@ def _check(value, where, depth):
             _check(item, where, depth + 1)
     elif isinstance(value, dict):
         _check_tagged(value, where, depth)
-    elif not (value is None or isinstance(value, (bool, int, float, str))):
+    elif isinstance(value, str):
+        _check_string(value, where)
+    elif not (value is None or isinstance(value, (bool, int, float))):
         raise MXNetValueError(f"{where}: bad argument {_short(value)}")
+
+
+def _check_string(value, where):
+    """A plain string may be a dtype given by name (``dtype="float32"``, a positional dtype):
+    one NumPy reads as a dtype must be bool or numeric, like a tagged one, so ``'O'`` or
+    ``'U1000000000'`` never reaches NumPy; other strings (``'left'``, ``'linear'``) pass."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            dtype = numpy.dtype(value)
+        except (TypeError, ValueError, SyntaxError):
+            return
+    if dtype.kind not in _DTYPE_KINDS or dtype.fields is not None:
+        raise MXNetValueError(f"{where}: dtype {value!r} is not allowed (only bool and numeric "
+                              "dtypes)")
 
 
 def _short(value, limit=120):

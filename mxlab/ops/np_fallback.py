@@ -62,9 +62,13 @@ RENAMED = {"alltrue": "all", "msort": "sort", "trapz": "trapezoid", "in1d": "isi
 # Fallbacks whose arguments include Python callables: never recorded (JSON cannot hold one).
 _TAKES_CALLABLE = frozenset({"apply_along_axis", "apply_over_axes", "piecewise"})
 
+# A constant inside a traced ``mx.np`` composition (``ediff1d(x, to_begin=[7, 8])``) is recorded
+#   as ``numpy.array`` of its literal values (mxlab.numpy.extras).
+TRACED_CONSTANT = "array"
+
 #: The NumPy functions an ``_npi_fallback`` node may name.
-ALLOWED_FUNCS = frozenset(FALLBACK_NAMES + CREATION_NAMES + tuple(RENAMED.values())) \
-    - _TAKES_CALLABLE
+ALLOWED_FUNCS = frozenset(FALLBACK_NAMES + CREATION_NAMES + tuple(RENAMED.values()) +
+                          (TRACED_CONSTANT,)) - _TAKES_CALLABLE
 
 
 def _encode(value, arrays, is_array):

@@ -8,6 +8,7 @@ import scipy.special
 from helpers import assert_same_results, requires_oracle, run_both
 
 import mxlab as mx
+from mxlab.ops.random import SampleN
 
 RNG = numpy.random.default_rng(5)
 
@@ -85,12 +86,12 @@ def test_broadcast_to_minus_two_where_scalar_condition_and_bitwise_operators():
 def test_array_parameter_sampler_shapes():
     loc, scale = mx.np.zeros((2, 1)), mx.np.ones(3)
     assert mx.np.random.normal(loc, scale).shape == (2, 3)
-    assert mx.np.random.normal(loc, scale, size=(-2, 5)).shape == (5, 2, 3)
+    assert mx.np.random.normal(loc, scale, size=SampleN((5,))).shape == (5, 2, 3)
     assert mx.np.random.normal(loc, scale, size=(4, 2, 3)).shape == (4, 2, 3)
-    assert mx.np.random.normal(0.0, 1.0, size=(-2, 5)).shape == (5,)
+    assert mx.np.random.normal(0.0, 1.0, size=SampleN((5,))).shape == (5,)
     assert mx.npx.random.normal_n(loc, 1.0, (4,)).shape == (4, 2, 1)
     assert mx.npx.random.uniform_n(0.0, scale, 4).shape == (4, 3)
-    assert mx.npx.random.bernoulli(mx.np.array([0.2, 0.8]), size=(-2, 6)).shape == (6, 2)
+    assert mx.npx.random.bernoulli(mx.np.array([0.2, 0.8]), size=SampleN((6,))).shape == (6, 2)
     assert mx.npx.tensor_poisson(mx.np.ones(2), (3,)).shape == (2, 3)
     assert mx.npx.scalar_poisson(2.0, (3,)).shape == (3,)
     with pytest.raises(ValueError, match="cannot broadcast to size"):
@@ -111,7 +112,7 @@ def test_array_parameter_sampler_shapes():
 def test_array_parameter_sampler_means(name, params, mean):
     mx.random.seed(1)
     args = [mx.np.array(p) if isinstance(p, list) else p for p in params]
-    draws = getattr(mx.np.random, name)(*args, size=(-2, 6000)).asnumpy()
+    draws = getattr(mx.np.random, name)(*args, size=SampleN((6000,))).asnumpy()
     assert draws.shape == (6000, 2)
     numpy.testing.assert_allclose(draws.mean(0), mean, rtol=0.08, atol=0.05)
 
@@ -121,7 +122,7 @@ def test_location_scale_samplers_are_reparameterised():
     loc.attach_grad()
     scale.attach_grad()
     with mx.autograd.record():
-        y = mx.np.random.normal(loc, scale, size=(-2, 10))
+        y = mx.np.random.normal(loc, scale, size=SampleN((10,)))
     y.backward()
     noise = (y.asnumpy() - loc.asnumpy()) / scale.asnumpy()
     numpy.testing.assert_allclose(loc.grad.asnumpy(), [10.0, 10.0])

@@ -128,6 +128,21 @@ def test_bad_argument_encodings_fail_at_load(encoded):
             mx.sym.load_json(graph)
 
 
+@pytest.mark.parametrize("dtype", ["O", "object", "U100000", "S1000000000", "V8",
+                                   "datetime64[s]"])
+def test_dtype_given_as_a_plain_string_fails_at_load(dtype):
+    """A dtype passed by name (``dtype=...``, or positionally) is held to the same rule as a
+    tagged one; a traced constant (``numpy.array`` of literal values) is the likeliest carrier."""
+    for args, kwargs in (([[1, 2]], {"dtype": dtype}), ([[1, 2], dtype], {})):
+        with pytest.raises(MXNetValueError, match="attribute 'args'.*not allowed"):
+            mx.sym.load_json(_fallback_graph("array", args, kwargs))
+
+
+def test_plain_strings_that_are_no_dtype_still_pass():
+    for text in ("left", "linear", "midpoint", "float32", "int8", "?"):
+        assert load_args(json.dumps({"args": [text], "kwargs": {}}), "op")["args"] == [text]
+
+
 def test_deeply_nested_arguments_fail_at_load():
     deep = 0
     for _ in range(40):
