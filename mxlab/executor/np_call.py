@@ -6,6 +6,8 @@ deferred compute off); ``_backward_np_call`` re-runs it under ``autograd.record`
 input gradients, so forward, shapes, dtypes and gradients are the imperative function's. It lives
 in the executor layer because its kernels use autograd, which the ops layer may not import.
 """
+import math
+
 import numpy
 
 from .. import autograd, deferred_compute
@@ -13,7 +15,7 @@ from ..base import MXNetValueError
 from ..ndarray.ndarray import NDArray, from_numpy_data
 from ..ops.attrs import Attr
 from ..ops.call_args import load_args
-from ..ops.registry import F, Op, register
+from ..ops.registry import META_LIMIT, F, Op, register
 from ..symbol.np_call import decode_call, resolve
 from ..symbol.symbol import var
 
@@ -57,20 +59,55 @@ def _call(attrs, arrays, deferred=False):
 def _infer_shape(attrs, in_shapes):
     """The function's output shapes, traced under deferred compute on data-less stand-ins: each
     op inside records its own shape rule's result and nothing runs, so no size the attributes or
-    inputs name is ever allocated. A function that reads values (a data-dependent shape) leaves
-    its outputs unknown."""
+    inputs name is ever allocated. A function that reads values (``isclose``, ``unique``) is run
+    on zero dummies instead, when that is small (:func:`_small_call`); else its outputs are
+    unknown."""
     count = attrs["num_outputs"]
     if any(s is None or None in s for s in in_shapes):
         return [None] * count
-    arrays = [from_numpy_data(numpy.broadcast_to(numpy.zeros((), numpy.float32), s))
-              for s in in_shapes]
+    arrays = _dummies(in_shapes)
     deferred_compute.set_variable(arrays, [var(f"data{i}") for i in range(len(arrays))])
     try:
         with autograd.pause(), deferred_compute.shapes_only():
-            outs = _call(attrs, arrays, deferred=True)
+            shapes = [_traced_shape(o) for o in _call(attrs, arrays, deferred=True)]
     except deferred_compute.ValuesNeeded:
-        return [None] * count
-    return [_traced_shape(o) for o in outs]
+        shapes = [None] * count
+    if None in shapes and _small_call(attrs, in_shapes):
+        with autograd.pause():     # NOTE: a traced fallback's shape depends on the values
+            shapes = [_traced_shape(o) for o in _call(attrs, _dummies(in_shapes))]
+    return shapes
+
+
+def _dummies(shapes):
+    return [from_numpy_data(numpy.broadcast_to(numpy.zeros((), numpy.float32), s))
+            for s in shapes]
+
+
+def _small_call(attrs, in_shapes):
+    """Whether running the function on dummies stays small: at most META_LIMIT input elements,
+    and the sizes its arguments can name (the product of their integers: ``bins``, ``minlength``,
+    ``N``) within META_LIMIT too, so what it allocates is bounded whatever the file says."""
+    if sum(math.prod(s) for s in in_shapes) > META_LIMIT:
+        return False
+    sizes = 1
+    for value in _integers(load_args(attrs["args"], "_np_call")):
+        sizes *= max(abs(value), 1)
+    return sizes <= META_LIMIT
+
+
+def _integers(value):
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _integers(item)
+    elif isinstance(value, dict):
+        if "__input__" in value:
+            return
+        for item in value.values():
+            yield from _integers(item)
 
 
 def _traced_shape(value):

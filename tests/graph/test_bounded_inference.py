@@ -3,6 +3,7 @@ rule (placeholders aside), dtype probes are bounded by the rule's output size, a
 agree with the kernels."""
 import itertools
 import json
+import tracemalloc
 
 import numpy
 import pytest
@@ -90,3 +91,26 @@ def test_np_call_shapes_come_from_a_trace_that_computes_nothing():
     assert sym.infer_shape()[1] == [BIG]
     a, b = mx.sym.var("a").as_np_ndarray(), mx.sym.var("b").as_np_ndarray()
     assert mx.sym.np.tensordot(a, b, axes=1).infer_shape(a=(2, 3), b=(3, 4))[1] == [(2, 4)]
+
+
+def _one_call(func, args):
+    node = {"op": "_np_call", "name": func, "inputs": [[0, 0, 0]],
+            "attrs": {"func": func, "num_args": "1", "num_outputs": "1",
+                      "args": json.dumps({"args": [{"__input__": 0}] + args, "kwargs": {}})}}
+    graph = {"nodes": [{"op": "null", "name": "data", "inputs": []}, node], "arg_nodes": [0],
+             "node_row_ptr": [0, 1, 2], "heads": [[1, 0, 0]],
+             "attrs": {"mxnet_version": ["int", 10901]}}
+    return mx.sym.load_json(json.dumps(graph))
+
+
+def test_value_reading_np_call_shapes_come_from_small_dummy_runs_only():
+    """A function that reads values (a traced fallback) is run on zero dummies for its shape
+    when that is small; a size its arguments name (bins=10**9) keeps it from running."""
+    assert _one_call("isclose", [{"__input__": 0}]).infer_shape(data=(3,))[1] == [(3,)]
+    tracemalloc.start()
+    try:
+        _, out, _ = _one_call("bincount", [None, 10**9]).infer_shape_partial(data=(3,))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert out == [None] and peak < 50 << 20
