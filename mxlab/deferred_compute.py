@@ -46,7 +46,7 @@ from .base import MXNetNotImplementedError, MXNetRuntimeError, MXNetValueError
 from .device import current_device
 from .graph.interpreter import Interpreter
 from .graph.node import Entry, Node, post_order
-from .imperative import STATE, invoke, set_hooks
+from .imperative import STATE, ValuesNeeded, invoke, set_hooks
 from .ops.registry import call_translated
 
 __all__ = [
@@ -109,27 +109,16 @@ class _Scope(threading.local):
 _SCOPE = _Scope()
 
 
-class ValuesNeeded(MXNetRuntimeError):
-    """Raised by evaluation inside :func:`shapes_only`: the traced code reads values."""
-
-
-class _ShapesOnly(threading.local):
-    depth = 0
-
-
-_SHAPES_ONLY = _ShapesOnly()
-
-
 @contextlib.contextmanager
 def shapes_only():
     """While tracing for shapes alone (the recorded arrays stand for data that is not there):
     evaluating a recorded array raises :class:`ValuesNeeded` instead of computing, so a trace
     never allocates the sizes it records."""
-    _SHAPES_ONLY.depth += 1
+    STATE.shapes_only += 1
     try:
         yield
     finally:
-        _SHAPES_ONLY.depth -= 1
+        STATE.shapes_only -= 1
 
 
 @contextlib.contextmanager
@@ -399,7 +388,7 @@ def evaluate(array):
     if pending is None:
         return
     if not pending.computed:
-        if _SHAPES_ONLY.depth:
+        if STATE.shapes_only:
             raise ValuesNeeded(f"{entry.node.name}: its values are needed, and this trace "
                                "records shapes only")
         _Lazy(entry.node).run()

@@ -10,7 +10,7 @@ import threading
 import numpy
 
 from . import engine as _engine_mod
-from .base import MXNetError, MXNetNotImplementedError, MXNetValueError
+from .base import MXNetError, MXNetNotImplementedError, MXNetRuntimeError, MXNetValueError
 from .device import current_device
 from .engine.naive import NaiveEngine
 from .engine.op import next_push_seq, raise_error
@@ -18,7 +18,8 @@ from .engine.var import Var
 from .ops.context import op_context
 from .ops.registry import call_translated, run_kernel, translate_error
 
-__all__ = ["STATE", "invoke", "invoke_one", "invoke_updates", "prepare_updates", "push_updates",
+__all__ = ["STATE", "ValuesNeeded", "invoke",
+           "invoke_one", "invoke_updates", "prepare_updates", "push_updates",
            "set_hooks", "INPLACE_AUTOGRAD_MSG", "call_translated", "run_kernel"]
 
 INPLACE_AUTOGRAD_MSG = ("Inplace operations (+=, -=, x[:]=, etc) are not supported when "
@@ -32,6 +33,12 @@ class _ThreadState(threading.local):
     recording = False
     training = False
     deferred = False
+    shapes_only = 0     # depth of deferred_compute.shapes_only(): traces that must not compute
+
+
+class ValuesNeeded(MXNetRuntimeError):
+    """Raised by evaluation inside ``deferred_compute.shapes_only()``: the traced code reads
+    values (a recorded array's, or an eager NumPy fallback's inputs)."""
 
 
 STATE = _ThreadState()

@@ -21,7 +21,7 @@ import numpy as _onp
 
 from ..base import MXNetTypeError, MXNetValueError
 from ..device import current_device
-from ..imperative import STATE, invoke
+from ..imperative import STATE, ValuesNeeded, invoke
 from ..ndarray.frontend import check_ufunc_options
 from ..ndarray.ndarray import NDArray, ndarray
 from ..ops.np_fallback import CREATION_NAMES, FALLBACK_NAMES, RENAMED, encode_args
@@ -67,6 +67,8 @@ def fallback(name, doc=None):
     host_fn = getattr(_onp, name)
 
     def call(*args, **kwargs):
+        if STATE.shapes_only:   # NOTE: eager NumPy on data a shape-only trace does not have
+            raise ValuesNeeded(f"np.{name} reads its inputs' values")
         devices = _devices(list(args) + list(kwargs.values()), set())
         if len(devices) > 1:
             raise MXNetValueError(f"np.{name}: arrays on different devices "
