@@ -4,6 +4,7 @@ import datetime
 import json
 import os
 
+from ...atomic_file import write_text
 from . import REPO_ROOT, mxnet_suite, report
 
 __all__ = ["load", "record_history", "save", "write"]
@@ -27,9 +28,7 @@ def load(name, default=None):
 
 def _dump(name, value):
     os.makedirs(RESULTS, exist_ok=True)
-    with open(_path(name), "w", encoding="utf-8") as f:
-        json.dump(value, f, indent=1, sort_keys=True)
-        f.write("\n")
+    write_text(_path(name), json.dumps(value, indent=1, sort_keys=True) + "\n")
 
 
 def save(suite, results, replace=False):
@@ -197,6 +196,5 @@ def write():
              *_v1_section(),
              "## D2L (MXNet tab)", "", report.d2l_tables(load("d2l")), ""]
     path = os.path.join(DOCS, "compat.md")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write("\n".join(parts))
+    write_text(path, "\n".join(parts))
     return path
