@@ -200,8 +200,9 @@ def read_states(data, source="optimizer states"):
     marker = loaded.pop(_MP_ORDER_KEY, None)
     states = {}
     for index, state in loaded.items():
-        if not isinstance(index, int):
-            raise MXNetValueError(f"{source}: state key {index!r} is not a parameter index")
+        if not isinstance(index, (int, str)):   # NOTE: an index, or a name (Module's states)
+            raise MXNetValueError(f"{source}: state key {index!r} is not a parameter index "
+                                  "or name")
         states[index] = _state_value(state, source)
     # NOTE: MXNet writes each weight's own order, as mxlab does with the marker
     master_first = marker is None and not unpickler.saw_mxnet

@@ -130,7 +130,7 @@ def test_hostile_states_pickle_raises_without_running(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("payload, match", [
     (numpy.array([1, None], dtype=object), "NumPy array of dtype dtype.'O'"),
-    ({"bad": 1}, "'bad' is not a parameter index"),
+    ({(1, 2): None}, r"\(1, 2\) is not a parameter index"),
     (["not", "a", "dict"], "holds a list, not a dict"),
     ({0: "text"}, "state is str"),
 ])

@@ -188,3 +188,25 @@ def test_csr_batches_train_like_dense_ones():
     np.testing.assert_allclose(results[0], results[1], rtol=1e-6)
     with pytest.raises(NotImplementedError, match="discard"):
         mx.io.NDArrayIter(mx.nd.array(dense).tostype("csr"), batch_size=4)
+
+
+def test_states_of_a_kvstore_updater_keyed_by_name_round_trip(tmp_path):
+    """Two devices update on the kvstore, whose updater keys states by parameter name: the
+    restricted states reader takes names as well as indices (MXNet 1.9.1's test_save_load)."""
+    prefix = str(tmp_path / "kv")
+    sym = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=5)
+    mod = mx.mod.Module(sym, ("data",), label_names=None, context=[mx.cpu(0), mx.cpu(1)])
+    mod.bind(data_shapes=[("data", (4, 3))])
+    mod.init_params()
+    mod.init_optimizer(optimizer_params={"learning_rate": 0.1, "momentum": 0.9})
+    mod.update()
+    mod.save_checkpoint(prefix, 0, save_optimizer_states=True)
+    saved = mod._kvstore._updater.states
+    assert saved and all(isinstance(key, str) for key in saved)
+    loaded = mx.mod.Module.load(prefix, 0, load_optimizer_states=True, data_names=("data",),
+                                label_names=None)
+    loaded.bind(data_shapes=[("data", (4, 3))])
+    loaded.init_optimizer(optimizer_params={"learning_rate": 0.1, "momentum": 0.9})
+    assert set(loaded._updater.states) == set(saved)
+    for key, state in saved.items():
+        np.testing.assert_array_equal(loaded._updater.states[key].asnumpy(), state.asnumpy())
