@@ -105,7 +105,9 @@ What the harness changes, and nothing else: MXNet's seeds are fixed (`MXNET_MODU
 leaked-array check does not charge its frames to the next test; NumPy's aliases removed in 1.24
 and 2.0 (`numpy.float`, `numpy.int`, `numpy.object`, `numpy.NaN`, `numpy.Inf`, ...), which MXNet's
 tests still use, name the builtins and constants again, and `numpy.quantile`/`percentile` take
-their old `interpolation=` keyword (NumPy 2: `method=`); D2L's `download` writes small
+their old `interpolation=` keyword (NumPy 2: `method=`); MXNet's unittests run with
+`MXNET_AUTOGRAD_INPLACE_CHECK=0` (they assert MXNet's results, and MXNet does not refuse an
+array written in place between record and backward; D2L runs with the check on); D2L's `download` writes small
 generated files of the real format (text, zip, csv, airfoil table), `gluon.data.vision.FashionMNIST`
 generates 28x28x1 uint8 images with int32 labels, and pandas keeps text columns as `object` dtype
 as the D2L code expects.
