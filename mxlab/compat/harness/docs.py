@@ -107,10 +107,10 @@ and 2.0 (`numpy.float`, `numpy.int`, `numpy.object`, `numpy.NaN`, `numpy.Inf`, .
 tests still use, name the builtins and constants again, and `numpy.quantile`/`percentile` take
 their old `interpolation=` keyword (NumPy 2: `method=`); MXNet's unittests run with
 `MXNET_AUTOGRAD_INPLACE_CHECK=0` (they assert MXNet's results, and MXNet does not refuse an
-array written in place between record and backward; D2L runs with the check on); D2L's `download` writes small
-generated files of the real format (text, zip, csv, airfoil table), `gluon.data.vision.FashionMNIST`
-generates 28x28x1 uint8 images with int32 labels, and pandas keeps text columns as `object` dtype
-as the D2L code expects.
+array written in place between record and backward; D2L runs with the check on); D2L's
+`download` writes small generated files of the real format (text, zip, csv, airfoil table),
+`gluon.data.vision.FashionMNIST` generates 28x28x1 uint8 images with int32 labels, and pandas
+keeps text columns as `object` dtype as the D2L code expects.
 """
 
 
